@@ -1,0 +1,3 @@
+package devsignalttyevents
+
+//go:generate go tool varlink-go-interface-generator dev.signaltty.Events.varlink

@@ -1,0 +1,3 @@
+package devsignalttyserver
+
+//go:generate go tool varlink-go-interface-generator dev.signaltty.Server.varlink
