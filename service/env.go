@@ -1,0 +1,92 @@
+package service
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// plumbing lists variables that belong to the daemon's own service manager or
+// session and must not reach pane children (sd_listen_fds(3), sd_notify(3),
+// systemd.exec(5) "Environment Variables in Spawned Processes").
+var plumbing = map[string]bool{
+	"NOTIFY_SOCKET": true, "INVOCATION_ID": true, "JOURNAL_STREAM": true, "SYSTEMD_EXEC_PID": true,
+	"MANAGERPID": true, "MAINPID": true, "TRIGGER_UNIT": true, "TRIGGER_PATH": true,
+	"TRIGGER_TIMER_REALTIME_USEC": true, "TRIGGER_TIMER_MONOTONIC_USEC": true,
+	"MEMORY_PRESSURE_WATCH": true, "MEMORY_PRESSURE_WRITE": true, "CREDENTIALS_DIRECTORY": true,
+	"RUNTIME_DIRECTORY": true, "STATE_DIRECTORY": true, "CACHE_DIRECTORY": true, "LOGS_DIRECTORY": true,
+	"CONFIGURATION_DIRECTORY": true, "FDSTORE": true, "SIGNALTTY_RUN": true, "SIGNALTTY_TOKEN": true,
+}
+
+// reserved names are set by the daemon for every pane and cannot be overridden.
+var reserved = map[string]bool{"SIGNALTTY_PANE": true, "SIGNALTTY_ADDRESS": true}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Limits of a spawn request's env.
+const (
+	maxEnvVars  = 256
+	maxEnvBytes = 128 << 10
+)
+
+// isPlumbing reports whether a variable is service-manager plumbing.
+func isPlumbing(name string) bool {
+	return plumbing[name] || strings.HasPrefix(name, "LISTEN_") || strings.HasPrefix(name, "WATCHDOG_")
+}
+
+// checkEnv validates a spawn request's additional variables.
+func checkEnv(env map[string]string) *Error {
+	if len(env) > maxEnvVars {
+		return invalid("env", "size", "env has more than %d variables", maxEnvVars)
+	}
+	n := 0
+	for k, v := range env {
+		n += len(k) + len(v) + 2
+		switch {
+		case !envName.MatchString(k):
+			return invalid("env", "name", "env name %q is not a valid variable name", k)
+		case reserved[k]:
+			return invalid("env", "reserved", "env name %q is set by the daemon", k)
+		case strings.IndexByte(v, 0) >= 0:
+			return invalid("env", "nul", "env value of %q contains a NUL byte", k)
+		}
+	}
+	if n > maxEnvBytes {
+		return invalid("env", "size", "env is larger than %d bytes", maxEnvBytes)
+	}
+	return nil
+}
+
+// childEnv is the environment of a pane child: the daemon's minus plumbing,
+// TERM=xterm-256color unless extra sets it, extra, then SIGNALTTY_PANE and
+// SIGNALTTY_ADDRESS.
+func childEnv(daemon []string, extra map[string]string, paneID, address string) []string {
+	vars := map[string]string{"TERM": "xterm-256color"}
+	for _, kv := range daemon {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && !isPlumbing(k) && !reserved[k] && k != "TERM" {
+			vars[k] = v
+		}
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	vars["SIGNALTTY_PANE"] = paneID
+	vars["SIGNALTTY_ADDRESS"] = address
+	out := make([]string, 0, len(vars))
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// lookEnv returns the value of name in env ("" if absent).
+func lookEnv(env []string, name string) string {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,126 @@
+package service
+
+import (
+	"strings"
+	"time"
+)
+
+// SubscriberQueue is how many undelivered events a subscriber may have before
+// it is dropped as lagged (it is told, never silently skipped).
+const SubscriberQueue = 4096
+
+// Event is one published event. Data never holds argv beyond argv0, the
+// environment, input or output text.
+type Event struct {
+	Source   string
+	Seq      int64
+	Type     string
+	Resource string
+	Time     time.Time
+	Data     map[string]any
+}
+
+// Filter selects events: Types are dotted prefixes ("pane" matches
+// "pane.exited"), Resources are ids; empty lists match all.
+type Filter struct {
+	Types     []string
+	Resources []string
+}
+
+func (f Filter) match(e *Event) bool {
+	ok := len(f.Types) == 0
+	for _, t := range f.Types {
+		if e.Type == t || strings.HasPrefix(e.Type, t+".") {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return false
+	}
+	if len(f.Resources) == 0 {
+		return true
+	}
+	for _, r := range f.Resources {
+		if e.Resource == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Subscription receives events published after it was made.
+type Subscription struct {
+	// Seq is the last seq published before the subscription began.
+	Seq int64
+	// Events delivers matching events in seq order. It is closed when the
+	// subscription ends: by Close, by daemon shutdown, or because the
+	// subscriber fell SubscriberQueue events behind (Lagged then reports true).
+	Events <-chan Event
+
+	ch     chan Event
+	filter Filter
+	lagged bool
+	closed bool
+	svc    *Service
+}
+
+// Lagged reports whether the subscription ended because it fell behind.
+func (s *Subscription) Lagged() bool {
+	s.svc.mu.Lock()
+	defer s.svc.mu.Unlock()
+	return s.lagged
+}
+
+// Close ends the subscription; Events is closed.
+func (s *Subscription) Close() {
+	s.svc.mu.Lock()
+	defer s.svc.mu.Unlock()
+	s.svc.dropSubscriber(s)
+}
+
+// Subscribe starts a subscription.
+func (s *Service) Subscribe(f Filter) *Subscription {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := make(chan Event, SubscriberQueue)
+	sub := &Subscription{Seq: s.seq, Events: ch, ch: ch, filter: f, svc: s}
+	if s.stopped {
+		sub.closed = true
+		close(ch)
+		return sub
+	}
+	s.subs[sub] = struct{}{}
+	return sub
+}
+
+// dropSubscriber ends sub; s.mu is held.
+func (s *Service) dropSubscriber(sub *Subscription) {
+	if sub.closed {
+		return
+	}
+	sub.closed = true
+	delete(s.subs, sub)
+	close(sub.ch)
+}
+
+// emit publishes an event; s.mu is held, so the events of one critical
+// section reach every subscriber together and in order.
+func (s *Service) emit(typ, resource string, data map[string]any) {
+	if data == nil {
+		data = map[string]any{}
+	}
+	s.seq++
+	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: resource, Time: time.Now(), Data: data}
+	for sub := range s.subs {
+		if !sub.filter.match(&e) {
+			continue
+		}
+		select {
+		case sub.ch <- e:
+		default:
+			sub.lagged = true
+			s.dropSubscriber(sub)
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package service
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/signaltty/signaltty/pty"
+)
+
+// Pane states.
+const (
+	StateLive   = "live"
+	StateExited = "exited"
+)
+
+// Workspace is a snapshot of a workspace.
+type Workspace struct {
+	ID        string
+	Name      string
+	Handle    string
+	Cwd       string
+	Tabs      []string
+	ActiveTab string // "" when none
+	CreatedAt time.Time
+}
+
+// Layout is a snapshot of a tab's split tree: a leaf (Pane != "") or a split
+// of the area along Axis ("cols": side by side, "rows": stacked), Ratio being
+// First's share.
+type Layout struct {
+	Pane          string
+	Axis          string
+	Ratio         float64
+	First, Second *Layout
+}
+
+// Tab is a snapshot of a tab.
+type Tab struct {
+	ID         string
+	Workspace  string
+	Title      string
+	Layout     *Layout // nil for a tab without panes
+	ActivePane string
+	CreatedAt  time.Time
+}
+
+// WaitStatus is how a pane's leader ended.
+type WaitStatus struct {
+	Code       *int
+	Signal     string
+	CoreDumped bool
+}
+
+// Pane is a snapshot of a pane.
+type Pane struct {
+	ID          string
+	Workspace   string
+	Tab         string
+	Title       string
+	Argv0       string
+	Argv        []string
+	Cwd         string
+	ReportedCwd string
+	Env         map[string]string
+	Cols, Rows  int
+	State       string // StateLive or StateExited
+	Terminating bool
+	Pid         int // 0 once exited
+	Status      *WaitStatus
+	Screen      string // pty.ScreenPrimary or pty.ScreenAlternate
+	CreatedAt   time.Time
+	ExitedAt    time.Time // zero while live
+}
+
+type workspace struct {
+	id, name, handle, cwd string
+	tabs                  []string
+	activeTab             string
+	createdAt             time.Time
+	removing              bool
+}
+
+type tab struct {
+	id, workspace, title string
+	layout               *node
+	activePane           string
+	createdAt            time.Time
+	removing             bool
+}
+
+// node is a mutable layout node.
+type node struct {
+	pane          string
+	axis          string
+	ratio         float64
+	first, second *node
+}
+
+type pane struct {
+	id, workspace, tab string
+	title              string
+	argv               []string
+	cwd, reportedCwd   string
+	env                map[string]string
+	cols, rows         int
+	pid                int
+	exited             bool
+	terminating        bool
+	status             *WaitStatus
+	altScreen          bool
+	createdAt          time.Time
+	exitedAt           time.Time
+	proc               *pty.Pane
+}
+
+// newID returns prefix + "_" + 12 random hex digits.
+func newID(prefix string) string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return prefix + "_" + hex.EncodeToString(b[:])
+}
+
+func (w *workspace) snapshot() Workspace {
+	return Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
+		Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt}
+}
+
+func (t *tab) snapshot() Tab {
+	return Tab{ID: t.id, Workspace: t.workspace, Title: t.title, Layout: t.layout.snapshot(),
+		ActivePane: t.activePane, CreatedAt: t.createdAt}
+}
+
+func (n *node) snapshot() *Layout {
+	if n == nil {
+		return nil
+	}
+	return &Layout{Pane: n.pane, Axis: n.axis, Ratio: n.ratio, First: n.first.snapshot(), Second: n.second.snapshot()}
+}
+
+func (p *pane) snapshot() Pane {
+	s := Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Argv0: argv0(p.argv),
+		Argv: append([]string{}, p.argv...), Cwd: p.cwd, ReportedCwd: p.reportedCwd,
+		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: StateLive,
+		Terminating: p.terminating && !p.exited, Pid: p.pid, Status: p.status,
+		Screen: pty.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt}
+	for k, v := range p.env {
+		s.Env[k] = v
+	}
+	if p.exited {
+		s.State, s.Pid = StateExited, 0
+	}
+	if p.altScreen {
+		s.Screen = pty.ScreenAlternate
+	}
+	return s
+}
+
+// argv0 is the basename of argv[0], at most 255 bytes (RFC-0007 as in the specs README).
+func argv0(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	b := filepath.Base(argv[0])
+	if len(b) > 255 {
+		b = b[:255]
+	}
+	return b
+}
+
+// slug makes a workspace handle base from a name: lower case ASCII letters
+// and digits, other runs as one "-", trimmed, at most 32 bytes, "ws" if empty.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.TrimRight(b.String(), "-")
+	if len(s) > 32 {
+		s = strings.TrimRight(s[:32], "-")
+	}
+	if s == "" {
+		s = "ws"
+	}
+	return s
+}

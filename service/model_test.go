@@ -1,0 +1,131 @@
+package service
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"CI":                                "ci",
+		"  My Project!! 2 ":                 "my-project-2",
+		"日本語":                               "ws",
+		"":                                  "ws",
+		strings.Repeat("ab", 40):            strings.Repeat("ab", 16),
+		"a" + strings.Repeat("-", 40) + "b": "a-b",
+	} {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLayoutSplitAndRemove(t *testing.T) {
+	root := &node{pane: "a"}
+	if !root.split("a", "b", AxisCols) || !root.split("b", "c", AxisRows) {
+		t.Fatal("split did not find its target")
+	}
+	if root.split("zz", "d", AxisCols) {
+		t.Fatal("split of an unknown pane reported success")
+	}
+	if got := root.leaves(); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
+		t.Fatalf("leaves = %v", got)
+	}
+	if root.axis != AxisCols || root.second.axis != AxisRows || root.ratio != 0.5 {
+		t.Fatalf("unexpected tree %+v", root.snapshot())
+	}
+	root = root.without("b")
+	if got := root.leaves(); !reflect.DeepEqual(got, []string{"a", "c"}) || root.axis != AxisCols {
+		t.Fatalf("after removing b: %v axis %q", got, root.axis)
+	}
+	root = root.without("a")
+	if root.pane != "c" {
+		t.Fatalf("after removing a: %+v", root.snapshot())
+	}
+	if root.without("c") != nil {
+		t.Fatal("removing the last leaf must leave no layout")
+	}
+}
+
+func TestSplitSize(t *testing.T) {
+	for _, c := range []struct {
+		size, first, second int
+		ok                  bool
+	}{{80, 39, 40, true}, {3, 1, 1, true}, {2, 0, 0, false}, {24, 11, 12, true}} {
+		f, s, ok := splitSize(c.size, 0.5)
+		if f != c.first || s != c.second || ok != c.ok {
+			t.Errorf("splitSize(%d) = %d,%d,%v want %d,%d,%v", c.size, f, s, ok, c.first, c.second, c.ok)
+		}
+		if ok && f+s+1 != c.size {
+			t.Errorf("splitSize(%d) loses cells", c.size)
+		}
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	daemon := []string{"HOME=/h", "LISTEN_PID=1", "LISTEN_FDS=1", "NOTIFY_SOCKET=/n", "INVOCATION_ID=x",
+		"JOURNAL_STREAM=1:2", "WATCHDOG_USEC=5", "TERM=dumb", "SIGNALTTY_PANE=old", "PATH=/bin"}
+	env := childEnv(daemon, map[string]string{"FOO": "bar"}, "pane_1", "unix:/s")
+	got := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	want := map[string]string{"HOME": "/h", "PATH": "/bin", "TERM": "xterm-256color", "FOO": "bar",
+		"SIGNALTTY_PANE": "pane_1", "SIGNALTTY_ADDRESS": "unix:/s"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("childEnv = %v, want %v", got, want)
+	}
+}
+
+func TestCheckEnv(t *testing.T) {
+	for _, c := range []struct {
+		env    map[string]string
+		reason string
+	}{
+		{map[string]string{"OK_1": "v"}, ""},
+		{map[string]string{"1BAD": "v"}, "name"},
+		{map[string]string{"A=B": "v"}, "name"},
+		{map[string]string{"SIGNALTTY_PANE": "v"}, "reserved"},
+		{map[string]string{"A": "x\x00y"}, "nul"},
+	} {
+		err := checkEnv(c.env)
+		switch {
+		case c.reason == "" && err != nil:
+			t.Errorf("%v: unexpected %v", c.env, err)
+		case c.reason != "" && (err == nil || err.Data["reason"] != c.reason || err.Code != "invalid_params.env"):
+			t.Errorf("%v: got %v, want reason %s", c.env, err, c.reason)
+		}
+	}
+}
+
+func TestFilter(t *testing.T) {
+	e := &Event{Type: "pane.exited", Resource: "pane_1"}
+	for _, c := range []struct {
+		f    Filter
+		want bool
+	}{
+		{Filter{}, true},
+		{Filter{Types: []string{"pane"}}, true},
+		{Filter{Types: []string{"pane.exited"}}, true},
+		{Filter{Types: []string{"pane.ex"}}, false},
+		{Filter{Types: []string{"tab", "pane"}, Resources: []string{"pane_1"}}, true},
+		{Filter{Resources: []string{"pane_2"}}, false},
+	} {
+		if got := c.f.match(e); got != c.want {
+			t.Errorf("%+v.match = %v, want %v", c.f, got, c.want)
+		}
+	}
+}
+
+func TestParseSignal(t *testing.T) {
+	for _, name := range []string{"term", "SIGTERM", "Term"} {
+		if sig, err := parseSignal(name, 0); err != nil || sig.String() != "terminated" {
+			t.Errorf("parseSignal(%q) = %v, %v", name, sig, err)
+		}
+	}
+	if _, err := parseSignal("SIGSEGV", 0); err == nil || err.Code != "invalid_params.signal" {
+		t.Errorf("SIGSEGV accepted: %v", err)
+	}
+}

@@ -1,0 +1,145 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Config configures a Service.
+type Config struct {
+	Version         string
+	Address         string   // varlink address, given to panes as SIGNALTTY_ADDRESS
+	SocketActivated bool     // reported by Status
+	Environ         []string // the daemon's environment; children get it minus plumbing (see childEnv)
+	HistoryRows     int      // rows of scrollback per pane; 0 = pty.DefaultHistoryRows
+	HistoryBytes    int      // byte budget of a pane's scrollback; 0 = pty.DefaultHistoryBytes
+	Logger          *slog.Logger
+}
+
+// Service owns every workspace, tab and pane of one daemon instance.
+type Service struct {
+	cfg     Config
+	log     *slog.Logger
+	source  string
+	started time.Time
+
+	mu         sync.Mutex
+	seq        int64
+	subs       map[*Subscription]struct{}
+	workspaces map[string]*workspace
+	wsOrder    []string
+	tabs       map[string]*tab
+	panes      map[string]*pane
+	stopping   bool // Shutdown began: no new panes
+	stopped    bool // Shutdown finished
+}
+
+// New returns an empty service. Source is "signaltty/<uuid>", new each time.
+func New(cfg Config) *Service {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return &Service{
+		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
+		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
+		tabs: map[string]*tab{}, panes: map[string]*pane{},
+	}
+}
+
+// Source is this instance's event source, "signaltty/<uuid>".
+func (s *Service) Source() string { return s.source }
+
+// Status is the daemon's status.
+type Status struct {
+	Version         string
+	Source          string
+	Address         string
+	Pid             int
+	SocketActivated bool
+	StartedAt       time.Time
+	Uptime          time.Duration
+	Workspaces      int
+	Tabs            int
+	Panes           int
+	LivePanes       int
+	Seq             int64
+}
+
+// Status returns counts and identity.
+func (s *Service) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Version: s.cfg.Version, Source: s.source, Address: s.cfg.Address, Pid: os.Getpid(),
+		SocketActivated: s.cfg.SocketActivated, StartedAt: s.started, Uptime: time.Since(s.started),
+		Workspaces: len(s.workspaces), Tabs: len(s.tabs), Panes: len(s.panes), Seq: s.seq}
+	for _, p := range s.panes {
+		if !p.exited {
+			st.LivePanes++
+		}
+	}
+	return st
+}
+
+// Shutdown refuses new panes, terminates every live pane (RFC-0012 defaults)
+// concurrently, releases every pane's resources and ends all subscriptions.
+// It returns when all of that is done or ctx ends.
+func (s *Service) Shutdown(ctx context.Context) {
+	s.mu.Lock()
+	s.stopping = true
+	var live []*pane
+	for _, p := range s.panes {
+		live = append(live, p)
+	}
+	s.mu.Unlock()
+	s.terminateAll(ctx, live, 0, -1)
+	for _, p := range live {
+		p.proc.Close()
+	}
+	s.mu.Lock()
+	s.stopped = true
+	for sub := range s.subs {
+		s.dropSubscriber(sub)
+	}
+	s.mu.Unlock()
+}
+
+// lookupWorkspace finds a workspace by id or handle; s.mu is held.
+func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
+	if ref == "" {
+		return nil, invalid("workspace", "missing", "workspace is required")
+	}
+	if w, ok := s.workspaces[ref]; ok {
+		return w, nil
+	}
+	for _, w := range s.workspaces {
+		if w.handle == ref {
+			return w, nil
+		}
+	}
+	return nil, notFound("workspace", ref)
+}
+
+func (s *Service) lookupTab(id string) (*tab, *Error) {
+	if id == "" {
+		return nil, invalid("tab", "missing", "tab is required")
+	}
+	if t, ok := s.tabs[id]; ok {
+		return t, nil
+	}
+	return nil, notFound("tab", id)
+}
+
+func (s *Service) lookupPane(id string) (*pane, *Error) {
+	if id == "" {
+		return nil, invalid("pane", "missing", "pane is required")
+	}
+	if p, ok := s.panes[id]; ok {
+		return p, nil
+	}
+	return nil, notFound("pane", id)
+}

@@ -1,0 +1,185 @@
+package service
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+	"unicode"
+)
+
+// maxName is the longest workspace name or tab title, in bytes.
+const maxName = 256
+
+func checkName(param, v string) *Error {
+	if v == "" {
+		return invalid(param, "empty", "%s must not be empty", param)
+	}
+	if len(v) > maxName {
+		return invalid(param, "size", "%s is longer than %d bytes", param, maxName)
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return invalid(param, "control", "%s must not contain control characters", param)
+		}
+	}
+	return nil
+}
+
+// checkDir returns the absolute, existing directory dir, or invalid_params.<param>.
+func checkDir(param, dir string) (string, *Error) {
+	if !filepath.IsAbs(dir) {
+		return "", invalid(param, "relative", "%s %q is not an absolute path", param, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", invalid(param, "not_a_directory", "%s %q is not an existing directory", param, dir)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// defaultCwd is $HOME when it is a directory, else /tmp.
+func (s *Service) defaultCwd() string {
+	if home := lookEnv(s.cfg.Environ, "HOME"); home != "" {
+		if d, err := checkDir("cwd", home); err == nil {
+			return d
+		}
+	}
+	return "/tmp"
+}
+
+// CreateWorkspace makes a workspace (Mux.CreateWorkspace).
+func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
+	if name == "" {
+		name = "workspace"
+	}
+	if err := checkName("name", name); err != nil {
+		return Workspace{}, err
+	}
+	if cwd == "" {
+		cwd = s.defaultCwd()
+	}
+	cwd, err := checkDir("cwd", cwd)
+	if err != nil {
+		return Workspace{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return Workspace{}, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+	}
+	w := &workspace{id: newID("ws"), name: name, cwd: cwd, createdAt: time.Now(), tabs: []string{}}
+	w.handle = s.uniqueHandle(slug(name))
+	s.workspaces[w.id] = w
+	s.wsOrder = append(s.wsOrder, w.id)
+	s.emit("workspace.created", w.id, map[string]any{"name": w.name, "handle": w.handle})
+	return w.snapshot(), nil
+}
+
+// uniqueHandle returns base, or base-2, base-3… whichever is free; s.mu is held.
+func (s *Service) uniqueHandle(base string) string {
+	taken := map[string]bool{}
+	for _, w := range s.workspaces {
+		taken[w.handle] = true
+	}
+	h := base
+	for i := 2; taken[h]; i++ {
+		h = base + "-" + strconv.Itoa(i)
+	}
+	return h
+}
+
+// ListWorkspaces returns all workspaces in creation order (Mux.ListWorkspaces).
+func (s *Service) ListWorkspaces() []Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Workspace, 0, len(s.wsOrder))
+	for _, id := range s.wsOrder {
+		out = append(out, s.workspaces[id].snapshot())
+	}
+	return out
+}
+
+// GetWorkspace returns a workspace with its tabs and panes (Mux.GetWorkspace).
+func (s *Service) GetWorkspace(ref string) (Workspace, []Tab, []Pane, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := s.lookupWorkspace(ref)
+	if err != nil {
+		return Workspace{}, nil, nil, err
+	}
+	tabs := []Tab{}
+	panes := []Pane{}
+	for _, tid := range w.tabs {
+		t := s.tabs[tid]
+		tabs = append(tabs, t.snapshot())
+		for _, pid := range t.layout.leaves() {
+			panes = append(panes, s.panes[pid].snapshot())
+		}
+	}
+	return w.snapshot(), tabs, panes, nil
+}
+
+// RenameWorkspace changes a workspace's name; its handle stays (Mux.RenameWorkspace).
+func (s *Service) RenameWorkspace(ref, name string) (Workspace, error) {
+	if err := checkName("name", name); err != nil {
+		return Workspace{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := s.lookupWorkspace(ref)
+	if err != nil {
+		return Workspace{}, err
+	}
+	if w.name != name {
+		w.name = name
+		s.emit("workspace.updated", w.id, map[string]any{"name": name})
+	}
+	return w.snapshot(), nil
+}
+
+// RemoveWorkspace removes a workspace, its tabs and panes (Mux.RemoveWorkspace).
+// Live panes make it fail with conflict.pane_live unless recursive, which
+// terminates them first.
+func (s *Service) RemoveWorkspace(ctx context.Context, ref string, recursive bool) error {
+	s.mu.Lock()
+	w, err := s.lookupWorkspace(ref)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	var panes []*pane
+	for _, tid := range w.tabs {
+		panes = append(panes, s.tabPanes(s.tabs[tid])...)
+	}
+	if err := s.beginRemoval(panes, recursive, func() bool { return w.removing }); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	w.removing = true
+	s.mu.Unlock()
+
+	if err := s.terminateAll(ctx, panes, 0, -1); err != nil {
+		s.mu.Lock()
+		w.removing = false
+		s.mu.Unlock()
+		return err
+	}
+
+	s.mu.Lock()
+	var removed []*pane
+	for _, tid := range append([]string{}, w.tabs...) {
+		removed = append(removed, s.deleteTab(s.tabs[tid])...)
+	}
+	delete(s.workspaces, w.id)
+	for i, id := range s.wsOrder {
+		if id == w.id {
+			s.wsOrder = append(s.wsOrder[:i], s.wsOrder[i+1:]...)
+			break
+		}
+	}
+	s.emit("workspace.removed", w.id, nil)
+	s.mu.Unlock()
+	closeAll(removed)
+	return nil
+}
