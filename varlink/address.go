@@ -1,0 +1,34 @@
+package varlink
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultAddress is where the daemon listens and the CLI connects:
+// $SIGNALTTY_ADDRESS if set, else unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty,
+// else unix:/tmp/signaltty-<uid>/dev.signaltty.
+func DefaultAddress() string {
+	if a := os.Getenv("SIGNALTTY_ADDRESS"); a != "" {
+		return a
+	}
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		dir = fmt.Sprintf("/tmp/signaltty-%d", os.Getuid())
+	} else {
+		dir = filepath.Join(dir, "signaltty")
+	}
+	return "unix:" + filepath.Join(dir, "dev.signaltty")
+}
+
+// SocketPath returns the file system path of a "unix:PATH[;params]" address.
+func SocketPath(address string) (string, error) {
+	p, ok := strings.CutPrefix(address, "unix:")
+	if !ok || p == "" || strings.HasPrefix(p, "@") {
+		return "", fmt.Errorf("address %q is not of the form unix:/path", address)
+	}
+	p, _, _ = strings.Cut(p, ";")
+	return p, nil
+}

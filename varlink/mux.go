@@ -1,0 +1,269 @@
+package varlink
+
+import (
+	"context"
+	"encoding/base64"
+	"time"
+
+	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service"
+	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
+)
+
+// Mux implements dev.signaltty.Mux (devsignalttymux/dev.signaltty.Mux.varlink).
+type Mux struct{ svc *service.Service }
+
+// NewMux returns the dev.signaltty.Mux interface for registration.
+func NewMux(svc *service.Service) *mux.VarlinkInterface { return mux.VarlinkNew(&Mux{svc}) }
+
+var muxErrors = []string{"InvalidParams", "NotFound", "Conflict", "Unavailable", "Timeout", "Internal"}
+
+func (m *Mux) fail(ctx context.Context, c mux.VarlinkCall, err error) error {
+	return replyError(ctx, c.Call, "dev.signaltty.Mux", muxErrors, err)
+}
+
+func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd *string) error {
+	w, err := m.svc.CreateWorkspace(str(name), str(cwd))
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyCreateWorkspace(ctx, workspaceOut(w))
+}
+
+func (m *Mux) ListWorkspaces(ctx context.Context, c mux.VarlinkCall) error {
+	ws := m.svc.ListWorkspaces()
+	out := make([]mux.Workspace, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, workspaceOut(w))
+	}
+	return c.ReplyListWorkspaces(ctx, out)
+}
+
+func (m *Mux) GetWorkspace(ctx context.Context, c mux.VarlinkCall, ref string) error {
+	w, tabs, panes, err := m.svc.GetWorkspace(ref)
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	tout := make([]mux.Tab, 0, len(tabs))
+	for _, t := range tabs {
+		tout = append(tout, tabOut(t))
+	}
+	return c.ReplyGetWorkspace(ctx, workspaceOut(w), tout, panesOut(panes))
+}
+
+func (m *Mux) RenameWorkspace(ctx context.Context, c mux.VarlinkCall, ref, name string) error {
+	w, err := m.svc.RenameWorkspace(ref, name)
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyRenameWorkspace(ctx, workspaceOut(w))
+}
+
+func (m *Mux) RemoveWorkspace(ctx context.Context, c mux.VarlinkCall, ref string, recursive *bool) error {
+	ctx2, stop := hangup(ctx, c.Call)
+	err := m.svc.RemoveWorkspace(ctx2, ref, recursive != nil && *recursive)
+	stop()
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyRemoveWorkspace(ctx)
+}
+
+func (m *Mux) CreateTab(ctx context.Context, c mux.VarlinkCall, ws string, title *string) error {
+	t, err := m.svc.CreateTab(ws, str(title))
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyCreateTab(ctx, tabOut(t))
+}
+
+func (m *Mux) RemoveTab(ctx context.Context, c mux.VarlinkCall, id string, recursive *bool) error {
+	ctx2, stop := hangup(ctx, c.Call)
+	err := m.svc.RemoveTab(ctx2, id, recursive != nil && *recursive)
+	stop()
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyRemoveTab(ctx)
+}
+
+func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64) error {
+	r := service.SpawnRequest{Workspace: str(ws), Tab: str(tab), Split: str(split), Axis: str(axis),
+		Argv: argv, Cwd: str(cwd), Cols: intp(cols), Rows: intp(rows)}
+	if env != nil {
+		r.Env = *env
+	}
+	p, err := m.svc.SpawnPane(r)
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplySpawnPane(ctx, paneOut(p))
+}
+
+func (m *Mux) ListPanes(ctx context.Context, c mux.VarlinkCall, ws, tab *string) error {
+	ps, err := m.svc.ListPanes(str(ws), str(tab))
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyListPanes(ctx, panesOut(ps))
+}
+
+func (m *Mux) GetPane(ctx context.Context, c mux.VarlinkCall, id string) error {
+	p, err := m.svc.GetPane(id)
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyGetPane(ctx, paneOut(p))
+}
+
+func (m *Mux) SendInput(ctx context.Context, c mux.VarlinkCall, id string, text, data *string) error {
+	var in []byte
+	switch {
+	case (text == nil) == (data == nil):
+		return m.fail(ctx, c, service.Invalid("input", "exclusive", "exactly one of text and data is required"))
+	case text != nil:
+		in = []byte(*text)
+	default:
+		var err error
+		if in, err = base64.StdEncoding.DecodeString(*data); err != nil {
+			return m.fail(ctx, c, service.Invalid("data", "base64", "data is not valid base64: %v", err))
+		}
+	}
+	ctx2, stop := hangup(ctx, c.Call)
+	n, err := m.svc.SendInput(ctx2, id, in)
+	stop()
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplySendInput(ctx, int64(n))
+}
+
+func (m *Mux) ResizePane(ctx context.Context, c mux.VarlinkCall, id string, cols, rows int64) error {
+	p, err := m.svc.ResizePane(id, int(cols), int(rows))
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyResizePane(ctx, paneOut(p))
+}
+
+func (m *Mux) SignalPane(ctx context.Context, c mux.VarlinkCall, id, signal string) error {
+	if err := m.svc.SignalPane(id, signal); err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplySignalPane(ctx)
+}
+
+func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, start, end, epoch *int64) error {
+	cap, err := m.svc.CaptureRows(id, pty.CaptureRequest{Start: start, End: end, Epoch: epoch})
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	lines := cap.Lines
+	if lines == nil {
+		lines = []string{}
+	}
+	return c.ReplyCaptureRows(ctx, cap.Epoch, cap.Oldest, cap.End, cap.First, int64(cap.Cols), int64(cap.Rows), cap.Screen, lines)
+}
+
+func (m *Mux) KillPane(ctx context.Context, c mux.VarlinkCall, id string, signal *string, graceMs *int64) error {
+	grace := time.Duration(-1)
+	if graceMs != nil {
+		if *graceMs < 0 {
+			return m.fail(ctx, c, service.Invalid("grace_ms", "range", "grace_ms must not be negative"))
+		}
+		grace = time.Duration(*graceMs) * time.Millisecond
+	}
+	ctx2, stop := hangup(ctx, c.Call)
+	p, err := m.svc.KillPane(ctx2, id, str(signal), grace)
+	stop()
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyKillPane(ctx, paneOut(p))
+}
+
+func (m *Mux) RemovePane(ctx context.Context, c mux.VarlinkCall, id string, kill *bool) error {
+	ctx2, stop := hangup(ctx, c.Call)
+	err := m.svc.RemovePane(ctx2, id, kill != nil && *kill)
+	stop()
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyRemovePane(ctx)
+}
+
+func workspaceOut(w service.Workspace) mux.Workspace {
+	return mux.Workspace{Id: w.ID, Name: w.Name, Handle: w.Handle, Cwd: w.Cwd, Tabs: w.Tabs,
+		Active_tab: strOpt(w.ActiveTab), Created_at: timestamp(w.CreatedAt)}
+}
+
+func tabOut(t service.Tab) mux.Tab {
+	return mux.Tab{Id: t.ID, Workspace: t.Workspace, Title: t.Title, Layout: layoutOut(t.Layout),
+		Active_pane: strOpt(t.ActivePane), Created_at: timestamp(t.CreatedAt)}
+}
+
+func layoutOut(l *service.Layout) *mux.Layout {
+	switch {
+	case l == nil:
+		return nil
+	case l.Pane != "":
+		return &mux.Layout{Kind: "pane", Pane: &l.Pane}
+	}
+	ratio := l.Ratio
+	return &mux.Layout{Kind: "split", Axis: &l.Axis, Ratio: &ratio, First: layoutOut(l.First), Second: layoutOut(l.Second)}
+}
+
+func paneOut(p service.Pane) mux.Pane {
+	out := mux.Pane{Id: p.ID, Workspace: p.Workspace, Tab: p.Tab, Title: p.Title, Argv0: p.Argv0, Argv: p.Argv,
+		Cwd: p.Cwd, Reported_cwd: strOpt(p.ReportedCwd), Env: p.Env, Cols: int64(p.Cols), Rows: int64(p.Rows),
+		State: p.State, Terminating: p.Terminating, Screen: p.Screen, Created_at: timestamp(p.CreatedAt)}
+	if p.Pid != 0 {
+		pid := int64(p.Pid)
+		out.Pid = &pid
+	}
+	if p.Status != nil {
+		ws := &mux.WaitStatus{Signal: strOpt(p.Status.Signal), Core_dumped: p.Status.CoreDumped}
+		if p.Status.Code != nil {
+			code := int64(*p.Status.Code)
+			ws.Code = &code
+		}
+		out.Status = ws
+	}
+	if !p.ExitedAt.IsZero() {
+		out.Exited_at = strOpt(timestamp(p.ExitedAt))
+	}
+	return out
+}
+
+func panesOut(ps []service.Pane) []mux.Pane {
+	out := make([]mux.Pane, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, paneOut(p))
+	}
+	return out
+}
+
+// timestamp formats t as RFC 3339 UTC with milliseconds.
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func strOpt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func intp(p *int64) *int {
+	if p == nil {
+		return nil
+	}
+	v := int(*p)
+	return &v
+}

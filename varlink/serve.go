@@ -1,0 +1,193 @@
+package varlink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	vl "github.com/varlink/go/varlink"
+	"golang.org/x/sys/unix"
+)
+
+// MaxRequest is the largest request message accepted, in bytes. A longer
+// one gets an InvalidParams error with code invalid_params.size and the
+// connection is closed.
+const MaxRequest = 16 << 20
+
+// Server accepts varlink connections and dispatches them to a varlink.Service.
+type Server struct {
+	svc *vl.Service
+	log *slog.Logger
+	uid int
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	closed bool
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
+}
+
+// NewServer wraps a varlink service whose interfaces are registered.
+func NewServer(svc *vl.Service, log *slog.Logger) *Server {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{svc: svc, log: log, uid: os.Getuid(), conns: map[net.Conn]struct{}{}, ctx: ctx, cancel: cancel}
+}
+
+// Serve accepts connections on ln until ln is closed, serving each on its
+// own goroutine. Connections outlive Serve until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		uc, ok := c.(*net.UnixConn)
+		if !ok || !s.peerAllowed(uc) {
+			c.Close()
+			continue
+		}
+		cc := &conn{UnixConn: uc}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			c.Close()
+			continue
+		}
+		s.conns[cc] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			if err := s.svc.ServeConn(s.ctx, cc); err != nil && !errors.Is(err, net.ErrClosed) {
+				s.log.Debug("connection ended", "err", err)
+			}
+			cc.Close()
+			s.mu.Lock()
+			delete(s.conns, cc)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// Close ends every connection and waits for their handlers to return.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.cancel()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// peerAllowed admits only peers running as the daemon's own uid (SO_PEERCRED).
+func (s *Server) peerAllowed(c *net.UnixConn) bool {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil || cerr != nil {
+		s.log.Warn("dropping connection: no peer credentials", "err", errors.Join(err, cerr))
+		return false
+	}
+	if int(cred.Uid) != s.uid {
+		s.log.Warn("dropping connection from another user", "uid", cred.Uid, "pid", cred.Pid)
+		return false
+	}
+	return true
+}
+
+// conn caps request size and can report the peer hanging up.
+type conn struct {
+	*net.UnixConn
+	pending int // bytes read since the last message terminator
+	over    bool
+}
+
+var errTooLarge = errors.New("request too large")
+
+// Read passes data through, counting bytes per NUL-terminated message; past
+// MaxRequest it answers with an error message and ends the connection.
+func (c *conn) Read(p []byte) (int, error) {
+	if c.over {
+		return 0, errTooLarge
+	}
+	n, err := c.UnixConn.Read(p)
+	for _, b := range p[:n] {
+		if b == 0 {
+			c.pending = 0
+		} else if c.pending++; c.pending > MaxRequest {
+			c.over = true
+			msg, _ := json.Marshal(map[string]any{"error": "dev.signaltty.Server.InvalidParams", "parameters": map[string]any{
+				"code": "invalid_params.size", "message": "request larger than 16 MiB",
+				"data": map[string]any{"param": "request", "reason": "size", "max": MaxRequest}}})
+			c.UnixConn.SetWriteDeadline(time.Now().Add(time.Second))
+			c.UnixConn.Write(append(msg, 0))
+			return 0, errTooLarge
+		}
+	}
+	return n, err
+}
+
+// NetConn lets handlers reach the connection (varlink.GetNetConn).
+func (c *conn) NetConn() net.Conn { return c }
+
+// hangup returns a context that ends with parent or when the client of call
+// closes its connection. The varlink library reads nothing while a handler
+// runs, so a peek (MSG_PEEK) seeing end-of-file means the client is gone.
+// Data from a client pipelining its next call stops the watch (no hang-up).
+func hangup(parent context.Context, call vl.Call) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	gc, ok := call.Conn.(vl.GetNetConn)
+	if !ok {
+		return ctx, cancel
+	}
+	c, ok := gc.NetConn().(*conn)
+	if !ok {
+		return ctx, cancel
+	}
+	raw, err := c.UnixConn.SyscallConn()
+	if err != nil {
+		return ctx, cancel
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 1)
+		gone := false
+		_ = raw.Read(func(fd uintptr) bool {
+			n, _, err := unix.Recvfrom(int(fd), buf, unix.MSG_PEEK|unix.MSG_DONTWAIT)
+			switch {
+			case err == unix.EAGAIN || err == unix.EINTR:
+				return false // park in the poller until readable
+			case n == 0 || err != nil:
+				gone = true
+			}
+			return true
+		})
+		if gone {
+			cancel()
+		}
+	}()
+	// stop runs before the handler returns, so the library's next read never
+	// sees the deadline used to wake the peek.
+	stop := func() {
+		cancel()
+		c.UnixConn.SetReadDeadline(time.Unix(1, 0))
+		<-done
+		c.UnixConn.SetReadDeadline(time.Time{})
+	}
+	return ctx, stop
+}
