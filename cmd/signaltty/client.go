@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/signaltty/signaltty/varlink"
+	vl "github.com/varlink/go/varlink"
+)
+
+// callError is a failed call with the daemon's error fields.
+type callError struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data"`
+}
+
+func (e *callError) Error() string { return e.Message }
+
+// exitStatus maps an error class to the CLI's exit status (the specs README, RFC-0002).
+func (e *callError) exitStatus() int {
+	class, _, _ := strings.Cut(e.Code, ".")
+	switch class {
+	case "invalid_params":
+		return 2
+	case "not_found":
+		return 3
+	case "denied":
+		return 4
+	case "conflict":
+		return 5
+	case "unavailable":
+		return 6
+	case "timeout":
+		return 7
+	case "cancelled":
+		return 8
+	case "unsupported":
+		return 10
+	}
+	return 1
+}
+
+// client is one connection to the daemon.
+type client struct {
+	conn    *vl.Connection
+	address string
+}
+
+// dial connects to the daemon at address. When nothing answers and
+// $SIGNALTTY_NO_AUTOSTART is unset, it starts signalttyd in the background
+// (like tmux starts its server) and tries again for up to 5 s.
+func dial(ctx context.Context, address string) (*client, error) {
+	conn, err := vl.NewConnection(ctx, address)
+	if err == nil {
+		return &client{conn: conn, address: address}, nil
+	}
+	if os.Getenv("SIGNALTTY_NO_AUTOSTART") != "" || !noDaemon(err) {
+		return nil, unavailable(address, err)
+	}
+	if serr := startDaemon(address); serr != nil {
+		return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s and starting signalttyd failed: %v", address, serr),
+			Data: map[string]any{"address": address}}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 200*time.Millisecond) {
+		if conn, err = vl.NewConnection(ctx, address); err == nil {
+			return &client{conn: conn, address: address}, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, unavailable(address, err)
+		}
+		time.Sleep(delay)
+	}
+}
+
+func unavailable(address string, err error) *callError {
+	return &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("cannot reach signalttyd at %s: %v", address, err),
+		Data: map[string]any{"address": address}}
+}
+
+// noDaemon reports whether a dial error means nobody listens.
+func noDaemon(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// startDaemon runs signalttyd (next to this binary, else from PATH) in a new
+// session, detached from this terminal, logging to
+// $XDG_STATE_HOME/signaltty/signalttyd.log.
+func startDaemon(address string) error {
+	bin := "signalttyd"
+	if self, err := os.Executable(); err == nil {
+		if cand := filepath.Join(filepath.Dir(self), "signalttyd"); isExecutable(cand) {
+			bin = cand
+		}
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return err
+	}
+	logw := io.Discard
+	if dir, err := stateDir(); err == nil {
+		if f, err := os.OpenFile(filepath.Join(dir, "signalttyd.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
+			defer f.Close()
+			logw = f
+		}
+	}
+	cmd := exec.Command(path, "--address", address)
+	cmd.Stdout, cmd.Stderr = logw, logw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait() // reaped if it exits while we wait for it to listen
+	return nil
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// stateDir is $XDG_STATE_HOME/signaltty (default ~/.local/state/signaltty), created 0700.
+func stateDir() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	dir := filepath.Join(base, "signaltty")
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// call makes one call and returns the raw reply parameters.
+func (c *client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := c.conn.Call(ctx, method, params, &out)
+	if err != nil {
+		return nil, replyError(err)
+	}
+	if len(out) == 0 {
+		out = json.RawMessage("{}")
+	}
+	return out, nil
+}
+
+// stream makes a call with "more" and hands each reply to fn until the last.
+func (c *client) stream(ctx context.Context, method string, params any, fn func(json.RawMessage) error) error {
+	recv, err := c.conn.Send(ctx, method, params, vl.More)
+	if err != nil {
+		return replyError(err)
+	}
+	for {
+		var out json.RawMessage
+		flags, err := recv(ctx, &out)
+		if err != nil {
+			return replyError(err)
+		}
+		if err := fn(out); err != nil {
+			return err
+		}
+		if flags&vl.Continues == 0 {
+			return nil
+		}
+	}
+}
+
+// replyError turns a varlink error reply into a *callError.
+func replyError(err error) error {
+	var ve *vl.Error
+	if errors.As(err, &ve) {
+		ce := &callError{Code: "internal", Message: ve.Name}
+		if raw, ok := ve.Parameters.(*json.RawMessage); ok && raw != nil {
+			_ = json.Unmarshal(*raw, ce)
+		}
+		if ce.Data == nil {
+			ce.Data = map[string]any{}
+		}
+		return ce
+	}
+	var ip *vl.InvalidParameter
+	if errors.As(err, &ip) {
+		return &callError{Code: "invalid_params.parameters", Message: "invalid parameter " + ip.Parameter,
+			Data: map[string]any{"param": ip.Parameter}}
+	}
+	var mnf *vl.MethodNotFound
+	if errors.As(err, &mnf) {
+		return &callError{Code: "unsupported.method", Message: "the daemon has no method " + mnf.Method,
+			Data: map[string]any{"method": mnf.Method}}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		return &callError{Code: "unavailable.daemon", Message: "connection to signalttyd lost: " + err.Error(), Data: map[string]any{}}
+	}
+	return &callError{Code: "internal", Message: err.Error(), Data: map[string]any{}}
+}
+
+// defaultAddress is the daemon address when --address is not given.
+func defaultAddress() string { return varlink.DefaultAddress() }

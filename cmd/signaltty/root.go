@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// app holds the global flags and the output streams.
+type app struct {
+	address string
+	json    bool
+	out     io.Writer
+	errw    io.Writer
+}
+
+// execute runs the CLI with args and returns the exit status.
+func execute(args []string) int {
+	a := &app{out: os.Stdout, errw: os.Stderr}
+	root := &cobra.Command{
+		Use:   "signaltty",
+		Short: "Drive signalttyd: workspaces, tabs and panes running programs on real PTYs",
+		Long: `signaltty talks to signalttyd, the signaltty daemon, over varlink.
+Each subcommand makes one call; --json prints exactly the reply object (or
+{"error":{...}}) on one line. Exit status: 0 ok, 2 invalid parameters,
+3 not found, 4 denied, 5 conflict, 6 unavailable, 7 timeout, 8 cancelled,
+10 unsupported, 1 anything else.
+
+When no daemon answers and SIGNALTTY_NO_AUTOSTART is unset, signalttyd is
+started in the background first.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
+	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
+	root.AddCommand(statusCmd(a), shutdownCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), eventsCmd(a))
+	root.SetArgs(args)
+	root.SetOut(a.out)
+	root.SetErr(a.errw)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ce *callError
+	if !errors.As(err, &ce) {
+		if errors.Is(err, context.Canceled) {
+			ce = &callError{Code: "cancelled", Message: "interrupted", Data: map[string]any{}}
+		} else { // cobra: unknown command or flag, bad flag value
+			ce = &callError{Code: "invalid_params.usage", Message: err.Error(), Data: map[string]any{}}
+		}
+	}
+	if a.json {
+		b, _ := json.Marshal(map[string]any{"error": ce})
+		fmt.Fprintln(a.out, string(b))
+	} else {
+		fmt.Fprintf(a.errw, "signaltty: %s (%s)\n", ce.Message, ce.Code)
+	}
+	return ce.exitStatus()
+}
+
+// run dials the daemon, makes one call and prints the reply: raw with
+// --json, else through human (nil prints nothing).
+func (a *app) run(cmd *cobra.Command, method string, params map[string]any, human func(json.RawMessage) error) error {
+	c, err := a.dial(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer c.conn.Close()
+	raw, err := c.call(cmd.Context(), method, params)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		fmt.Fprintln(a.out, string(compact(raw)))
+		return nil
+	}
+	if human == nil {
+		return nil
+	}
+	return human(raw)
+}
+
+func (a *app) dial(ctx context.Context) (*client, error) {
+	addr := a.address
+	if addr == "" {
+		addr = defaultAddress()
+	}
+	return dial(ctx, addr)
+}
+
+func compact(raw json.RawMessage) []byte {
+	var out []byte
+	if b, err := json.Marshal(raw); err == nil {
+		out = b
+	}
+	return out
+}
+
+// params collects the flags the user set into call parameters; a flag
+// "grace-ms" is the parameter "grace_ms".
+func params(cmd *cobra.Command, names ...string) map[string]any {
+	p := map[string]any{}
+	for _, n := range names {
+		f := cmd.Flags().Lookup(n)
+		if f == nil || !f.Changed {
+			continue
+		}
+		name := strings.ReplaceAll(n, "-", "_")
+		switch f.Value.Type() {
+		case "bool":
+			v, _ := cmd.Flags().GetBool(n)
+			p[name] = v
+		case "int", "int64":
+			v, _ := cmd.Flags().GetInt64(n)
+			p[name] = v
+		case "stringSlice", "stringArray":
+			v, _ := cmd.Flags().GetStringArray(n)
+			p[name] = v
+		default:
+			p[name] = f.Value.String()
+		}
+	}
+	return p
+}
+
+// decode unmarshals a reply for human output.
+func decode(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return &callError{Code: "internal", Message: "cannot decode reply: " + err.Error(), Data: map[string]any{}}
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+// Command signalttyd is the signaltty daemon: it owns workspaces, tabs and
+// panes (PTYs with their processes) and serves them over varlink on
+// $XDG_RUNTIME_DIR/signaltty/dev.signaltty, or on a socket-activated
+// listener (FileDescriptorName=varlink).
+//
+// This file only wires things together: activation or listening,
+// sd_notify(3), signals and logging.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/coreos/go-systemd/v22/activation"
+	"github.com/coreos/go-systemd/v22/daemon"
+	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/varlink"
+	vl "github.com/varlink/go/varlink"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0"
+
+func main() {
+	address := flag.String("address", "", "varlink address to listen on (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
+	showVersion := flag.Bool("version", false, "print the version and exit")
+	flag.Parse()
+	if *showVersion {
+		fmt.Println("signalttyd", version)
+		return
+	}
+	log := newLogger()
+	if err := run(log, *address); err != nil {
+		log.Error(err.Error())
+		os.Exit(1)
+	}
+}
+
+func run(log *slog.Logger, address string) error {
+	// Taking the activated listeners clears LISTEN_* before any child starts.
+	ln, activated, err := activatedListener()
+	if err != nil {
+		return err
+	}
+	if address == "" {
+		address = varlink.DefaultAddress()
+	}
+	if ln == nil {
+		if ln, err = listen(address); err != nil {
+			return err
+		}
+	} else if a := ln.Addr().String(); a != "" {
+		address = "unix:" + a
+	}
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+
+	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
+		Environ: os.Environ(), Logger: log})
+	vsvc, err := vl.NewService("signaltty", "signaltty", version, "https://github.com/signaltty/signaltty")
+	if err != nil {
+		return err
+	}
+	shutdownRequested := make(chan struct{}, 1)
+	for _, iface := range []vl.ServiceInterface{
+		varlink.NewServerIface(svc, func() {
+			select {
+			case shutdownRequested <- struct{}{}:
+			default:
+			}
+		}),
+		varlink.NewMux(svc),
+		varlink.NewEvents(svc),
+	} {
+		if err := vsvc.RegisterInterface(iface); err != nil {
+			return err
+		}
+	}
+	server := varlink.NewServer(vsvc, log)
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(ln) }()
+
+	log.Info("ready", "address", address, "socket_activated", activated, "source", svc.Source(), "version", version)
+	daemon.SdNotify(false, "READY=1\nSTATUS=listening on "+address)
+
+	select {
+	case sig := <-stop:
+		log.Info("stopping", "signal", sig.String())
+	case <-shutdownRequested:
+		log.Info("stopping", "reason", "Server.Shutdown")
+	case err := <-served:
+		log.Error("accept failed", "err", err)
+	}
+	daemon.SdNotify(false, "STOPPING=1")
+	ln.Close() // no new connections; the socket file goes if we made it
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	svc.Shutdown(ctx)
+	server.Close()
+	log.Info("stopped")
+	return nil
+}
+
+// activatedListener returns the socket-activated listener named "varlink",
+// or the only one passed, or nil when not socket-activated.
+func activatedListener() (net.Listener, bool, error) {
+	named, err := activation.ListenersWithNames()
+	if err != nil {
+		return nil, false, fmt.Errorf("socket activation: %w", err)
+	}
+	if l := named["varlink"]; len(l) > 0 {
+		return l[0], true, nil
+	}
+	var all []net.Listener
+	for _, ls := range named {
+		all = append(all, ls...)
+	}
+	switch len(all) {
+	case 0:
+		return nil, false, nil
+	case 1:
+		return all[0], true, nil
+	}
+	return nil, false, errors.New("socket activation passed several listeners and none is named \"varlink\"")
+}
+
+// listen binds address's socket (mode 0600), creating its directory with
+// mode 0700 when missing. A socket some daemon still answers on is never
+// taken over; a stale one is replaced.
+func listen(address string) (net.Listener, error) {
+	path, err := varlink.SocketPath(address)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("another signalttyd is already listening on %s", path)
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode().Type() != os.ModeSocket {
+			return nil, fmt.Errorf("%s exists and is not a socket", path)
+		}
+		os.Remove(path)
+	}
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, err
+	}
+	return ln, os.Chmod(path, 0o600)
+}
