@@ -1,0 +1,431 @@
+package pty
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Sizes and times of the output path.
+const (
+	readBufSize    = 32 << 10              // bytes per read of the master
+	backlogChunks  = 16                    // chunks queued for emulation: at most 16×32 KiB = 512 KiB
+	coalesceMax    = 64 << 10              // bytes handed to one Terminal.Write at most
+	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
+	drainMax       = time.Second           // after the reap, stop waiting for output after this long
+	drainSweep     = 128 << 10             // bytes read without waiting when the drain ends (the kernel's tty buffers hold ~70 KiB)
+	replyQueue     = 16                    // query replies queued for the child's input; more are dropped
+	maxReply       = 4 << 10               // bytes of one query reply; longer ones are dropped
+	replyWriteWait = time.Second           // how long a reply may wait for the child to read its input
+)
+
+// Pane is one PTY, its leader process and its Terminal.
+//
+// Goroutines of a live pane: a reader (master → backlog), an emulator
+// (backlog → Terminal.Write), a reply writer (Terminal replies → master) and a
+// supervisor that parks in the netpoller on the leader's pidfd. All of them
+// end after the leader exited; Close waits for them.
+type Pane struct {
+	pid    int
+	master *os.File // non-blocking PTY master
+	pidf   *os.File // non-blocking pidfd of the leader
+	term   *Terminal
+	onExit func(ExitStatus)
+
+	backlog  chan chunk                // reader → emulator; closed by the reader
+	emuDone  chan struct{}             // closed when the emulator emulated everything read
+	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
+	replies  chan []byte               // Terminal replies → reply writer
+	reapedCh chan struct{}             // closed when the leader was reaped
+	quit     chan struct{}             // closed when the master was closed
+	done     chan struct{}             // closed after OnExit returned
+
+	sendMu   sync.Mutex // serializes writes to the master (Send and replies)
+	resizeMu sync.Mutex // keeps Terminal and PTY sizes in the same order
+
+	mu     sync.Mutex // guards the fields below; held while reaping and while signalling
+	reaped bool
+	frozen bool         // input frozen by Terminate or Close
+	stop   *termination // the first Terminate's run; nil before
+	exited bool         // status is set
+	status ExitStatus
+
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// chunk is a pooled read buffer holding n bytes of output.
+type chunk struct {
+	b *[]byte
+	n int
+}
+
+func (c chunk) bytes() []byte { return (*c.b)[:c.n] }
+
+var (
+	readPool     = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+	coalescePool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax); return &b }}
+)
+
+// newPane starts the goroutines of a freshly spawned child.
+func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
+	p := &Pane{
+		pid:      pid,
+		master:   master,
+		onExit:   cfg.OnExit,
+		backlog:  make(chan chunk, backlogChunks),
+		emuDone:  make(chan struct{}),
+		replies:  make(chan []byte, replyQueue),
+		reapedCh: make(chan struct{}),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	hr, hb := cfg.HistoryRows, cfg.HistoryBytes
+	if hr == 0 {
+		hr = DefaultHistoryRows
+	}
+	if hb == 0 {
+		hb = DefaultHistoryBytes
+	}
+	onEvent := cfg.OnEvent
+	if onEvent == nil {
+		onEvent = func(Event) {}
+	}
+	p.term = NewTerminal(cfg.Cols, cfg.Rows, hr, hb, replyWriter{p}, onEvent)
+
+	// The pidfd must be non-blocking for the netpoller; os.NewFile then
+	// registers it (a pidfd becomes readable when the process exits).
+	unix.SetNonblock(pidfd, true)
+	p.pidf = os.NewFile(uintptr(pidfd), "pidfd")
+
+	p.wg.Add(4)
+	go p.readLoop()
+	go p.emulate()
+	go p.replyLoop()
+	go p.supervise()
+	return p
+}
+
+// Pid returns the leader's process id (also its process group and session id).
+// After the exit it may name another process.
+func (p *Pane) Pid() int { return p.pid }
+
+// Terminal returns the pane's terminal. It stays usable after the exit until
+// the caller releases or closes it.
+func (p *Pane) Terminal() *Terminal { return p.term }
+
+// Done is closed after the leader was reaped, its output emulated, the PTY
+// closed and OnExit returned.
+func (p *Pane) Done() <-chan struct{} { return p.done }
+
+// Status returns the exit status; ok is false until the exit was published
+// (just before OnExit is called).
+func (p *Pane) Status() (st ExitStatus, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status, p.exited
+}
+
+// Terminating reports whether Terminate was called on the live pane. It stays
+// true after the exit.
+func (p *Pane) Terminating() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stop != nil
+}
+
+// Send writes data to the child's input, in order and never interleaved with
+// other Sends or query replies. It waits while the PTY's input queue is full,
+// until ctx is done.
+//
+// It returns the number of bytes written and: nil; ctx.Err() when ctx ended
+// first; ErrExited once the leader was reaped; ErrTerminating once Terminate
+// (or Close) was called.
+func (p *Pane) Send(ctx context.Context, data []byte) (written int, err error) {
+	return p.writeInput(ctx, data)
+}
+
+// inputErrLocked reports why input is refused, or nil. p.mu must be held.
+func (p *Pane) inputErrLocked() error {
+	switch {
+	case p.reaped:
+		return ErrExited
+	case p.frozen:
+		return ErrTerminating
+	}
+	return nil
+}
+
+// writeInput is Send; the reply writer uses it too.
+func (p *Pane) writeInput(ctx context.Context, data []byte) (int, error) {
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
+
+	// The deadline is set under p.mu so that a freeze (which sets a past
+	// deadline under p.mu) is never overwritten by a writer that did not see it.
+	p.mu.Lock()
+	if err := p.inputErrLocked(); err != nil {
+		p.mu.Unlock()
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		p.mu.Unlock()
+		return 0, err
+	}
+	deadline, _ := ctx.Deadline() // zero: none
+	p.master.SetWriteDeadline(deadline)
+	p.mu.Unlock()
+
+	if ctx.Done() != nil {
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			p.master.SetWriteDeadline(aLongTimeAgo)
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				<-fired // its deadline must not hit the next writer
+			}
+		}()
+	}
+
+	n, err := p.master.Write(data)
+	if err == nil {
+		return n, nil
+	}
+	p.mu.Lock()
+	ierr := p.inputErrLocked()
+	p.mu.Unlock()
+	switch {
+	case ierr != nil:
+		return n, ierr
+	case ctx.Err() != nil:
+		return n, ctx.Err()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return n, context.DeadlineExceeded // the fd's timer fired just before ctx's
+	case errors.Is(err, os.ErrClosed):
+		return n, ErrExited
+	}
+	return n, err
+}
+
+// Resize sets the terminal and PTY size in cells (1..1000 each); the kernel
+// sends SIGWINCH to the PTY's foreground process group. ErrExited once the
+// leader was reaped; a plain error for a size out of range.
+func (p *Pane) Resize(cols, rows int) error {
+	if err := checkSize(cols, rows); err != nil {
+		return err
+	}
+	p.resizeMu.Lock()
+	defer p.resizeMu.Unlock()
+	p.mu.Lock()
+	reaped := p.reaped
+	p.mu.Unlock()
+	if reaped {
+		return ErrExited
+	}
+	// The emulator first, so that output drawn after SIGWINCH meets the new size.
+	p.term.Resize(cols, rows)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.reaped {
+		return ErrExited
+	}
+	return setWinsize(p.master, cols, rows)
+}
+
+// Signal sends sig to the pane's process group. ErrExited once the leader was
+// reaped (its pid may then be reused); otherwise the error of kill(2).
+func (p *Pane) Signal(sig syscall.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.signalLocked(sig)
+}
+
+// signalLocked: kill(-pgid, sig) unless reaped. p.mu must be held: the reap
+// happens under it, so the group id cannot have been reused.
+func (p *Pane) signalLocked(sig syscall.Signal) error {
+	if p.reaped {
+		return ErrExited
+	}
+	return unix.Kill(-p.pid, sig)
+}
+
+// freezeLocked refuses further input and aborts a pending write. p.mu must be held.
+func (p *Pane) freezeLocked() {
+	p.frozen = true
+	p.master.SetWriteDeadline(aLongTimeAgo)
+}
+
+// Close releases the pane: a live pane's input is frozen and its process group
+// SIGKILLed; then Close waits until the leader was reaped and OnExit returned
+// (so it must not be called from OnExit), waits for the pane's goroutines and
+// closes the Terminal. It is idempotent; concurrent calls wait for the first.
+func (p *Pane) Close() {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		if !p.reaped {
+			p.freezeLocked()
+			p.signalLocked(unix.SIGKILL)
+		}
+		p.mu.Unlock()
+		<-p.done
+		p.wg.Wait()
+		p.term.Close()
+	})
+}
+
+// readLoop moves output from the master into the backlog until EIO (no slave
+// holder left), the master is closed, or the exit drain ends. A full backlog
+// blocks it, which in turn blocks the child's writes.
+func (p *Pane) readLoop() {
+	defer p.wg.Done()
+	defer close(p.backlog)
+	for {
+		if !p.armDrain() {
+			p.sweep()
+			return
+		}
+		c := chunk{b: readPool.Get().(*[]byte)}
+		n, err := p.master.Read(*c.b)
+		if n > 0 {
+			c.n = n
+			p.backlog <- c
+		} else {
+			readPool.Put(c.b)
+		}
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				p.sweep()
+			}
+			return
+		}
+	}
+}
+
+// armDrain sets the read deadline for the next read once the leader was
+// reaped: drainQuiet from now, but not beyond the drain window. It returns
+// false when the window is over.
+func (p *Pane) armDrain() bool {
+	end := p.drainEnd.Load()
+	if end == nil {
+		return true
+	}
+	now := time.Now()
+	if !now.Before(*end) {
+		return false
+	}
+	deadline := now.Add(drainQuiet)
+	if deadline.After(*end) {
+		deadline = *end
+	}
+	p.master.SetReadDeadline(deadline)
+	return true
+}
+
+// sweep reads, without waiting, at most drainSweep bytes the kernel still
+// holds: output the leader wrote before it exited that a slow emulation kept
+// the reader from fetching within the drain window is still delivered.
+func (p *Pane) sweep() {
+	rc, err := p.master.SyscallConn()
+	if err != nil {
+		return
+	}
+	for total := 0; total < drainSweep; {
+		c := chunk{b: readPool.Get().(*[]byte)}
+		var rerr error
+		if err := rc.Control(func(fd uintptr) { c.n, rerr = unix.Read(int(fd), *c.b) }); err != nil || rerr != nil || c.n <= 0 {
+			readPool.Put(c.b)
+			return
+		}
+		total += c.n
+		p.backlog <- c
+	}
+}
+
+// emulate feeds the backlog to the Terminal, joining queued chunks into
+// writes of at most coalesceMax bytes, until the reader closes the backlog.
+func (p *Pane) emulate() {
+	defer p.wg.Done()
+	defer close(p.emuDone)
+	var next chunk
+	have := false
+	for {
+		if !have {
+			c, ok := <-p.backlog
+			if !ok {
+				return
+			}
+			next = c
+		}
+		have = false
+		first, data := next, next.bytes()
+		var joined *[]byte
+	join:
+		for len(data) < coalesceMax {
+			select {
+			case c, ok := <-p.backlog:
+				if !ok {
+					break join
+				}
+				if len(data)+c.n > coalesceMax {
+					next, have = c, true
+					break join
+				}
+				if joined == nil {
+					joined = coalescePool.Get().(*[]byte)
+					*joined = append((*joined)[:0], data...)
+				}
+				*joined = append(*joined, c.bytes()...)
+				data = *joined
+				readPool.Put(c.b)
+			default:
+				break join
+			}
+		}
+		p.term.Write(data)
+		readPool.Put(first.b)
+		if joined != nil {
+			coalescePool.Put(joined)
+		}
+	}
+}
+
+// replyWriter queues the Terminal's query replies (cursor position, device
+// attributes, ...) for the child's input without ever blocking emulation:
+// when the queue is full, or the reply too long, it is dropped.
+type replyWriter struct{ p *Pane }
+
+func (w replyWriter) Write(b []byte) (int, error) {
+	if len(b) > 0 && len(b) <= maxReply {
+		select {
+		case w.p.replies <- bytes.Clone(b):
+		default:
+		}
+	}
+	return len(b), nil
+}
+
+// replyLoop writes queued replies to the master until the master is closed.
+// A reply the child does not read within replyWriteWait is dropped; replies
+// to a frozen pane are dropped.
+func (p *Pane) replyLoop() {
+	defer p.wg.Done()
+	for {
+		select {
+		case b := <-p.replies:
+			ctx, cancel := context.WithTimeout(context.Background(), replyWriteWait)
+			p.writeInput(ctx, b)
+			cancel()
+		case <-p.quit:
+			return
+		}
+	}
+}
