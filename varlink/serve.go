@@ -67,9 +67,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()
-			if err := s.svc.ServeConn(s.ctx, cc); err != nil && !errors.Is(err, net.ErrClosed) {
-				s.log.Debug("connection ended", "err", err)
-			}
+			s.svc.ServeConn(s.ctx, cc)
 			cc.Close()
 			s.mu.Lock()
 			delete(s.conns, cc)

@@ -61,7 +61,14 @@ func run(log *slog.Logger, address string) error {
 	} else if a := ln.Addr().String(); a != "" {
 		address = "unix:" + a
 	}
-	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	// Catch, never ignore, SIGHUP and SIGPIPE: an ignored disposition would be
+	// inherited by every pane's program (execve(2)), so HUP could not stop them.
+	ignored := make(chan os.Signal, 8)
+	signal.Notify(ignored, syscall.SIGHUP, syscall.SIGPIPE)
+	go func() {
+		for range ignored {
+		}
+	}()
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 
@@ -72,7 +79,11 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	shutdownRequested := make(chan struct{}, 1)
-	for _, iface := range []vl.ServiceInterface{
+	for _, iface := range []interface {
+		VarlinkDispatch(context.Context, vl.Call, string) error
+		VarlinkGetName() string
+		VarlinkGetDescription() string
+	}{
 		varlink.NewServerIface(svc, func() {
 			select {
 			case shutdownRequested <- struct{}{}:
@@ -80,6 +91,7 @@ func run(log *slog.Logger, address string) error {
 			}
 		}),
 		varlink.NewMux(svc),
+		varlink.NewRun(svc),
 		varlink.NewEvents(svc),
 	} {
 		if err := vsvc.RegisterInterface(iface); err != nil {
