@@ -114,6 +114,7 @@ type pane struct {
 	createdAt          time.Time
 	exitedAt           time.Time
 	proc               *pty.Pane
+	run                *run // the run whose command this pane's leader is, if any
 }
 
 // newID returns prefix + "_" + 12 random hex digits.

@@ -224,7 +224,7 @@ func (s *Service) KillPane(ctx context.Context, id, signal string, grace time.Du
 	if err != nil {
 		return Pane{}, err
 	}
-	if err := s.terminateAll(ctx, []*pane{p}, sig, grace); err != nil {
+	if err := s.terminate(ctx, []*pane{p}, sig, grace, CausePaneKill); err != nil {
 		return Pane{}, err
 	}
 	s.mu.Lock()
@@ -232,11 +232,12 @@ func (s *Service) KillPane(ctx context.Context, id, signal string, grace time.Du
 	return p.snapshot(), nil
 }
 
-// terminateAll terminates the live panes among ps concurrently and waits
-// until each has exited and been recorded. sig 0 means SIGHUP; grace <= 0
-// means pty.DefaultGrace. It fails with timeout.terminate when a leader was
-// not reaped within the kill-wait, or with cancelled when ctx ended.
-func (s *Service) terminateAll(ctx context.Context, ps []*pane, sig syscall.Signal, grace time.Duration) *Error {
+// terminate terminates the live panes among ps concurrently and waits
+// until each has exited and been recorded. sig 0 means SIGHUP; grace < 0
+// means pty.DefaultGrace; cause is recorded on a run in a pane (first cause
+// wins). It fails with timeout.terminate when a leader was not reaped within
+// the kill-wait, or with cancelled when ctx ended.
+func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal, grace time.Duration, cause string) *Error {
 	if sig == 0 {
 		sig = unix.SIGHUP
 	}
@@ -250,8 +251,9 @@ func (s *Service) terminateAll(ctx context.Context, ps []*pane, sig syscall.Sign
 			if !p.terminating {
 				p.terminating = true
 				if _, ok := s.panes[p.id]; ok {
-					s.emit("pane.updated", p.id, map[string]any{"terminating": true})
+					s.emit("pane.terminating", p.id, map[string]any{"signal": unix.SignalName(sig)})
 				}
+				s.beginRunTermination(p, cause)
 			}
 			started = append(started, p)
 		}
@@ -302,7 +304,7 @@ func (s *Service) RemovePane(ctx context.Context, id string, kill bool) error {
 		return err
 	}
 	s.mu.Unlock()
-	if err := s.terminateAll(ctx, []*pane{p}, 0, -1); err != nil {
+	if err := s.terminate(ctx, []*pane{p}, 0, -1, CausePaneKill); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -89,12 +89,29 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 	if err := checkSpawn(&r); err != nil {
 		return Pane{}, err
 	}
+	return s.spawn(r, spawnHooks{})
+}
+
+// spawnHooks let a verb built on spawning (a run) act inside the spawn's
+// critical sections.
+type spawnHooks struct {
+	tabTitle string            // title of a new tab ("" = "tab")
+	env      map[string]string // variables the daemon adds (SIGNALTTY_RUN)
+	precheck func() *Error     // after the target was resolved, before exec
+	commit   func(p *pane)     // after the pane's events, in the same critical section
+}
+
+// spawn starts r (already checked) in a new pane.
+func (s *Service) spawn(r SpawnRequest, h spawnHooks) (Pane, error) {
 	s.mu.Lock()
 	if s.stopping {
 		s.mu.Unlock()
 		return Pane{}, newError("unavailable.shutdown", nil, "the daemon is shutting down")
 	}
 	w, t, target, err := s.spawnTarget(&r)
+	if err == nil && h.precheck != nil {
+		err = h.precheck()
+	}
 	if err != nil {
 		s.mu.Unlock()
 		return Pane{}, err
@@ -137,8 +154,18 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 	for k, v := range r.Env {
 		p.env[k] = v
 	}
+	env := r.Env
+	if len(h.env) > 0 {
+		env = map[string]string{}
+		for k, v := range r.Env {
+			env[k] = v
+		}
+		for k, v := range h.env {
+			env[k] = v
+		}
+	}
 	proc, perr := pty.Start(pty.Config{
-		Argv: r.Argv, Dir: cwd, Env: childEnv(s.cfg.Environ, r.Env, p.id, s.cfg.Address),
+		Argv: r.Argv, Dir: cwd, Env: childEnv(s.cfg.Environ, env, p.id, s.cfg.Address),
 		Cols: cols, Rows: rows, HistoryRows: s.cfg.HistoryRows, HistoryBytes: s.cfg.HistoryBytes,
 		OnEvent: func(e pty.Event) { s.observe(p, e) },
 		OnExit:  func(st pty.ExitStatus) { s.exited(p, st) },
@@ -150,7 +177,11 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 	p.proc, p.pid = proc, proc.Pid()
 
 	if target == nil && t == nil {
-		t = s.addTab(w, "tab")
+		title := h.tabTitle
+		if title == "" {
+			title = "tab"
+		}
+		t = s.addTab(w, title)
 	}
 	p.tab = t.id
 	if target != nil {
@@ -167,6 +198,9 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 		s.emit("pane.resized", target.id, map[string]any{"cols": targetCols, "rows": targetRows})
 	}
 	s.emit("tab.layout_changed", t.id, map[string]any{"workspace": w.id})
+	if h.commit != nil {
+		h.commit(p)
+	}
 	snap := p.snapshot()
 	s.mu.Unlock()
 
@@ -282,20 +316,29 @@ func (s *Service) observe(p *pane, e pty.Event) {
 	}
 }
 
-// exited records a pane's exit and publishes pane.exited. Called once by the
-// pane after the leader was reaped and its output emulated.
+// exited records a pane's exit and publishes pane.exited, then completes the
+// pane's run, in one critical section. Called once by the pane after the
+// leader was reaped and its output emulated.
 func (s *Service) exited(p *pane, st pty.ExitStatus) {
+	s.mu.Lock()
+	rec := p.run
+	s.mu.Unlock()
+	var out *RunOutput
+	if rec != nil { // the terminal is final now: nothing more is emulated
+		out = runOutput(p.proc.Terminal(), rec.outputRows, rec.outputBytes)
+	}
 	s.mu.Lock()
 	p.exited, p.pid, p.exitedAt = true, 0, st.At
 	p.status = &WaitStatus{Code: st.Code, Signal: st.Signal, CoreDumped: st.CoreDumped}
 	if _, ok := s.panes[p.id]; ok {
 		s.emit("pane.exited", p.id, map[string]any{"status": statusData(p.status)})
 	}
+	if rec != nil {
+		s.completeRun(rec, st, out)
+	}
 	s.mu.Unlock()
 	s.log.Info("pane exited", "pane", p.id, "code", st.Code, "signal", st.Signal)
-	if p.proc != nil {
-		p.proc.Terminal().Release()
-	}
+	p.proc.Terminal().Release()
 }
 
 func statusData(w *WaitStatus) map[string]any {

@@ -37,6 +37,7 @@ type Service struct {
 	panes      map[string]*pane
 	stopping   bool // Shutdown began: no new panes
 	stopped    bool // Shutdown finished
+	runs       runState
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -47,7 +48,7 @@ func New(cfg Config) *Service {
 	return &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
-		tabs: map[string]*tab{}, panes: map[string]*pane{},
+		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(),
 	}
 }
 
@@ -96,7 +97,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 		live = append(live, p)
 	}
 	s.mu.Unlock()
-	s.terminateAll(ctx, live, 0, -1)
+	s.terminate(ctx, live, 0, -1, CauseShutdown)
 	for _, p := range live {
 		p.proc.Close()
 	}

@@ -53,7 +53,7 @@ func (s *Service) RemoveTab(ctx context.Context, id string, recursive bool) erro
 	t.removing = true
 	s.mu.Unlock()
 
-	if err := s.terminateAll(ctx, panes, 0, -1); err != nil {
+	if err := s.terminate(ctx, panes, 0, -1, CauseRemoval); err != nil {
 		s.mu.Lock()
 		t.removing = false
 		s.mu.Unlock()

@@ -159,7 +159,7 @@ func (s *Service) RemoveWorkspace(ctx context.Context, ref string, recursive boo
 	w.removing = true
 	s.mu.Unlock()
 
-	if err := s.terminateAll(ctx, panes, 0, -1); err != nil {
+	if err := s.terminate(ctx, panes, 0, -1, CauseRemoval); err != nil {
 		s.mu.Lock()
 		w.removing = false
 		s.mu.Unlock()

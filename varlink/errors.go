@@ -13,6 +13,7 @@ import (
 var errorNames = map[string]string{
 	"invalid_params": "InvalidParams", "not_found": "NotFound", "conflict": "Conflict",
 	"unavailable": "Unavailable", "timeout": "Timeout", "internal": "Internal",
+	"denied": "Denied", "cancelled": "Cancelled", "unsupported": "Unsupported",
 }
 
 // replyError sends err as the interface's error for its class, carrying

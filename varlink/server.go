@@ -33,3 +33,22 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 	s.shutdown()
 	return err
 }
+
+func configOut(c service.RunConfig) srv.Config {
+	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
+		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}}
+}
+
+func (s *ServerIface) GetConfig(ctx context.Context, c srv.VarlinkCall) error {
+	return c.ReplyGetConfig(ctx, configOut(s.svc.RunConfig()))
+}
+
+func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes *int64) error {
+	cfg, err := s.svc.SetRunConfig(intp(maxActive), intp(retainCount), retainMs, retainBytes)
+	if err != nil {
+		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+	}
+	return c.ReplySetConfig(ctx, configOut(cfg))
+}
+
+var serverErrors = []string{"InvalidParams", "Unavailable", "Internal"}

@@ -41,7 +41,7 @@ started in the background first.`,
 	}
 	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
-	root.AddCommand(statusCmd(a), shutdownCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), eventsCmd(a))
+	root.AddCommand(statusCmd(a), shutdownCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a))
 	root.SetArgs(args)
 	root.SetOut(a.out)
 	root.SetErr(a.errw)
@@ -51,6 +51,10 @@ started in the background first.`,
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
+	}
+	var es exitStatus
+	if errors.As(err, &es) {
+		return int(es)
 	}
 	var ce *callError
 	if !errors.As(err, &ce) {
@@ -141,3 +145,8 @@ func decode(raw json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// exitStatus ends the CLI with a status and no message (run wait's result).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }

@@ -30,6 +30,19 @@ type Status struct {
 	Seq              int64  `json:"seq"`
 }
 
+// Limits of trusted runs (dev.signaltty.Run).
+type RunConfig struct {
+	Max_active   int64 `json:"max_active"`
+	Retain_count int64 `json:"retain_count"`
+	Retain_ms    int64 `json:"retain_ms"`
+	Retain_bytes int64 `json:"retain_bytes"`
+}
+
+// Settings that can change while the daemon runs.
+type Config struct {
+	Run RunConfig `json:"run"`
+}
+
 // The request's parameters are invalid ("invalid_params.<what>").
 type InvalidParams struct {
 	Code    string          `json:"code"`
@@ -210,11 +223,140 @@ func (m Shutdown_methods) Upgrade(ctx context.Context, c *varlink.Connection) (f
 	}, nil
 }
 
+// Returns the current settings.
+type GetConfig_methods struct{}
+
+func GetConfig() GetConfig_methods { return GetConfig_methods{} }
+
+func (m GetConfig_methods) Call(ctx context.Context, c *varlink.Connection) (config_out_ Config, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0)
+	if err_ != nil {
+		return
+	}
+	config_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m GetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (Config, uint64, error), error) {
+	receive, err := c.Send(ctx, "dev.signaltty.Server.GetConfig", nil, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (config_out_ Config, flags uint64, err error) {
+		var out struct {
+			Config Config `json:"config"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		config_out_ = out.Config
+		return
+	}, nil
+}
+
+func (m GetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.GetConfig", nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Config Config `json:"config"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		config_out_ = out.Config
+		return
+	}, nil
+}
+
+// Changes settings; absent fields keep their value. New limits apply at once:
+// completed run records over a retention limit are evicted (oldest completed
+// first, with run.expired events); lowering max_active stops no run.
+// Errors: invalid_params.<field> when out of range (nothing is changed).
+type SetConfig_methods struct{}
+
+func SetConfig() SetConfig_methods { return SetConfig_methods{} }
+
+func (m SetConfig_methods) Call(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64) (config_out_ Config, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_max_active_in_, run_retain_count_in_, run_retain_ms_in_, run_retain_bytes_in_)
+	if err_ != nil {
+		return
+	}
+	config_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64) (func(ctx context.Context) (Config, uint64, error), error) {
+	var in struct {
+		Run_max_active   *int64 `json:"run_max_active,omitempty"`
+		Run_retain_count *int64 `json:"run_retain_count,omitempty"`
+		Run_retain_ms    *int64 `json:"run_retain_ms,omitempty"`
+		Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
+	}
+	in.Run_max_active = run_max_active_in_
+	in.Run_retain_count = run_retain_count_in_
+	in.Run_retain_ms = run_retain_ms_in_
+	in.Run_retain_bytes = run_retain_bytes_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Server.SetConfig", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (config_out_ Config, flags uint64, err error) {
+		var out struct {
+			Config Config `json:"config"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		config_out_ = out.Config
+		return
+	}, nil
+}
+
+func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64) (func(ctx context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Run_max_active   *int64 `json:"run_max_active,omitempty"`
+		Run_retain_count *int64 `json:"run_retain_count,omitempty"`
+		Run_retain_ms    *int64 `json:"run_retain_ms,omitempty"`
+		Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
+	}
+	in.Run_max_active = run_max_active_in_
+	in.Run_retain_count = run_retain_count_in_
+	in.Run_retain_ms = run_retain_ms_in_
+	in.Run_retain_bytes = run_retain_bytes_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.SetConfig", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Config Config `json:"config"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		config_out_ = out.Config
+		return
+	}, nil
+}
+
 // Generated service interface with all methods
 
 type devsignalttyserverInterface interface {
 	GetStatus(ctx context.Context, c VarlinkCall) error
 	Shutdown(ctx context.Context, c VarlinkCall) error
+	GetConfig(ctx context.Context, c VarlinkCall) error
+	SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64) error
 }
 
 // Generated service object with all methods
@@ -264,6 +406,22 @@ func (c *VarlinkCall) ReplyShutdown(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
+func (c *VarlinkCall) ReplyGetConfig(ctx context.Context, config_ Config) error {
+	var out struct {
+		Config Config `json:"config"`
+	}
+	out.Config = config_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplySetConfig(ctx context.Context, config_ Config) error {
+	var out struct {
+		Config Config `json:"config"`
+	}
+	out.Config = config_
+	return c.Reply(ctx, &out)
+}
+
 // Generated dummy implementations for all varlink methods
 
 // Returns the daemon's status.
@@ -278,6 +436,19 @@ func (s *VarlinkInterface) Shutdown(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.Shutdown")
 }
 
+// Returns the current settings.
+func (s *VarlinkInterface) GetConfig(ctx context.Context, c VarlinkCall) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.GetConfig")
+}
+
+// Changes settings; absent fields keep their value. New limits apply at once:
+// completed run records over a retention limit are evicted (oldest completed
+// first, with run.expired events); lowering max_active stops no run.
+// Errors: invalid_params.<field> when out of range (nothing is changed).
+func (s *VarlinkInterface) SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.SetConfig")
+}
+
 // Generated method call dispatcher
 
 func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Call, methodname string) error {
@@ -287,6 +458,22 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "Shutdown":
 		return s.devsignalttyserverInterface.Shutdown(ctx, VarlinkCall{call})
+
+	case "GetConfig":
+		return s.devsignalttyserverInterface.GetConfig(ctx, VarlinkCall{call})
+
+	case "SetConfig":
+		var in struct {
+			Run_max_active   *int64 `json:"run_max_active,omitempty"`
+			Run_retain_count *int64 `json:"run_retain_count,omitempty"`
+			Run_retain_ms    *int64 `json:"run_retain_ms,omitempty"`
+			Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttyserverInterface.SetConfig(ctx, VarlinkCall{call}, in.Run_max_active, in.Run_retain_count, in.Run_retain_ms, in.Run_retain_bytes)
 
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
@@ -333,6 +520,23 @@ type Status (
   seq: int
 )
 
+# Limits of trusted runs (dev.signaltty.Run).
+type RunConfig (
+  # Runs not yet completed, 1..4096 (default 64); more fail unavailable.run_limit.
+  max_active: int,
+  # Completed run records kept, 0..65536 (default 256).
+  retain_count: int,
+  # Longest a completed record is kept, milliseconds, 0..604800000 (default 3600000).
+  retain_ms: int,
+  # Total output line bytes kept in completed records, 0..1073741824 (default 16 MiB).
+  retain_bytes: int
+)
+
+# Settings that can change while the daemon runs.
+type Config (
+  run: RunConfig
+)
+
 # Returns the daemon's status.
 method GetStatus() -> (status: Status)
 
@@ -340,6 +544,20 @@ method GetStatus() -> (status: Status)
 # group, SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is
 # sent before the daemon exits.
 method Shutdown() -> ()
+
+# Returns the current settings.
+method GetConfig() -> (config: Config)
+
+# Changes settings; absent fields keep their value. New limits apply at once:
+# completed run records over a retention limit are evicted (oldest completed
+# first, with run.expired events); lowering max_active stops no run.
+# Errors: invalid_params.<field> when out of range (nothing is changed).
+method SetConfig(
+  run_max_active: ?int,
+  run_retain_count: ?int,
+  run_retain_ms: ?int,
+  run_retain_bytes: ?int
+) -> (config: Config)
 
 # The request's parameters are invalid ("invalid_params.<what>").
 error InvalidParams (code: string, message: string, data: object)

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
+	"github.com/spf13/cobra"
+)
+
+func configCmd(a *app) *cobra.Command {
+	c := &cobra.Command{Use: "config", Short: "Show and change settings at run time"}
+	show := &cobra.Command{
+		Use:   "get",
+		Short: "Show the settings (Server.GetConfig)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Server.GetConfig", nil, a.printConfig)
+		},
+	}
+	set := &cobra.Command{
+		Use:   "set [--run-max-active N] [--run-retain-count N] [--run-retain-ms N] [--run-retain-bytes N]",
+		Short: "Change settings (Server.SetConfig)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Server.SetConfig",
+				params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes"), a.printConfig)
+		},
+	}
+	set.Flags().Int64("run-max-active", 0, "runs not yet completed, 1-4096")
+	set.Flags().Int64("run-retain-count", 0, "completed run records kept, 0-65536")
+	set.Flags().Int64("run-retain-ms", 0, "how long completed records are kept, ms")
+	set.Flags().Int64("run-retain-bytes", 0, "output bytes kept over all completed records")
+	c.AddCommand(show, set)
+	return c
+}
+
+func (a *app) printConfig(raw json.RawMessage) error {
+	var r struct{ Config srv.Config }
+	if err := decode(raw, &r); err != nil {
+		return err
+	}
+	rc := r.Config.Run
+	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\n",
+		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes)
+	return nil
+}

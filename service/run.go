@@ -1,0 +1,778 @@
+package service
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/signaltty/signaltty/pty"
+	"golang.org/x/sys/unix"
+)
+
+// Runs follow the trusted run/wait spec (run-wait-rfc.txt in the specs,
+// "RFC" below; its session is our workspace, its window our tab).
+
+// Run states (RFC §2) and outcomes (RFC §5).
+const (
+	RunRunning     = "running"
+	RunTerminating = "terminating"
+	RunCompleted   = "completed"
+
+	OutcomeSucceeded  = "succeeded"
+	OutcomeFailed     = "failed"
+	OutcomeSignaled   = "signaled"
+	OutcomeTerminated = "terminated"
+)
+
+// Termination causes (RFC §7).
+const (
+	CauseCancel   = "cancel"
+	CauseDeadline = "deadline"
+	CausePaneKill = "pane_kill"
+	CauseRemoval  = "removal"
+	CauseShutdown = "shutdown"
+)
+
+// Principal is who a connection acts as. Until grants exist every peer
+// with the daemon's uid is the owner.
+const Owner = "owner"
+
+// RunRequest is the input of StartRun (RFC §3).
+type RunRequest struct {
+	Key         string
+	Workspace   string
+	Pane        string
+	Axis        string
+	Argv        []string // exactly one of Argv and Shell
+	Shell       *string
+	Name        *string // tab title; only with Workspace
+	Cols, Rows  *int
+	DeadlineMs  *int64
+	OutputRows  *int
+	OutputBytes *int
+	Source      string
+	Principal   string
+}
+
+// RunStart is the result of StartRun.
+type RunStart struct {
+	Run, Source, Key, Pane, Tab, Workspace, Principal string
+	Pid                                               int
+	Reused                                            bool
+}
+
+// RunOutput is the output tail of a completed run (RFC §4).
+type RunOutput struct {
+	Screen             string
+	Epoch, Offset      int64
+	Cols, Rows         int
+	Oldest, Start, End int64
+	Complete           bool
+	Lines              []string
+	bytes              int // line bytes, for retain_bytes
+}
+
+// Run is a snapshot of a run record (RFC §3).
+type Run struct {
+	ID, Source, Key, Pane, Tab, Workspace, Principal string
+	Pid                                              int
+	Shell                                            bool
+	State                                            string
+	Outcome                                          string // "" until completed
+	ExitCode                                         *int
+	Signal                                           string
+	Cause                                            string
+	Status                                           *int
+	StartedAt, CompletedAt                           time.Time
+	Duration                                         time.Duration
+	Output                                           *RunOutput // nil unless completed
+}
+
+// RunConfig holds the run limits (RFC §12).
+type RunConfig struct {
+	MaxActive   int   // 1..4096: runs not yet completed
+	RetainCount int   // 0..65536: completed records kept
+	RetainMs    int64 // 0..604800000: how long a completed record is kept
+	RetainBytes int64 // 0..1073741824: total retained output line bytes
+}
+
+// DefaultRunConfig is RFC §12's defaults.
+var DefaultRunConfig = RunConfig{MaxActive: 64, RetainCount: 256, RetainMs: 3600000, RetainBytes: 16 << 20}
+
+type keyRef struct{ principal, key string }
+
+// run is a run record; s.mu guards it.
+type run struct {
+	n                  int64
+	id, key, principal string
+	digest             []byte
+	pane               *pane
+	paneID, tab, ws    string
+	pid                int
+	shell              bool
+	state              string
+	outcome, cause     string
+	signal             string
+	exitCode           *int
+	status             int
+	outputRows         int
+	outputBytes        int
+	startedAt          time.Time
+	completedAt        time.Time
+	duration           time.Duration
+	output             *RunOutput
+	done               chan struct{} // closed at completion
+	deadline           *time.Timer
+	expiry             *time.Timer
+}
+
+// preparing is a start in progress for a key; others with the key join it.
+type preparing struct {
+	digest []byte
+	done   chan struct{}
+	result RunStart
+	err    error
+}
+
+// runState is the run bookkeeping of a Service; s.mu guards it.
+type runState struct {
+	cfg       RunConfig
+	hmacKey   []byte
+	next      int64
+	runs      map[string]*run
+	order     []*run // by id
+	keys      map[keyRef]*run
+	preparing map[keyRef]*preparing
+	// testBarrier, when set (test builds only), runs between preparation and exec.
+	testBarrier func(key string)
+}
+
+func newRunState() runState {
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		panic(err)
+	}
+	return runState{cfg: DefaultRunConfig, hmacKey: k, runs: map[string]*run{}, keys: map[keyRef]*run{},
+		preparing: map[keyRef]*preparing{}}
+}
+
+var runKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// Bounds of a run request (RFC §3).
+const (
+	maxShell       = 65536
+	maxDeadlineMs  = 86400000
+	maxOutputRows  = 1000
+	maxOutputBytes = 262144
+	defOutputRows  = 100
+	defOutputBytes = 65536
+	runWaitMax     = 86400000
+)
+
+// checkRun applies RFC §11 steps 2, 4 and 6 (no effects).
+func (s *Service) checkRun(r *RunRequest) *Error {
+	if (r.Workspace == "") == (r.Pane == "") {
+		reason := "missing"
+		if r.Workspace != "" {
+			reason = "exclusive"
+		}
+		return newError("invalid_params.target", map[string]any{"param": "target", "reason": reason},
+			"give exactly one of workspace and pane")
+	}
+	if r.Source != "" && r.Source != s.source {
+		return newError("conflict.source", map[string]any{"source": s.source},
+			"this daemon's source is %s, not %s: it restarted, and the earlier run's fate is unknown", s.source, r.Source)
+	}
+	s.mu.Lock()
+	stopping := s.stopping
+	s.mu.Unlock()
+	if stopping {
+		return newError("unavailable.shutdown", nil, "the daemon is shutting down")
+	}
+	switch {
+	case r.Pane != "" && r.Axis == "":
+		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "missing"}, "pane needs axis \"cols\" or \"rows\"")
+	case r.Workspace != "" && r.Axis != "":
+		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "misplaced"}, "axis goes only with pane")
+	case r.Pane != "" && r.Name != nil:
+		return newError("invalid_params.target", map[string]any{"param": "name", "reason": "misplaced"}, "name goes only with workspace")
+	case r.Axis != "" && r.Axis != AxisCols && r.Axis != AxisRows:
+		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "choice"}, "axis must be \"cols\" or \"rows\"")
+	}
+	switch {
+	case (r.Argv == nil) == (r.Shell == nil):
+		reason := "missing"
+		if r.Argv != nil {
+			reason = "exclusive"
+		}
+		return newError("invalid_params.command", map[string]any{"param": "command", "reason": reason}, "give exactly one of argv and shell")
+	case r.Shell != nil && (len(*r.Shell) == 0 || len(*r.Shell) > maxShell):
+		return newError("invalid_params.command", map[string]any{"param": "shell", "reason": "size"}, "shell must be 1..%d bytes", maxShell)
+	case r.Shell != nil && strings.IndexByte(*r.Shell, 0) >= 0:
+		return newError("invalid_params.command", map[string]any{"param": "shell", "reason": "nul"}, "shell contains a NUL byte")
+	}
+	if !runKey.MatchString(r.Key) {
+		return newError("invalid_params.key", map[string]any{"param": "key", "reason": "syntax"},
+			"key must be 1..128 bytes of [A-Za-z0-9._:-]")
+	}
+	if r.Argv != nil {
+		if len(r.Argv) == 0 || r.Argv[0] == "" {
+			return invalid("argv", "missing", "argv must name a program")
+		}
+		for _, a := range r.Argv {
+			if strings.IndexByte(a, 0) >= 0 {
+				return invalid("argv", "nul", "argv contains a NUL byte")
+			}
+		}
+	}
+	if r.Name != nil {
+		if err := checkName("name", *r.Name); err != nil {
+			return err
+		}
+	}
+	if r.Pane != "" && (r.Cols != nil || r.Rows != nil) {
+		return invalid("size", "misplaced", "a split pane's size comes from the pane it splits")
+	}
+	cols, rows := DefaultCols, DefaultRows
+	if r.Cols != nil {
+		cols = *r.Cols
+	}
+	if r.Rows != nil {
+		rows = *r.Rows
+	}
+	if err := checkSize(cols, rows); err != nil {
+		return err
+	}
+	if r.DeadlineMs != nil && (*r.DeadlineMs < 1 || *r.DeadlineMs > maxDeadlineMs) {
+		return invalid("deadline_ms", "range", "deadline_ms must be 1..%d", maxDeadlineMs)
+	}
+	if r.OutputRows != nil && (*r.OutputRows < 0 || *r.OutputRows > maxOutputRows) {
+		return invalid("output_rows", "range", "output_rows must be 0..%d", maxOutputRows)
+	}
+	if r.OutputBytes != nil && (*r.OutputBytes < 0 || *r.OutputBytes > maxOutputBytes) {
+		return invalid("output_bytes", "range", "output_bytes must be 0..%d", maxOutputBytes)
+	}
+	return nil
+}
+
+// digest is HMAC-SHA-256 under the daemon's secret key of the canonical JSON
+// of every parameter after defaults, except source (RFC §8).
+func (s *Service) digest(r *RunRequest) []byte {
+	canon := map[string]any{"key": r.Key, "axis": r.Axis, "workspace": r.Workspace, "pane": r.Pane,
+		"cols": DefaultCols, "rows": DefaultRows, "output_rows": defOutputRows, "output_bytes": defOutputBytes}
+	if r.Argv != nil {
+		canon["argv"] = r.Argv
+	}
+	if r.Shell != nil {
+		canon["shell"] = *r.Shell
+	}
+	if r.Name != nil {
+		canon["name"] = *r.Name
+	}
+	if r.Pane != "" {
+		delete(canon, "cols")
+		delete(canon, "rows")
+	}
+	if r.Cols != nil {
+		canon["cols"] = *r.Cols
+	}
+	if r.Rows != nil {
+		canon["rows"] = *r.Rows
+	}
+	if r.DeadlineMs != nil {
+		canon["deadline_ms"] = *r.DeadlineMs
+	}
+	if r.OutputRows != nil {
+		canon["output_rows"] = *r.OutputRows
+	}
+	if r.OutputBytes != nil {
+		canon["output_bytes"] = *r.OutputBytes
+	}
+	b, _ := json.Marshal(canon) // map keys are sorted: canonical
+	m := hmac.New(sha256.New, s.runs.hmacKey)
+	m.Write(b)
+	return m.Sum(nil)
+}
+
+// StartRun starts a run, or returns the run its key is bound to (Run.Start).
+// ctx ending before the start barrier rolls the start back (cancelled);
+// after it, the start completes and only the reply is lost.
+func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) {
+	if r.Principal == "" {
+		r.Principal = Owner
+	}
+	if err := s.checkRun(&r); err != nil {
+		return RunStart{}, err
+	}
+	dig := s.digest(&r)
+	ref := keyRef{r.Principal, r.Key}
+
+	s.mu.Lock()
+	for {
+		if rec, ok := s.runs.keys[ref]; ok {
+			s.mu.Unlock()
+			if !hmac.Equal(rec.digest, dig) {
+				return RunStart{}, newError("conflict.run_key", map[string]any{"run": rec.id},
+					"key %s is bound to run %s with different parameters", r.Key, rec.id)
+			}
+			return s.runStart(rec, true), nil
+		}
+		prep, ok := s.runs.preparing[ref]
+		if !ok {
+			break
+		}
+		s.mu.Unlock()
+		select { // join the start in progress
+		case <-prep.done:
+		case <-ctx.Done():
+			return RunStart{}, newError("cancelled", nil, "request cancelled")
+		}
+		if hmac.Equal(prep.digest, dig) {
+			if prep.err != nil {
+				return RunStart{}, prep.err
+			}
+			res := prep.result
+			res.Reused = true
+			return res, nil
+		}
+		s.mu.Lock()
+	}
+	prep := &preparing{digest: dig, done: make(chan struct{})}
+	s.runs.preparing[ref] = prep
+	s.mu.Unlock()
+
+	res, err := s.startRun(ctx, &r, dig, prep)
+	s.mu.Lock()
+	delete(s.runs.preparing, ref)
+	prep.result, prep.err = res, err
+	close(prep.done)
+	s.mu.Unlock()
+	return res, err
+}
+
+func (s *Service) startRun(ctx context.Context, r *RunRequest, dig []byte, prep *preparing) (RunStart, error) {
+	if s.runs.testBarrier != nil {
+		s.runs.testBarrier(r.Key)
+	}
+	if ctx.Err() != nil { // before the barrier was released: roll back
+		return RunStart{}, newError("cancelled", nil, "request cancelled before the command started")
+	}
+	argv := r.Argv
+	if r.Shell != nil {
+		argv = []string{"/bin/sh", "-c", *r.Shell}
+	}
+	sr := SpawnRequest{Workspace: r.Workspace, Split: r.Pane, Axis: r.Axis, Argv: argv, Cols: r.Cols, Rows: r.Rows}
+	if err := checkSpawn(&sr); err != nil {
+		return RunStart{}, err
+	}
+	rec := &run{key: r.Key, principal: r.Principal, digest: dig, shell: r.Shell != nil, state: RunRunning,
+		outputRows: defOutputRows, outputBytes: defOutputBytes, done: make(chan struct{})}
+	if r.OutputRows != nil {
+		rec.outputRows = *r.OutputRows
+	}
+	if r.OutputBytes != nil {
+		rec.outputBytes = *r.OutputBytes
+	}
+	s.mu.Lock()
+	rec.n = s.runs.next
+	s.runs.next++ // consumed even if the start fails (RFC §8 allows it)
+	rec.id = "r" + strconv.FormatInt(rec.n, 10)
+	s.mu.Unlock()
+
+	h := spawnHooks{env: map[string]string{"SIGNALTTY_RUN": rec.id}}
+	if r.Name != nil {
+		h.tabTitle = *r.Name
+	}
+	h.precheck = func() *Error {
+		active := len(s.runs.preparing) - 1 // this start is one of them
+		for _, o := range s.runs.order {
+			if o.state != RunCompleted {
+				active++
+			}
+		}
+		if active >= s.runs.cfg.MaxActive {
+			return newError("unavailable.run_limit", map[string]any{"max_active": s.runs.cfg.MaxActive},
+				"%d runs are not completed yet (max_active)", s.runs.cfg.MaxActive)
+		}
+		return nil
+	}
+	h.commit = func(p *pane) {
+		rec.pane, rec.paneID, rec.tab, rec.ws, rec.pid = p, p.id, p.tab, p.workspace, p.pid
+		rec.startedAt = time.Now()
+		p.run = rec
+		s.runs.runs[rec.id] = rec
+		s.runs.order = append(s.runs.order, rec)
+		s.runs.keys[keyRef{rec.principal, rec.key}] = rec
+		s.emit("run.started", rec.id, map[string]any{"run": rec.id, "pane": p.id})
+		if r.DeadlineMs != nil {
+			rec.deadline = time.AfterFunc(time.Duration(*r.DeadlineMs)*time.Millisecond, func() {
+				s.terminate(context.Background(), []*pane{p}, unix.SIGHUP, pty.DefaultGrace, CauseDeadline)
+			})
+		}
+	}
+	if _, err := s.spawn(sr, h); err != nil {
+		return RunStart{}, err
+	}
+	s.log.Info("run started", "run", rec.id, "pane", rec.paneID, "argv0", argv0(argv))
+	return s.runStart(rec, false), nil
+}
+
+func (s *Service) runStart(rec *run, reused bool) RunStart {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return RunStart{Run: rec.id, Source: s.source, Key: rec.key, Pane: rec.paneID, Tab: rec.tab, Workspace: rec.ws,
+		Principal: rec.principal, Pid: rec.pid, Reused: reused}
+}
+
+// lookupRun finds a retained run; s.mu is held.
+func (s *Service) lookupRun(id string) (*run, *Error) {
+	if rec, ok := s.runs.runs[id]; ok {
+		return rec, nil
+	}
+	reason := "unknown"
+	if n, err := strconv.ParseInt(strings.TrimPrefix(id, "r"), 10, 64); err == nil && strings.HasPrefix(id, "r") &&
+		n >= 0 && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id {
+		reason = "expired"
+	}
+	return nil, newError("not_found.run", map[string]any{"run": id, "reason": reason}, "no run %s (%s)", id, reason)
+}
+
+// snapshot copies a run record; output only when withOutput. s.mu is held.
+func (rec *run) snapshot(source string, withOutput bool) Run {
+	out := Run{ID: rec.id, Source: source, Key: rec.key, Pane: rec.paneID, Tab: rec.tab, Workspace: rec.ws,
+		Principal: rec.principal, Pid: rec.pid, Shell: rec.shell, State: rec.state, Outcome: rec.outcome,
+		ExitCode: rec.exitCode, Signal: rec.signal, Cause: rec.cause, StartedAt: rec.startedAt,
+		CompletedAt: rec.completedAt, Duration: rec.duration}
+	if rec.state == RunCompleted {
+		st := rec.status
+		out.Status = &st
+		if withOutput {
+			out.Output = rec.output
+		}
+	}
+	return out
+}
+
+// GetRun returns a run's record (Run.Get).
+func (s *Service) GetRun(id string, withOutput bool) (Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, err := s.lookupRun(id)
+	if err != nil {
+		return Run{}, err
+	}
+	return rec.snapshot(s.source, withOutput), nil
+}
+
+// WaitRun waits until a run completes (Run.Wait). timeout < 0 waits without
+// limit, 0 only checks. A wait never acts on the run.
+func (s *Service) WaitRun(ctx context.Context, id string, timeout time.Duration, withOutput bool) (Run, error) {
+	s.mu.Lock()
+	rec, err := s.lookupRun(id)
+	s.mu.Unlock()
+	if err != nil {
+		return Run{}, err
+	}
+	var expire <-chan time.Time
+	if timeout >= 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	select {
+	case <-rec.done:
+	default:
+		select {
+		case <-rec.done:
+		case <-expire:
+		case <-ctx.Done():
+			return Run{}, newError("cancelled", map[string]any{"run": id}, "wait cancelled; run %s keeps running", id)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec.state != RunCompleted {
+		return Run{}, newError("timeout.wait", map[string]any{"run": id, "state": rec.state}, "run %s is still %s", id, rec.state)
+	}
+	return rec.snapshot(s.source, withOutput), nil
+}
+
+// RunDone returns a channel closed when the run completes.
+func (s *Service) RunDone(id string) (<-chan struct{}, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, err := s.lookupRun(id)
+	if err != nil {
+		return nil, err
+	}
+	return rec.done, nil
+}
+
+// ListRuns lists retained runs in id order without output (Run.List).
+func (s *Service) ListRuns(paneID, key, after string, limit int) ([]Run, string, error) {
+	if limit == 0 {
+		limit = 256
+	}
+	if limit < 1 || limit > 1024 {
+		return nil, "", invalid("limit", "range", "limit must be 1..1024")
+	}
+	afterN := int64(-1)
+	if after != "" {
+		n, err := strconv.ParseInt(strings.TrimPrefix(after, "r"), 10, 64)
+		if err != nil || !strings.HasPrefix(after, "r") {
+			return nil, "", invalid("after", "syntax", "after must be a run id such as r7")
+		}
+		afterN = n
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if paneID != "" {
+		if _, err := s.lookupPane(paneID); err != nil {
+			if err.Code == "not_found.pane" {
+				// a removed pane's runs are still listed
+				err = nil
+			} else {
+				return nil, "", err
+			}
+		}
+	}
+	out := []Run{}
+	next := ""
+	for _, rec := range s.runs.order {
+		if rec.n <= afterN || (paneID != "" && rec.paneID != paneID) || (key != "" && (rec.key != key || rec.principal != Owner)) {
+			continue
+		}
+		if len(out) == limit {
+			next = out[len(out)-1].ID
+			break
+		}
+		out = append(out, rec.snapshot(s.source, false))
+	}
+	return out, next, nil
+}
+
+// CancelRun stops a run (Run.Cancel) and returns its completed record; a
+// completed run's record is returned unchanged.
+func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.Duration) (Run, error) {
+	sig, err := parseSignal(signal, unix.SIGHUP)
+	if err != nil {
+		return Run{}, err
+	}
+	if grace > MaxGrace {
+		return Run{}, invalid("grace_ms", "range", "grace_ms must be 0..%d", MaxGrace.Milliseconds())
+	}
+	s.mu.Lock()
+	rec, err := s.lookupRun(id)
+	if err != nil {
+		s.mu.Unlock()
+		return Run{}, err
+	}
+	if rec.state == RunCompleted {
+		defer s.mu.Unlock()
+		return rec.snapshot(s.source, true), nil
+	}
+	p := rec.pane
+	s.mu.Unlock()
+	if err := s.terminate(ctx, []*pane{p}, sig, grace, CauseCancel); err != nil {
+		if err.Code == "timeout.terminate" {
+			err.Data["panes"] = []string{p.id}
+		}
+		return Run{}, err
+	}
+	select {
+	case <-rec.done:
+	case <-ctx.Done():
+		return Run{}, newError("cancelled", nil, "request cancelled")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return rec.snapshot(s.source, true), nil
+}
+
+// beginRunTermination marks p's run terminating with cause (first cause
+// wins) and publishes run.terminating; s.mu is held.
+func (s *Service) beginRunTermination(p *pane, cause string) {
+	rec := p.run
+	if rec == nil || rec.state != RunRunning {
+		return
+	}
+	rec.state, rec.cause = RunTerminating, cause
+	if rec.deadline != nil {
+		rec.deadline.Stop()
+	}
+	s.emit("run.terminating", rec.id, map[string]any{"run": rec.id, "cause": cause})
+}
+
+// completeRun records a run's result from its leader's wait status; s.mu is
+// held; out is the output tail captured after the exit (RFC §4, §5).
+func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
+	if rec.state == RunCompleted {
+		return
+	}
+	if rec.deadline != nil {
+		rec.deadline.Stop()
+	}
+	rec.exitCode, rec.signal = st.Code, st.Signal
+	switch {
+	case rec.state == RunTerminating:
+		rec.outcome = OutcomeTerminated
+		rec.status = 125
+		if rec.cause == CauseDeadline {
+			rec.status = 124
+		}
+	case st.Code != nil && *st.Code == 0:
+		rec.outcome, rec.status = OutcomeSucceeded, 0
+	case st.Code != nil:
+		rec.outcome, rec.status = OutcomeFailed, *st.Code
+	default:
+		rec.outcome, rec.status = OutcomeSignaled, min(128+signalNumber(st.Signal), 255)
+	}
+	rec.state = RunCompleted
+	rec.completedAt = time.Now()
+	rec.duration = rec.completedAt.Sub(rec.startedAt) // monotonic readings
+	rec.output = out
+	data := map[string]any{"run": rec.id, "pane": rec.paneID, "outcome": rec.outcome}
+	if rec.exitCode != nil {
+		data["exit_code"] = *rec.exitCode
+	}
+	if rec.signal != "" {
+		data["signal"] = rec.signal
+	}
+	if rec.cause != "" {
+		data["cause"] = rec.cause
+	}
+	s.emit("run.completed", rec.id, data)
+	close(rec.done)
+	s.log.Info("run completed", "run", rec.id, "outcome", rec.outcome, "status", rec.status)
+	if s.runs.cfg.RetainMs >= 0 {
+		rec.expiry = time.AfterFunc(time.Duration(s.runs.cfg.RetainMs)*time.Millisecond, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.evictRuns()
+		})
+	}
+	s.evictRuns()
+}
+
+// evictRuns drops completed records, oldest-completed first, while a
+// retention limit is exceeded (RFC §12); s.mu is held.
+func (s *Service) evictRuns() {
+	cfg := s.runs.cfg
+	var completed []*run
+	var bytes int64
+	for _, r := range s.runs.order {
+		if r.state == RunCompleted {
+			completed = append(completed, r)
+			if r.output != nil {
+				bytes += int64(r.output.bytes)
+			}
+		}
+	}
+	// oldest completed first
+	for i := 1; i < len(completed); i++ {
+		for j := i; j > 0 && completed[j].completedAt.Before(completed[j-1].completedAt); j-- {
+			completed[j], completed[j-1] = completed[j-1], completed[j]
+		}
+	}
+	now := time.Now()
+	for _, r := range completed {
+		expired := now.Sub(r.completedAt) >= time.Duration(cfg.RetainMs)*time.Millisecond
+		if len(completed) <= cfg.RetainCount && bytes <= cfg.RetainBytes && !expired {
+			break
+		}
+		completed = completed[1:]
+		if r.output != nil {
+			bytes -= int64(r.output.bytes)
+		}
+		s.dropRun(r)
+	}
+}
+
+// dropRun evicts a completed record and frees its key; s.mu is held.
+func (s *Service) dropRun(r *run) {
+	if r.expiry != nil {
+		r.expiry.Stop()
+	}
+	delete(s.runs.runs, r.id)
+	if s.runs.keys[keyRef{r.principal, r.key}] == r {
+		delete(s.runs.keys, keyRef{r.principal, r.key})
+	}
+	for i, o := range s.runs.order {
+		if o == r {
+			s.runs.order = append(s.runs.order[:i], s.runs.order[i+1:]...)
+			break
+		}
+	}
+	if r.pane != nil && r.pane.run == r {
+		r.pane.run = nil
+	}
+	s.emit("run.expired", r.id, map[string]any{"run": r.id})
+}
+
+// RunConfig returns the run limits.
+func (s *Service) RunConfig() RunConfig {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs.cfg
+}
+
+// SetRunConfig changes run limits (nil fields stay) and applies them at once.
+func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) (RunConfig, error) {
+	switch {
+	case maxActive != nil && (*maxActive < 1 || *maxActive > 4096):
+		return RunConfig{}, invalid("max_active", "range", "max_active must be 1..4096")
+	case retainCount != nil && (*retainCount < 0 || *retainCount > 65536):
+		return RunConfig{}, invalid("retain_count", "range", "retain_count must be 0..65536")
+	case retainMs != nil && (*retainMs < 0 || *retainMs > 604800000):
+		return RunConfig{}, invalid("retain_ms", "range", "retain_ms must be 0..604800000")
+	case retainBytes != nil && (*retainBytes < 0 || *retainBytes > 1<<30):
+		return RunConfig{}, invalid("retain_bytes", "range", "retain_bytes must be 0..1073741824")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &s.runs.cfg
+	if maxActive != nil {
+		c.MaxActive = *maxActive
+	}
+	if retainCount != nil {
+		c.RetainCount = *retainCount
+	}
+	if retainMs != nil {
+		c.RetainMs = *retainMs
+		for _, r := range s.runs.order {
+			if r.state == RunCompleted {
+				if r.expiry != nil {
+					r.expiry.Stop()
+				}
+				left := time.Duration(c.RetainMs)*time.Millisecond - time.Since(r.completedAt)
+				r.expiry = time.AfterFunc(max(left, 0), func() {
+					s.mu.Lock()
+					defer s.mu.Unlock()
+					s.evictRuns()
+				})
+			}
+		}
+	}
+	if retainBytes != nil {
+		c.RetainBytes = *retainBytes
+	}
+	s.evictRuns()
+	return *c, nil
+}
+
+// signalNumber maps "SIGSEGV" to 11.
+func signalNumber(name string) int {
+	if sig := unix.SignalNum(name); sig != 0 {
+		return int(sig)
+	}
+	return 0
+}
+
+var _ = syscall.Signal(0)

@@ -1,0 +1,190 @@
+package varlink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/signaltty/signaltty/service"
+	runv "github.com/signaltty/signaltty/varlink/devsignalttyrun"
+)
+
+// MaxReply is the largest reply a call may get, in bytes of JSON; a Run
+// record over it fails unsupported.result_size and is never truncated.
+const MaxReply = 1 << 20
+
+// waitTick is how often a Wait called with "more" reports the current record.
+const waitTick = 10 * time.Second
+
+// Run implements dev.signaltty.Run (devsignalttyrun/dev.signaltty.Run.varlink).
+type Run struct{ svc *service.Service }
+
+// NewRun returns the dev.signaltty.Run interface for registration.
+func NewRun(svc *service.Service) *runv.VarlinkInterface { return runv.VarlinkNew(&Run{svc}) }
+
+var runErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Timeout", "Cancelled", "Unsupported", "Internal"}
+
+func (r *Run) fail(ctx context.Context, c runv.VarlinkCall, err error) error {
+	return replyError(ctx, c.Call, "dev.signaltty.Run", runErrors, err)
+}
+
+func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pane, axis *string, argv *[]string, shell, name *string,
+	cols, rows, deadlineMs, outputRows, outputBytes *int64, source *string) error {
+	req := service.RunRequest{Key: key, Workspace: str(ws), Pane: str(pane), Axis: str(axis), Shell: shell, Name: name,
+		Cols: intp(cols), Rows: intp(rows), DeadlineMs: deadlineMs, OutputRows: intp(outputRows),
+		OutputBytes: intp(outputBytes), Source: str(source), Principal: service.Owner}
+	if argv != nil {
+		req.Argv = *argv
+		if req.Argv == nil {
+			req.Argv = []string{}
+		}
+	}
+	ctx2, stop := hangup(ctx, c.Call)
+	res, err := r.svc.StartRun(ctx2, req)
+	stop()
+	if err != nil {
+		return r.fail(ctx, c, err)
+	}
+	return c.ReplyStart(ctx, res.Run, res.Source, res.Key, res.Pane, res.Tab, res.Workspace, res.Principal, int64(res.Pid), res.Reused)
+}
+
+func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs *int64, output *bool) error {
+	timeout := time.Duration(-1)
+	if timeoutMs != nil {
+		if *timeoutMs < 0 || *timeoutMs > 86400000 {
+			return r.fail(ctx, c, service.Invalid("timeout_ms", "range", "timeout_ms must be 0..86400000"))
+		}
+		timeout = time.Duration(*timeoutMs) * time.Millisecond
+	}
+	withOutput := output == nil || *output
+	ctx2, stop := hangup(ctx, c.Call)
+	defer stop()
+	if !c.WantsMore() {
+		rec, err := r.svc.WaitRun(ctx2, id, timeout, withOutput)
+		if err != nil {
+			return r.fail(ctx, c, err)
+		}
+		return r.reply(ctx, c, rec, false)
+	}
+	var end time.Time
+	if timeout >= 0 {
+		end = time.Now().Add(timeout)
+	}
+	for {
+		slice := waitTick
+		if timeout >= 0 {
+			slice = min(slice, max(time.Until(end), 0))
+		}
+		rec, err := r.svc.WaitRun(ctx2, id, slice, withOutput)
+		var se *service.Error
+		switch {
+		case err == nil:
+			return r.reply(ctx, c, rec, false)
+		case errors.As(err, &se) && se.Code == "timeout.wait" && (timeout < 0 || time.Now().Before(end)):
+			cur, gerr := r.svc.GetRun(id, false)
+			if gerr != nil {
+				return r.fail(ctx, c, gerr)
+			}
+			if err := r.reply(ctx, c, cur, true); err != nil {
+				return err
+			}
+		default:
+			return r.fail(ctx, c, err)
+		}
+	}
+}
+
+func (r *Run) Get(ctx context.Context, c runv.VarlinkCall, id string, output *bool) error {
+	rec, err := r.svc.GetRun(id, output == nil || *output)
+	if err != nil {
+		return r.fail(ctx, c, err)
+	}
+	return r.reply(ctx, c, rec, false)
+}
+
+func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *string, limit *int64) error {
+	n := 0
+	if limit != nil {
+		n = int(*limit)
+		if n == 0 {
+			n = -1 // explicit 0 is out of range
+		}
+	}
+	recs, next, err := r.svc.ListRuns(str(pane), str(key), str(after), n)
+	if err != nil {
+		return r.fail(ctx, c, err)
+	}
+	out := make([]runv.Record, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, recordOut(rec))
+	}
+	if size := replySize(map[string]any{"source": r.svc.Source(), "runs": out, "next": next}); size > MaxReply {
+		return r.fail(ctx, c, tooLarge(size))
+	}
+	return c.ReplyList(ctx, r.svc.Source(), out, strOpt(next))
+}
+
+func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal *string, graceMs *int64) error {
+	grace := time.Duration(-1)
+	if graceMs != nil {
+		if *graceMs < 0 {
+			return r.fail(ctx, c, service.Invalid("grace_ms", "range", "grace_ms must not be negative"))
+		}
+		grace = time.Duration(*graceMs) * time.Millisecond
+	}
+	ctx2, stop := hangup(ctx, c.Call)
+	rec, err := r.svc.CancelRun(ctx2, id, str(signal), grace)
+	stop()
+	if err != nil {
+		return r.fail(ctx, c, err)
+	}
+	return r.reply(ctx, c, rec, false)
+}
+
+// reply sends a record, or unsupported.result_size when it is over MaxReply.
+func (r *Run) reply(ctx context.Context, c runv.VarlinkCall, rec service.Run, continues bool) error {
+	out := recordOut(rec)
+	if size := replySize(map[string]any{"record": out}); size > MaxReply {
+		c.Continues = false
+		return r.fail(ctx, c, tooLarge(size))
+	}
+	c.Continues = continues
+	return c.ReplyWait(ctx, out) // Wait, Get and Cancel share the reply shape {record}
+}
+
+func tooLarge(size int) *service.Error {
+	return &service.Error{Code: "unsupported.result_size", Message: "the reply would exceed 1 MiB; ask without output and read rows with CaptureRows",
+		Data: map[string]any{"bytes": size, "max": MaxReply}}
+}
+
+func replySize(v any) int {
+	b, _ := json.Marshal(map[string]any{"parameters": v})
+	return len(b)
+}
+
+func recordOut(r service.Run) runv.Record {
+	out := runv.Record{Run: r.ID, Source: r.Source, Key: r.Key, Pane: r.Pane, Tab: r.Tab, Workspace: r.Workspace,
+		Principal: r.Principal, Pid: int64(r.Pid), Shell: r.Shell, State: r.State, Outcome: strOpt(r.Outcome),
+		Signal: strOpt(r.Signal), Cause: strOpt(r.Cause), Started_at: timestamp(r.StartedAt)}
+	if r.ExitCode != nil {
+		v := int64(*r.ExitCode)
+		out.Exit_code = &v
+	}
+	if r.Status != nil {
+		v := int64(*r.Status)
+		out.Status = &v
+		out.Completed_at = strOpt(timestamp(r.CompletedAt))
+		d := r.Duration.Milliseconds()
+		out.Duration_ms = &d
+	}
+	if o := r.Output; o != nil {
+		lines := o.Lines
+		if lines == nil {
+			lines = []string{}
+		}
+		out.Output = &runv.Output{Screen: o.Screen, Epoch: o.Epoch, Offset: o.Offset, Cols: int64(o.Cols), Rows: int64(o.Rows),
+			Oldest: o.Oldest, Start: o.Start, End: o.End, Complete: o.Complete, Lines: lines}
+	}
+	return out
+}
