@@ -27,6 +27,10 @@ const ptrSize = unsafe.Sizeof(uintptr(0))
 
 // supervise waits for the leader's exit, reaps it, lets the output drain,
 // closes the PTY, publishes the status, calls OnExit and closes Done.
+// reapHold, set only by test builds (testhooks.go), delays the reap of an
+// exited leader until the returned channel is closed.
+var reapHold func(pid int) <-chan struct{}
+
 func (p *Pane) supervise() {
 	defer p.wg.Done()
 	st := p.waitAndReap()
@@ -76,6 +80,9 @@ func (p *Pane) waitAndReap() ExitStatus {
 			for unix.Waitid(unix.P_PIDFD, int(fd), &si, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
 			}
 		})
+	}
+	if reapHold != nil { // test builds only: a stand-in for a leader stuck in uninterruptible sleep
+		<-reapHold(p.pid)
 	}
 
 	var si unix.Siginfo

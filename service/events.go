@@ -53,6 +53,8 @@ func (f Filter) match(e *Event) bool {
 type Subscription struct {
 	// Seq is the last seq published before the subscription began.
 	Seq int64
+	// Snapshot is the state at Seq when asked for (see snapshotLocked).
+	Snapshot map[string]any
 	// Events delivers matching events in seq order. It is closed when the
 	// subscription ends: by Close, by daemon shutdown, or because the
 	// subscriber fell SubscriberQueue events behind (Lagged then reports true).
@@ -79,12 +81,16 @@ func (s *Subscription) Close() {
 	s.svc.dropSubscriber(s)
 }
 
-// Subscribe starts a subscription.
-func (s *Service) Subscribe(f Filter) *Subscription {
+// Subscribe starts a subscription, with a snapshot of the state at its
+// starting point when withSnapshot.
+func (s *Service) Subscribe(f Filter, withSnapshot bool) *Subscription {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ch := make(chan Event, SubscriberQueue)
 	sub := &Subscription{Seq: s.seq, Events: ch, ch: ch, filter: f, svc: s}
+	if withSnapshot {
+		sub.Snapshot = s.snapshotLocked()
+	}
 	if s.stopped {
 		sub.closed = true
 		close(ch)
@@ -123,4 +129,39 @@ func (s *Service) emit(typ, resource string, data map[string]any) {
 			s.dropSubscriber(sub)
 		}
 	}
+}
+
+// snapshotLocked lists the entities events are about; s.mu is held.
+func (s *Service) snapshotLocked() map[string]any {
+	ws, tabs, panes, runs := []any{}, []any{}, []any{}, []any{}
+	for _, wid := range s.wsOrder {
+		ws = append(ws, map[string]any{"workspace": wid})
+		for _, tid := range s.workspaces[wid].tabs {
+			tabs = append(tabs, map[string]any{"tab": tid, "workspace": wid})
+			for _, p := range s.tabPanes(s.tabs[tid]) {
+				st := StateLive
+				if p.exited {
+					st = StateExited
+				}
+				panes = append(panes, map[string]any{"pane": p.id, "tab": tid, "state": st})
+			}
+		}
+	}
+	for _, r := range s.runs.order {
+		e := map[string]any{"run": r.id, "pane": r.paneID, "state": r.state}
+		if r.outcome != "" {
+			e["outcome"] = r.outcome
+		}
+		if r.exitCode != nil {
+			e["exit_code"] = *r.exitCode
+		}
+		if r.signal != "" {
+			e["signal"] = r.signal
+		}
+		if r.cause != "" {
+			e["cause"] = r.cause
+		}
+		runs = append(runs, e)
+	}
+	return map[string]any{"workspaces": ws, "tabs": tabs, "panes": panes, "runs": runs}
 }

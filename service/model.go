@@ -111,6 +111,8 @@ type pane struct {
 	terminating        bool
 	status             *WaitStatus
 	altScreen          bool
+	commandOpen        bool // OSC 133;C seen without its D
+	programStatus      bool // an OSC 7501 status was reported
 	createdAt          time.Time
 	exitedAt           time.Time
 	proc               *pty.Pane

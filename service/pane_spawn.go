@@ -291,8 +291,10 @@ func (s *Service) observe(p *pane, e pty.Event) {
 	case pty.EventBell:
 		s.emit("pane.bell", p.id, nil)
 	case pty.EventCommandStart:
+		p.commandOpen = true
 		s.emit("command.started", p.id, nil)
 	case pty.EventCommandFinish:
+		p.commandOpen = false
 		data := map[string]any{}
 		if e.Code != nil {
 			data["code"] = *e.Code
@@ -303,6 +305,7 @@ func (s *Service) observe(p *pane, e pty.Event) {
 		if len(st) > 1024 {
 			st = st[:1024]
 		}
+		p.programStatus = true
 		s.emit("program.status_changed", p.id, map[string]any{"status": st})
 	case pty.EventAltScreen:
 		if p.altScreen != e.Bool {
@@ -330,7 +333,15 @@ func (s *Service) exited(p *pane, st pty.ExitStatus) {
 	s.mu.Lock()
 	p.exited, p.pid, p.exitedAt = true, 0, st.At
 	p.status = &WaitStatus{Code: st.Code, Signal: st.Signal, CoreDumped: st.CoreDumped}
-	if _, ok := s.panes[p.id]; ok {
+	if _, ok := s.panes[p.id]; ok { // the pane-exit sequence (RFC §9)
+		if p.commandOpen {
+			p.commandOpen = false
+			s.emit("command.finished", p.id, map[string]any{"reason": "pane_exit"})
+		}
+		if p.programStatus {
+			p.programStatus = false
+			s.emit("program.status_changed", p.id, map[string]any{"status": "", "reason": "pane_exit"})
+		}
 		s.emit("pane.exited", p.id, map[string]any{"status": statusData(p.status)})
 	}
 	if rec != nil {

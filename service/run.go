@@ -150,8 +150,9 @@ type runState struct {
 	order     []*run // by id
 	keys      map[keyRef]*run
 	preparing map[keyRef]*preparing
-	// testBarrier, when set (test builds only), runs between preparation and exec.
-	testBarrier func(key string)
+	// testBarrier, when set (test builds only, testhooks.go), is called at
+	// the start barrier: phase "before" and "after".
+	testBarrier func(key, phase string)
 }
 
 func newRunState() runState {
@@ -358,11 +359,17 @@ func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) 
 }
 
 func (s *Service) startRun(ctx context.Context, r *RunRequest, dig []byte, prep *preparing) (RunStart, error) {
-	if s.runs.testBarrier != nil {
-		s.runs.testBarrier(r.Key)
+	s.mu.Lock()
+	barrier := s.runs.testBarrier
+	s.mu.Unlock()
+	if barrier != nil {
+		barrier(r.Key, "before")
 	}
 	if ctx.Err() != nil { // before the barrier was released: roll back
 		return RunStart{}, newError("cancelled", nil, "request cancelled before the command started")
+	}
+	if barrier != nil {
+		barrier(r.Key, "after")
 	}
 	argv := r.Argv
 	if r.Shell != nil {

@@ -16,7 +16,7 @@ func NewEvents(svc *service.Service) *ev.VarlinkInterface { return ev.VarlinkNew
 
 var eventsErrors = []string{"InvalidParams", "Unavailable", "Internal"}
 
-func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resources *[]string) error {
+func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resources *[]string, snapshot *bool) error {
 	var f service.Filter
 	if types != nil {
 		f.Types = *types
@@ -24,15 +24,21 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 	if resources != nil {
 		f.Resources = *resources
 	}
-	sub := e.svc.Subscribe(f)
+	sub := e.svc.Subscribe(f, snapshot != nil && *snapshot)
 	defer sub.Close()
+	var snap *json.RawMessage
+	if sub.Snapshot != nil {
+		b, _ := json.Marshal(sub.Snapshot)
+		raw := json.RawMessage(b)
+		snap = &raw
+	}
 	if !c.WantsMore() {
-		return c.ReplySubscribe(ctx, true, e.svc.Source(), sub.Seq, nil)
+		return c.ReplySubscribe(ctx, true, e.svc.Source(), sub.Seq, snap, nil)
 	}
 	ctx2, stop := hangup(ctx, c.Call)
 	defer stop()
 	c.Continues = true
-	if err := c.ReplySubscribe(ctx, true, e.svc.Source(), sub.Seq, nil); err != nil {
+	if err := c.ReplySubscribe(ctx, true, e.svc.Source(), sub.Seq, snap, nil); err != nil {
 		return err
 	}
 	for {
@@ -53,7 +59,7 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 			data, _ := json.Marshal(evt.Data)
 			out := &ev.Event{Source: evt.Source, Seq: evt.Seq, Type: evt.Type, Resource: evt.Resource,
 				Ts: timestamp(evt.Time), Data: data}
-			if err := c.ReplySubscribe(ctx, false, evt.Source, evt.Seq, out); err != nil {
+			if err := c.ReplySubscribe(ctx, false, evt.Source, evt.Seq, nil, out); err != nil {
 				return err
 			}
 		}

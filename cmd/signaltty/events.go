@@ -25,6 +25,9 @@ line (the first is the ready reply).`,
 			if r, _ := cmd.Flags().GetStringArray("resource"); len(r) > 0 {
 				p["resources"] = r
 			}
+			if snap, _ := cmd.Flags().GetBool("snapshot"); snap {
+				p["snapshot"] = true
+			}
 			follow, _ := cmd.Flags().GetBool("follow")
 			if !follow {
 				return a.run(cmd, "dev.signaltty.Events.Subscribe", p, func(raw json.RawMessage) error {
@@ -69,6 +72,7 @@ line (the first is the ready reply).`,
 		},
 	}
 	c.Flags().BoolP("follow", "f", false, "stream events until interrupted")
+	c.Flags().Bool("snapshot", false, "also print the state the stream starts from (with --json)")
 	c.Flags().StringArray("type", nil, "only events whose type has this dotted prefix (repeatable)")
 	c.Flags().StringArray("resource", nil, "only events about this resource id (repeatable)")
 	return c

@@ -27,6 +27,9 @@ import (
 	vl "github.com/varlink/go/varlink"
 )
 
+// installTestHooks is set by test builds only (testhooks.go).
+var installTestHooks func(*service.Service)
+
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0"
 
@@ -74,6 +77,9 @@ func run(log *slog.Logger, address string) error {
 
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log})
+	if installTestHooks != nil {
+		installTestHooks(svc)
+	}
 	vsvc, err := vl.NewService("signaltty", "signaltty", version, "https://github.com/signaltty/signaltty")
 	if err != nil {
 		return err

@@ -117,38 +117,46 @@ func Dispatch_Error(err error) error {
 // # types filters by dotted prefix ("pane" matches "pane.created" and
 // "pane.exited"; "pane.exited" matches only itself); resources filters by
 // resource id. Empty or absent filters match everything.
+// # With snapshot true the ready reply also carries the state the stream
+// continues from, taken together with seq: {"workspaces":[{"workspace"}],
+// "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state"}],
+// "runs":[{"run","pane","state", and once known "outcome", "exit_code",
+// "signal", "cause"}]}.
 // # A subscriber that falls more than 4096 events behind is disconnected with
 // Unavailable "unavailable.lagged" rather than silently skipping events.
 type Subscribe_methods struct{}
 
 func Subscribe() Subscribe_methods { return Subscribe_methods{} }
 
-func (m Subscribe_methods) Call(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string) (ready_out_ bool, source_out_ string, seq_out_ int64, event_out_ *Event, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, types_in_, resources_in_)
+func (m Subscribe_methods) Call(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, types_in_, resources_in_, snapshot_in_)
 	if err_ != nil {
 		return
 	}
-	ready_out_, source_out_, seq_out_, event_out_, _, err_ = receive(ctx)
+	ready_out_, source_out_, seq_out_, snapshot_out_, event_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m Subscribe_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, types_in_ *[]string, resources_in_ *[]string) (func(ctx context.Context) (bool, string, int64, *Event, uint64, error), error) {
+func (m Subscribe_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool) (func(ctx context.Context) (bool, string, int64, *json.RawMessage, *Event, uint64, error), error) {
 	var in struct {
 		Types     *[]string `json:"types,omitempty"`
 		Resources *[]string `json:"resources,omitempty"`
+		Snapshot  *bool     `json:"snapshot,omitempty"`
 	}
 	in.Types = types_in_
 	in.Resources = resources_in_
+	in.Snapshot = snapshot_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Events.Subscribe", in, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, event_out_ *Event, flags uint64, err error) {
+	return func(context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, flags uint64, err error) {
 		var out struct {
-			Ready  bool   `json:"ready"`
-			Source string `json:"source"`
-			Seq    int64  `json:"seq"`
-			Event  *Event `json:"event,omitempty"`
+			Ready    bool             `json:"ready"`
+			Source   string           `json:"source"`
+			Seq      int64            `json:"seq"`
+			Snapshot *json.RawMessage `json:"snapshot,omitempty"`
+			Event    *Event           `json:"event,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -158,28 +166,32 @@ func (m Subscribe_methods) Send(ctx context.Context, c *varlink.Connection, flag
 		ready_out_ = out.Ready
 		source_out_ = out.Source
 		seq_out_ = out.Seq
+		snapshot_out_ = out.Snapshot
 		event_out_ = out.Event
 		return
 	}, nil
 }
 
-func (m Subscribe_methods) Upgrade(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string) (func(ctx context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, event_out_ *Event, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Subscribe_methods) Upgrade(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool) (func(ctx context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Types     *[]string `json:"types,omitempty"`
 		Resources *[]string `json:"resources,omitempty"`
+		Snapshot  *bool     `json:"snapshot,omitempty"`
 	}
 	in.Types = types_in_
 	in.Resources = resources_in_
+	in.Snapshot = snapshot_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Events.Subscribe", in)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, event_out_ *Event, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
-			Ready  bool   `json:"ready"`
-			Source string `json:"source"`
-			Seq    int64  `json:"seq"`
-			Event  *Event `json:"event,omitempty"`
+			Ready    bool             `json:"ready"`
+			Source   string           `json:"source"`
+			Seq      int64            `json:"seq"`
+			Snapshot *json.RawMessage `json:"snapshot,omitempty"`
+			Event    *Event           `json:"event,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -189,6 +201,7 @@ func (m Subscribe_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 		ready_out_ = out.Ready
 		source_out_ = out.Source
 		seq_out_ = out.Seq
+		snapshot_out_ = out.Snapshot
 		event_out_ = out.Event
 		return
 	}, nil
@@ -197,7 +210,7 @@ func (m Subscribe_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // Generated service interface with all methods
 
 type devsignalttyeventsInterface interface {
-	Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string) error
+	Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string, snapshot_ *bool) error
 }
 
 // Generated service object with all methods
@@ -235,16 +248,18 @@ func (c *VarlinkCall) ReplyInternal(ctx context.Context, code_ string, message_ 
 
 // Generated reply methods for all varlink methods
 
-func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ string, seq_ int64, event_ *Event) error {
+func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ string, seq_ int64, snapshot_ *json.RawMessage, event_ *Event) error {
 	var out struct {
-		Ready  bool   `json:"ready"`
-		Source string `json:"source"`
-		Seq    int64  `json:"seq"`
-		Event  *Event `json:"event,omitempty"`
+		Ready    bool             `json:"ready"`
+		Source   string           `json:"source"`
+		Seq      int64            `json:"seq"`
+		Snapshot *json.RawMessage `json:"snapshot,omitempty"`
+		Event    *Event           `json:"event,omitempty"`
 	}
 	out.Ready = ready_
 	out.Source = source_
 	out.Seq = seq_
+	out.Snapshot = snapshot_
 	out.Event = event_
 	return c.Reply(ctx, &out)
 }
@@ -258,9 +273,14 @@ func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ s
 // # types filters by dotted prefix ("pane" matches "pane.created" and
 // "pane.exited"; "pane.exited" matches only itself); resources filters by
 // resource id. Empty or absent filters match everything.
+// # With snapshot true the ready reply also carries the state the stream
+// continues from, taken together with seq: {"workspaces":[{"workspace"}],
+// "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state"}],
+// "runs":[{"run","pane","state", and once known "outcome", "exit_code",
+// "signal", "cause"}]}.
 // # A subscriber that falls more than 4096 events behind is disconnected with
 // Unavailable "unavailable.lagged" rather than silently skipping events.
-func (s *VarlinkInterface) Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string) error {
+func (s *VarlinkInterface) Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string, snapshot_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Events.Subscribe")
 }
 
@@ -272,12 +292,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 		var in struct {
 			Types     *[]string `json:"types,omitempty"`
 			Resources *[]string `json:"resources,omitempty"`
+			Snapshot  *bool     `json:"snapshot,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyeventsInterface.Subscribe(ctx, VarlinkCall{call}, in.Types, in.Resources)
+		return s.devsignalttyeventsInterface.Subscribe(ctx, VarlinkCall{call}, in.Types, in.Resources, in.Snapshot)
 
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
@@ -332,12 +353,19 @@ type Event (
 # "pane.exited"; "pane.exited" matches only itself); resources filters by
 # resource id. Empty or absent filters match everything.
 #
+# With snapshot true the ready reply also carries the state the stream
+# continues from, taken together with seq: {"workspaces":[{"workspace"}],
+# "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state"}],
+# "runs":[{"run","pane","state", and once known "outcome", "exit_code",
+# "signal", "cause"}]}.
+#
 # A subscriber that falls more than 4096 events behind is disconnected with
 # Unavailable "unavailable.lagged" rather than silently skipping events.
-method Subscribe(types: ?[]string, resources: ?[]string) -> (
+method Subscribe(types: ?[]string, resources: ?[]string, snapshot: ?bool) -> (
   ready: bool,
   source: string,
   seq: int,
+  snapshot: ?object,
   event: ?Event
 )
 

@@ -1,0 +1,51 @@
+//go:build signaltty_testhooks
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service"
+)
+
+// Test builds (go build -tags signaltty_testhooks) take seams from files in
+// $SIGNALTTY_TEST_HOOKS: while "barrier-<phase>-<key>" exists, a run start
+// with that key waits at that phase of its start barrier after creating
+// "reached-<phase>-<key>"; while "hold-<pid>" exists, the reap of that exited
+// leader waits (a stand-in for uninterruptible sleep).
+func init() {
+	installTestHooks = func(svc *service.Service) {
+		dir := os.Getenv("SIGNALTTY_TEST_HOOKS")
+		if dir == "" {
+			return
+		}
+		waitGone := func(path string) {
+			for {
+				if _, err := os.Stat(path); err != nil {
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		svc.SetStartBarrier(func(key, phase string) {
+			gate := filepath.Join(dir, "barrier-"+phase+"-"+key)
+			if _, err := os.Stat(gate); err != nil {
+				return
+			}
+			os.WriteFile(filepath.Join(dir, "reached-"+phase+"-"+key), nil, 0o600)
+			waitGone(gate)
+		})
+		pty.SetReapHold(func(pid int) <-chan struct{} {
+			ch := make(chan struct{})
+			go func() {
+				waitGone(filepath.Join(dir, "hold-"+strconv.Itoa(pid)))
+				close(ch)
+			}()
+			return ch
+		})
+	}
+}

@@ -1,0 +1,13 @@
+//go:build signaltty_testhooks
+
+package service
+
+// SetStartBarrier installs a test seam called twice by each run start that
+// got past key lookup: with phase "before" just before the start barrier
+// (a cancelled request then rolls back) and "after" once past it (the start
+// then completes whatever happens to the request). Only test builds have it.
+func (s *Service) SetStartBarrier(fn func(key, phase string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs.testBarrier = fn
+}
