@@ -1,0 +1,255 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// MaxTailBytes bounds a pane's history tail file: the newest whole rows whose
+// lengths plus one newline each fit.
+const MaxTailBytes = 64 << 10
+
+const (
+	historyDir = "history"
+	tailExt    = ".tail"
+)
+
+// maxCleanName is the longest pane id used verbatim as a tail file name.
+const maxCleanName = 128
+
+// tailState is what this Store last wrote (or read) for a tail file.
+type tailState struct {
+	sum  uint64
+	size int64
+}
+
+// TailFile returns the file name, under history/, of a pane's tail: the pane
+// id itself when it consists of [A-Za-z0-9_-] only (and is at most 128
+// bytes), otherwise the id filtered to those characters, cut to 64 bytes,
+// followed by "-" and 16 hex digits of its SHA-256, so that distinct ids never
+// share a file. It returns "" for an empty id.
+func TailFile(paneID string) string {
+	if paneID == "" {
+		return ""
+	}
+	clean := len(paneID) <= maxCleanName
+	for i := 0; i < len(paneID) && clean; i++ {
+		clean = nameByte(paneID[i])
+	}
+	if clean {
+		return paneID + tailExt
+	}
+	var b strings.Builder
+	for i := 0; i < len(paneID) && b.Len() < 64; i++ {
+		if nameByte(paneID[i]) {
+			b.WriteByte(paneID[i])
+		}
+	}
+	sum := sha256.Sum256([]byte(paneID))
+	return b.String() + "-" + hex.EncodeToString(sum[:8]) + tailExt
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c == '-' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+}
+
+// tailStart returns the index of the first of the newest rows that fit in
+// max bytes, counting one newline per row.
+func tailStart(rows []string, max int) int {
+	n, i := 0, len(rows)
+	for i > 0 {
+		c := len(rows[i-1]) + 1
+		if n+c > max {
+			break
+		}
+		n += c
+		i--
+	}
+	return i
+}
+
+// TrimTail returns the content of a tail file for rows: the newest whole
+// rows that fit in MaxTailBytes (one newline counted per row), joined with
+// '\n'.
+func TrimTail(rows []string) []byte {
+	return appendTail(nil, rows[tailStart(rows, MaxTailBytes):])
+}
+
+func appendTail(buf []byte, rows []string) []byte {
+	for i, r := range rows {
+		if i > 0 {
+			buf = append(buf, '\n')
+		}
+		buf = append(buf, r...)
+	}
+	return buf
+}
+
+// splitTail turns a tail file's content back into rows.
+func splitTail(data []byte) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	return strings.Split(string(data), "\n")
+}
+
+// tailWriters is how many tail files are written (and fsynced) at once:
+// file systems commit concurrent fsyncs together.
+const tailWriters = 4
+
+// writeTails writes the tail of every pane of snap that tails has an entry
+// for, skipping those whose content this Store already wrote (or read), and
+// fsyncs history/ once. It returns how many files it wrote.
+func (s *Store) writeTails(snap *Snapshot, tails map[string][]string) (int, error) {
+	if len(tails) == 0 {
+		return 0, nil
+	}
+	dir := filepath.Join(s.dir, historyDir)
+	type job struct {
+		name string
+		rows []string
+		st   tailState
+		err  error
+	}
+	var jobs []job
+	seen := make(map[string]bool, len(snap.Panes))
+	for i := range snap.Panes {
+		id := snap.Panes[i].ID
+		rows, ok := tails[id]
+		name := TailFile(id)
+		if !ok || name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		rows = rows[tailStart(rows, MaxTailBytes):]
+		s.buf = appendTail(s.buf[:0], rows)
+		st := tailState{maphash.Bytes(s.seed, s.buf), int64(len(s.buf))}
+		if old, ok := s.tails[name]; ok && old == st {
+			if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() && fi.Size() == st.size {
+				continue
+			}
+		}
+		jobs = append(jobs, job{name: name, rows: rows, st: st})
+	}
+	if len(jobs) == 0 {
+		return 0, nil
+	}
+
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(tailWriters, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				j := &jobs[i]
+				buf = appendTail(buf[:0], j.rows)
+				j.err = s.writeAtomic(dir, j.name, buf, false)
+			}
+		}()
+	}
+	wg.Wait()
+
+	var errs []error
+	written := 0
+	for _, j := range jobs {
+		if j.err != nil {
+			delete(s.tails, j.name)
+			errs = append(errs, j.err)
+			continue
+		}
+		s.tails[j.name] = j.st
+		written++
+	}
+	if written > 0 {
+		if err := s.sync.dir(dir); err != nil {
+			errs = append(errs, fmt.Errorf("snapshot: sync directory %s: %w", dir, err))
+		}
+	}
+	return written, errors.Join(errs...)
+}
+
+// removeTails deletes the tail files under history/ whose name is not in
+// keep and returns the names it removed.
+func (s *Store) removeTails(keep map[string]bool) []string {
+	dir := filepath.Join(s.dir, historyDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, tailExt) || isTemp(name) || keep[name] || e.IsDir() {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err == nil || errors.Is(err, fs.ErrNotExist) {
+			delete(s.tails, name)
+			removed = append(removed, name)
+		}
+	}
+	return removed
+}
+
+// paneTailNames returns the tail file names of snap's panes.
+func paneTailNames(snap *Snapshot) map[string]bool {
+	keep := make(map[string]bool, len(snap.Panes))
+	for i := range snap.Panes {
+		if name := TailFile(snap.Panes[i].ID); name != "" {
+			keep[name] = true
+		}
+	}
+	return keep
+}
+
+// readTail reads one tail file, at most its last MaxTailBytes (dropping a
+// partial first row if it had to cut). ok is false when the file is missing.
+func readTail(path string) (data []byte, ok bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	size := fi.Size()
+	if size <= MaxTailBytes {
+		data = make([]byte, size)
+		_, err = io.ReadFull(f, data)
+		return data, true, err
+	}
+	data = make([]byte, MaxTailBytes)
+	if _, err = f.ReadAt(data, size-MaxTailBytes); err != nil {
+		return nil, false, err
+	}
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		data = data[i+1:]
+	} else {
+		data = nil
+	}
+	return data, true, nil
+}
