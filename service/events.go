@@ -116,6 +116,9 @@ func (s *Service) emit(typ, resource string, data map[string]any) {
 	if data == nil {
 		data = map[string]any{}
 	}
+	if structural(typ) {
+		s.markDirty()
+	}
 	s.seq++
 	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: resource, Time: time.Now(), Data: data}
 	for sub := range s.subs {

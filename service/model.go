@@ -72,7 +72,12 @@ type Pane struct {
 	Status      *WaitStatus
 	Screen      string // pty.ScreenPrimary or pty.ScreenAlternate
 	CreatedAt   time.Time
-	ExitedAt    time.Time // zero while live
+	ExitedAt    time.Time // zero while live or unknown
+	// RestoreState is LIVE, RESTORED, RESUMABLE or EXITED (the persistence
+	// spec's restore states).
+	RestoreState string
+	// RestoredRows: rows [0, RestoredRows) are history from before a restart.
+	RestoredRows int64
 }
 
 type workspace struct {
@@ -115,8 +120,13 @@ type pane struct {
 	programStatus      bool // an OSC 7501 status was reported
 	createdAt          time.Time
 	exitedAt           time.Time
-	proc               *pty.Pane
-	run                *run // the run whose command this pane's leader is, if any
+	proc               *pty.Pane     // nil for a pane restored after a restart
+	term               *pty.Terminal // the pane's rows: proc's terminal, or restored ones
+	run                *run          // the run whose command this pane's leader is, if any
+	restoreState       string        // snapshot.Restore*: LIVE while a process runs
+	restoredRows       int64         // rows [0, restoredRows) came from before a restart
+	relaunching        bool
+	shutdownSave       bool // frozen as live for a host shutdown save
 }
 
 // newID returns prefix + "_" + 12 random hex digits.
@@ -150,7 +160,8 @@ func (p *pane) snapshot() Pane {
 		Argv: append([]string{}, p.argv...), Cwd: p.cwd, ReportedCwd: p.reportedCwd,
 		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: StateLive,
 		Terminating: p.terminating && !p.exited, Pid: p.pid, Status: p.status,
-		Screen: pty.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt}
+		Screen: pty.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
+		RestoreState: p.restoreState, RestoredRows: p.restoredRows}
 	for k, v := range p.env {
 		s.Env[k] = v
 	}

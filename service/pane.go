@@ -65,21 +65,22 @@ func (s *Service) GetPane(id string) (Pane, error) {
 	return p.snapshot(), nil
 }
 
-// livePane finds a pane that must be live and not terminating.
-func (s *Service) livePane(id string) (*pane, *Error) {
+// livePane finds a pane that must be live and not terminating, with its
+// process handle read under s.mu.
+func (s *Service) livePane(id string) (*pane, *pty.Pane, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.lookupPane(id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
-	case p.exited:
-		return nil, newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
+	case p.exited || p.proc == nil:
+		return nil, nil, newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
 	case p.terminating:
-		return nil, newError("conflict.pane_terminating", map[string]any{"pane": id}, "pane %s is terminating", id)
+		return nil, nil, newError("conflict.pane_terminating", map[string]any{"pane": id}, "pane %s is terminating", id)
 	}
-	return p, nil
+	return p, p.proc, nil
 }
 
 // Input limits.
@@ -95,13 +96,13 @@ func (s *Service) SendInput(ctx context.Context, id string, data []byte) (int, e
 		return 0, newError("invalid_params.size", map[string]any{"param": "input", "reason": "size", "max": MaxInput},
 			"input is %d bytes, more than %d", len(data), MaxInput)
 	}
-	p, err := s.livePane(id)
+	_, proc, err := s.livePane(id)
 	if err != nil {
 		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, InputTimeout)
 	defer cancel()
-	n, werr := p.proc.Send(ctx, data)
+	n, werr := proc.Send(ctx, data)
 	switch {
 	case werr == nil:
 		return n, nil
@@ -123,11 +124,11 @@ func (s *Service) ResizePane(id string, cols, rows int) (Pane, error) {
 	if err := checkSize(cols, rows); err != nil {
 		return Pane{}, err
 	}
-	p, err := s.livePane(id)
+	p, proc, err := s.livePane(id)
 	if err != nil {
 		return Pane{}, err
 	}
-	if rerr := p.proc.Resize(cols, rows); rerr != nil {
+	if rerr := proc.Resize(cols, rows); rerr != nil {
 		return Pane{}, newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
 	}
 	s.mu.Lock()
@@ -167,30 +168,43 @@ func (s *Service) SignalPane(id, name string) error {
 	if name == "" {
 		return invalid("signal", "missing", "signal is required")
 	}
-	s.mu.Lock()
-	p, err := s.lookupPane(id)
-	s.mu.Unlock()
-	if err != nil {
+	_, proc, err := s.livePane(id)
+	if err != nil && err.Code != "conflict.pane_terminating" {
 		return err
 	}
-	if serr := p.proc.Signal(sig); serr != nil {
+	if err != nil { // signals may still be sent to a terminating pane
+		s.mu.Lock()
+		proc = s.panes[id].proc
+		s.mu.Unlock()
+	}
+	if serr := proc.Signal(sig); serr != nil {
 		return newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
 	}
 	return nil
 }
 
-// Capture is the result of CaptureRows; see pty.Capture.
-type Capture = pty.Capture
+// Capture is the result of CaptureRows: see pty.Capture; rows
+// [0, RestoredRows) are history saved before a restart.
+type Capture struct {
+	pty.Capture
+	RestoredRows int64
+}
 
 // CaptureRows returns a pane's rows (Mux.CaptureRows, RFC-0014 as in the specs README).
 func (s *Service) CaptureRows(id string, req pty.CaptureRequest) (Capture, error) {
 	s.mu.Lock()
 	p, err := s.lookupPane(id)
+	var term *pty.Terminal
+	var restored int64
+	if err == nil {
+		term, restored = p.term, p.restoredRows
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return Capture{}, err
 	}
-	c, cerr := p.proc.Terminal().Capture(req)
+	pc, cerr := term.Capture(req)
+	c := Capture{Capture: pc, RestoredRows: restored}
 	var re *pty.RangeError
 	switch {
 	case cerr == nil:
@@ -245,9 +259,10 @@ func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal,
 		grace = pty.DefaultGrace
 	}
 	var started []*pane
+	var procs []*pty.Pane
 	s.mu.Lock()
 	for _, p := range ps {
-		if !p.exited {
+		if !p.exited && p.proc != nil {
 			if !p.terminating {
 				p.terminating = true
 				if _, ok := s.panes[p.id]; ok {
@@ -256,22 +271,23 @@ func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal,
 				s.beginRunTermination(p, cause)
 			}
 			started = append(started, p)
+			procs = append(procs, p.proc)
 		}
 	}
 	s.mu.Unlock()
 	errs := make(chan error, len(started))
-	for _, p := range started {
-		go func(p *pane) {
-			err := p.proc.Terminate(ctx, sig, grace, pty.DefaultKillWait)
+	for _, proc := range procs {
+		go func(proc *pty.Pane) {
+			err := proc.Terminate(ctx, sig, grace, pty.DefaultKillWait)
 			if err == nil {
 				select { // the service records the exit right after the reap
-				case <-p.proc.Done():
+				case <-proc.Done():
 				case <-ctx.Done():
 					err = ctx.Err()
 				}
 			}
 			errs <- err
-		}(p)
+		}(proc)
 	}
 	var first error
 	for range started {
@@ -325,6 +341,6 @@ func (s *Service) RemovePane(ctx context.Context, id string, kill bool) error {
 		s.emit("tab.layout_changed", t.id, map[string]any{"workspace": t.workspace})
 	}
 	s.mu.Unlock()
-	p.proc.Close()
+	closeAll([]*pane{p})
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/snapshot"
 )
 
 // Size limits of a pane, in cells.
@@ -174,7 +175,7 @@ func (s *Service) spawn(r SpawnRequest, h spawnHooks) (Pane, error) {
 		s.mu.Unlock()
 		return Pane{}, spawnError(perr, r.Argv)
 	}
-	p.proc, p.pid = proc, proc.Pid()
+	p.proc, p.term, p.pid, p.restoreState = proc, proc.Terminal(), proc.Pid(), snapshot.RestoreLive
 
 	if target == nil && t == nil {
 		title := h.tabTitle
@@ -328,10 +329,10 @@ func (s *Service) exited(p *pane, st pty.ExitStatus) {
 	s.mu.Unlock()
 	var out *RunOutput
 	if rec != nil { // the terminal is final now: nothing more is emulated
-		out = runOutput(p.proc.Terminal(), rec.outputRows, rec.outputBytes)
+		out = runOutput(p.term, rec.outputRows, rec.outputBytes)
 	}
 	s.mu.Lock()
-	p.exited, p.pid, p.exitedAt = true, 0, st.At
+	p.exited, p.pid, p.exitedAt, p.restoreState = true, 0, st.At, snapshot.RestoreExited
 	p.status = &WaitStatus{Code: st.Code, Signal: st.Signal, CoreDumped: st.CoreDumped}
 	if _, ok := s.panes[p.id]; ok { // the pane-exit sequence (RFC §9)
 		if p.commandOpen {
@@ -349,7 +350,7 @@ func (s *Service) exited(p *pane, st pty.ExitStatus) {
 	}
 	s.mu.Unlock()
 	s.log.Info("pane exited", "pane", p.id, "code", st.Code, "signal", st.Signal)
-	p.proc.Terminal().Release()
+	p.term.Release()
 }
 
 func statusData(w *WaitStatus) map[string]any {

@@ -38,6 +38,7 @@ type Service struct {
 	stopping   bool // Shutdown began: no new panes
 	stopped    bool // Shutdown finished
 	runs       runState
+	persist    persistState
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -98,9 +99,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	s.terminate(ctx, live, 0, -1, CauseShutdown)
-	for _, p := range live {
-		p.proc.Close()
-	}
+	closeAll(live)
 	s.mu.Lock()
 	s.stopped = true
 	for sub := range s.subs {

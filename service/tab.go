@@ -124,9 +124,13 @@ func (s *Service) deleteTab(t *tab) []*pane {
 	return panes
 }
 
-// closeAll releases the processes and descriptors of removed panes.
+// closeAll releases the processes, descriptors and rows of removed panes
+// (no longer reachable through the service, so their fields are stable).
 func closeAll(panes []*pane) {
 	for _, p := range panes {
-		p.proc.Close()
+		if p.proc != nil {
+			p.proc.Close()
+		}
+		p.term.Close()
 	}
 }

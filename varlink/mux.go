@@ -162,7 +162,15 @@ func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, sta
 	if lines == nil {
 		lines = []string{}
 	}
-	return c.ReplyCaptureRows(ctx, cap.Epoch, cap.Oldest, cap.End, cap.First, int64(cap.Cols), int64(cap.Rows), cap.Screen, lines)
+	return c.ReplyCaptureRows(ctx, cap.Epoch, cap.Oldest, cap.End, cap.First, int64(cap.Cols), int64(cap.Rows), cap.Screen, lines, cap.RestoredRows)
+}
+
+func (m *Mux) RelaunchPane(ctx context.Context, c mux.VarlinkCall, id string) error {
+	p, err := m.svc.RelaunchPane(id)
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplyRelaunchPane(ctx, paneOut(p))
 }
 
 func (m *Mux) KillPane(ctx context.Context, c mux.VarlinkCall, id string, signal *string, graceMs *int64) error {
@@ -216,7 +224,8 @@ func layoutOut(l *service.Layout) *mux.Layout {
 func paneOut(p service.Pane) mux.Pane {
 	out := mux.Pane{Id: p.ID, Workspace: p.Workspace, Tab: p.Tab, Title: p.Title, Argv0: p.Argv0, Argv: p.Argv,
 		Cwd: p.Cwd, Reported_cwd: strOpt(p.ReportedCwd), Env: p.Env, Cols: int64(p.Cols), Rows: int64(p.Rows),
-		State: p.State, Terminating: p.Terminating, Screen: p.Screen, Created_at: timestamp(p.CreatedAt)}
+		State: p.State, Terminating: p.Terminating, Screen: p.Screen, Created_at: timestamp(p.CreatedAt),
+		Restore_state: p.RestoreState, Restored_rows: p.RestoredRows}
 	if p.Pid != 0 {
 		pid := int64(p.Pid)
 		out.Pid = &pid

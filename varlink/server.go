@@ -2,6 +2,7 @@ package varlink
 
 import (
 	"context"
+	"errors"
 
 	"github.com/signaltty/signaltty/service"
 	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
@@ -21,11 +22,55 @@ func NewServerIface(svc *service.Service, shutdown func()) *srv.VarlinkInterface
 }
 
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {
-	st := s.svc.Status()
-	return c.ReplyGetStatus(ctx, srv.Status{Version: st.Version, Source: st.Source, Address: st.Address,
+	return c.ReplyGetStatus(ctx, s.status(s.svc.Status()))
+}
+
+func (s *ServerIface) status(st service.Status) srv.Status {
+	ps := s.svc.PersistStatus()
+	p := srv.Persistence{Enabled: ps.Enabled, State_dir: ps.Dir, Dirty: ps.Dirty, Frozen: ps.Frozen,
+		Last_bytes: ps.LastBytes, Last_ms: ps.LastTook.Milliseconds(), Last_error: strOpt(ps.LastError),
+		Restored_from: ps.Restored}
+	if !ps.LastSave.IsZero() {
+		p.Last_saved_at = strOpt(timestamp(ps.LastSave))
+	}
+	return srv.Status{Version: st.Version, Source: st.Source, Address: st.Address,
 		Pid: int64(st.Pid), Socket_activated: st.SocketActivated, Started_at: timestamp(st.StartedAt),
 		Uptime_ms: st.Uptime.Milliseconds(), Workspaces: int64(st.Workspaces), Tabs: int64(st.Tabs),
-		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq})
+		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p}
+}
+
+func (s *ServerIface) Save(ctx context.Context, c srv.VarlinkCall) error {
+	res, err := s.svc.Save("request")
+	if errors.Is(err, service.ErrPersistenceOff) {
+		err = &service.Error{Code: "unavailable.persistence", Message: "persistence is off", Data: map[string]any{}}
+	} else if err != nil {
+		err = &service.Error{Code: "internal", Message: "saving the snapshot failed: " + err.Error(), Data: map[string]any{}}
+	}
+	if err != nil {
+		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+	}
+	return c.ReplySave(ctx, res.Path, res.Bytes, res.Duration.Milliseconds())
+}
+
+func (s *ServerIface) ListSnapshots(ctx context.Context, c srv.VarlinkCall) error {
+	list, err := s.svc.ListSnapshots()
+	if err != nil {
+		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+	}
+	out := make([]srv.SnapshotEntry, 0, len(list))
+	for _, e := range list {
+		out = append(out, srv.SnapshotEntry{Name: e.Name, Saved_at: timestamp(e.SavedAt), Bytes: e.Bytes,
+			Workspaces: int64(e.Workspaces), Panes: int64(e.Panes)})
+	}
+	return c.ReplyListSnapshots(ctx, out)
+}
+
+func (s *ServerIface) RestoreSnapshot(ctx context.Context, c srv.VarlinkCall, name string) error {
+	st, err := s.svc.RestoreSnapshot(name)
+	if err != nil {
+		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+	}
+	return c.ReplyRestoreSnapshot(ctx, s.status(st))
 }
 
 func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
@@ -51,4 +96,4 @@ func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActiv
 	return c.ReplySetConfig(ctx, configOut(cfg))
 }
 
-var serverErrors = []string{"InvalidParams", "Unavailable", "Internal"}
+var serverErrors = []string{"InvalidParams", "NotFound", "Conflict", "Unavailable", "Internal"}

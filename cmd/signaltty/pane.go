@@ -14,7 +14,7 @@ import (
 func paneCmd(a *app) *cobra.Command {
 	c := &cobra.Command{Use: "pane", Short: "Spawn, drive, read and stop panes"}
 	c.AddCommand(paneSpawnCmd(a), paneListCmd(a), paneGetCmd(a), paneSendCmd(a), paneResizeCmd(a),
-		paneSignalCmd(a), paneCaptureCmd(a), paneKillCmd(a), paneRemoveCmd(a))
+		paneSignalCmd(a), paneCaptureCmd(a), paneKillCmd(a), paneRemoveCmd(a), paneRelaunchCmd(a))
 	return c
 }
 
@@ -158,11 +158,18 @@ rows are left out.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.run(cmd, "dev.signaltty.Mux.CaptureRows", params(cmd, "pane", "start", "end", "epoch"), func(raw json.RawMessage) error {
-				var r struct{ Lines []string }
+				var r struct {
+					Lines         []string
+					First         int64
+					Restored_rows int64
+				}
 				if err := decode(raw, &r); err != nil {
 					return err
 				}
 				lines := r.Lines
+				if r.First < r.Restored_rows {
+					fmt.Fprintf(a.errw, "(rows before %d are history saved before a restart)\n", r.Restored_rows)
+				}
 				for len(lines) > 0 && strings.TrimRight(lines[len(lines)-1], " ") == "" {
 					lines = lines[:len(lines)-1]
 				}
@@ -222,9 +229,9 @@ func (a *app) printPane(raw json.RawMessage) error {
 
 func (a *app) printPanes(ps []mux.Pane) error {
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PANE\tWORKSPACE\tTAB\tSTATE\tSIZE\tTITLE")
+	fmt.Fprintln(tw, "PANE\tWORKSPACE\tTAB\tRESTORE\tSTATE\tSIZE\tTITLE")
 	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%dx%d\t%s\n", p.Id, p.Workspace, p.Tab, paneState(p), p.Cols, p.Rows, p.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%dx%d\t%s\n", p.Id, p.Workspace, p.Tab, p.Restore_state, paneState(p), p.Cols, p.Rows, p.Title)
 	}
 	return tw.Flush()
 }
@@ -240,6 +247,8 @@ func paneState(p mux.Pane) string {
 		return "killed " + *p.Status.Signal
 	case p.Status != nil && p.Status.Code != nil:
 		return "exited " + strconv.FormatInt(*p.Status.Code, 10)
+	case p.Restore_state == "RESTORED" || p.Restore_state == "RESUMABLE":
+		return "no process (restored)"
 	}
 	return p.State
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/varlink"
 	vl "github.com/varlink/go/varlink"
 )
@@ -77,6 +78,12 @@ func run(log *slog.Logger, address string) error {
 
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log})
+	store, err := restore(log, svc)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	svc.StartPersistence(store, periodicSave())
 	if installTestHooks != nil {
 		installTestHooks(svc)
 	}
@@ -121,9 +128,16 @@ func run(log *slog.Logger, address string) error {
 	}
 	daemon.SdNotify(false, "STOPPING=1")
 	ln.Close() // no new connections; the socket file goes if we made it
+	// Save before the panes are hung up, so the snapshot shows them running.
+	if res, err := svc.SaveForShutdown("shutdown"); err != nil {
+		log.Error("saving the snapshot at shutdown failed", "err", err)
+	} else {
+		log.Info("snapshot saved", "path", res.Path, "bytes", res.Bytes, "took", res.Duration)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	svc.Shutdown(ctx)
+	svc.StopPersistence()
 	server.Close()
 	log.Info("stopped")
 	return nil
@@ -183,4 +197,59 @@ func listen(address string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, os.Chmod(path, 0o600)
+}
+
+// stateDirectory is $XDG_STATE_HOME/signaltty, else ~/.local/state/signaltty.
+func stateDirectory() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no state directory: neither XDG_STATE_HOME nor HOME is set")
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "signaltty"), nil
+}
+
+// restore loads the snapshot of the state directory into svc as tombstones.
+// A snapshot from a newer signaltty stops the daemon (the file is kept);
+// an unreadable one is set aside and the daemon starts empty.
+func restore(log *slog.Logger, svc *service.Service) (*snapshot.Store, error) {
+	dir, err := stateDirectory()
+	if err != nil {
+		return nil, err
+	}
+	store := snapshot.Open(dir)
+	snap, tails, info, err := store.Load()
+	if err != nil {
+		return nil, err // a *snapshot.FutureVersionError names both versions
+	}
+	from := "snapshot.json"
+	switch {
+	case info.CorruptBackup != "":
+		from = "corrupt: " + info.CorruptBackup
+		log.Error("the snapshot could not be read; starting empty, the file was set aside",
+			"backup", info.CorruptBackup, "err", info.Err)
+	case info.Missing:
+		from = "empty"
+	}
+	for _, w := range info.Warnings {
+		log.Warn("snapshot: " + w)
+	}
+	svc.Restore(snap, tails, from)
+	if snap != nil {
+		log.Info("restored", "from", filepath.Join(dir, snapshot.FileName), "workspaces", len(snap.Workspaces), "panes", len(snap.Panes))
+	}
+	return store, nil
+}
+
+// periodicSave is $SIGNALTTY_SAVE_INTERVAL (a Go duration such as "60s"):
+// how often to save even without changes; unset or 0 means never.
+func periodicSave() time.Duration {
+	d, err := time.ParseDuration(os.Getenv("SIGNALTTY_SAVE_INTERVAL"))
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
 }

@@ -59,24 +59,26 @@ type WaitStatus struct {
 }
 
 type Pane struct {
-	Id           string            `json:"id"`
-	Workspace    string            `json:"workspace"`
-	Tab          string            `json:"tab"`
-	Title        string            `json:"title"`
-	Argv0        string            `json:"argv0"`
-	Argv         []string          `json:"argv"`
-	Cwd          string            `json:"cwd"`
-	Reported_cwd *string           `json:"reported_cwd,omitempty"`
-	Env          map[string]string `json:"env"`
-	Cols         int64             `json:"cols"`
-	Rows         int64             `json:"rows"`
-	State        string            `json:"state"`
-	Terminating  bool              `json:"terminating"`
-	Pid          *int64            `json:"pid,omitempty"`
-	Status       *WaitStatus       `json:"status,omitempty"`
-	Screen       string            `json:"screen"`
-	Created_at   string            `json:"created_at"`
-	Exited_at    *string           `json:"exited_at,omitempty"`
+	Id            string            `json:"id"`
+	Workspace     string            `json:"workspace"`
+	Tab           string            `json:"tab"`
+	Title         string            `json:"title"`
+	Argv0         string            `json:"argv0"`
+	Argv          []string          `json:"argv"`
+	Cwd           string            `json:"cwd"`
+	Reported_cwd  *string           `json:"reported_cwd,omitempty"`
+	Env           map[string]string `json:"env"`
+	Cols          int64             `json:"cols"`
+	Rows          int64             `json:"rows"`
+	State         string            `json:"state"`
+	Terminating   bool              `json:"terminating"`
+	Pid           *int64            `json:"pid,omitempty"`
+	Status        *WaitStatus       `json:"status,omitempty"`
+	Screen        string            `json:"screen"`
+	Created_at    string            `json:"created_at"`
+	Exited_at     *string           `json:"exited_at,omitempty"`
+	Restore_state string            `json:"restore_state"`
+	Restored_rows int64             `json:"restored_rows"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -1108,16 +1110,16 @@ type CaptureRows_methods struct{}
 
 func CaptureRows() CaptureRows_methods { return CaptureRows_methods{} }
 
-func (m CaptureRows_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, err_ error) {
+func (m CaptureRows_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, err_ error) {
 	receive, err_ := m.Send(ctx, c, 0, pane_in_, start_in_, end_in_, epoch_in_)
 	if err_ != nil {
 		return
 	}
-	epoch_out_, oldest_out_, end_out_, first_out_, cols_out_, rows_out_, screen_out_, lines_out_, _, err_ = receive(ctx)
+	epoch_out_, oldest_out_, end_out_, first_out_, cols_out_, rows_out_, screen_out_, lines_out_, restored_rows_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (func(ctx context.Context) (int64, int64, int64, int64, int64, int64, string, []string, uint64, error), error) {
+func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (func(ctx context.Context) (int64, int64, int64, int64, int64, int64, string, []string, int64, uint64, error), error) {
 	var in struct {
 		Pane  string `json:"pane"`
 		Start *int64 `json:"start,omitempty"`
@@ -1132,16 +1134,17 @@ func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, fl
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, flags uint64, err error) {
+	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, err error) {
 		var out struct {
-			Epoch  int64    `json:"epoch"`
-			Oldest int64    `json:"oldest"`
-			End    int64    `json:"end"`
-			First  int64    `json:"first"`
-			Cols   int64    `json:"cols"`
-			Rows   int64    `json:"rows"`
-			Screen string   `json:"screen"`
-			Lines  []string `json:"lines"`
+			Epoch         int64    `json:"epoch"`
+			Oldest        int64    `json:"oldest"`
+			End           int64    `json:"end"`
+			First         int64    `json:"first"`
+			Cols          int64    `json:"cols"`
+			Rows          int64    `json:"rows"`
+			Screen        string   `json:"screen"`
+			Lines         []string `json:"lines"`
+			Restored_rows int64    `json:"restored_rows"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -1156,11 +1159,12 @@ func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, fl
 		rows_out_ = out.Rows
 		screen_out_ = out.Screen
 		lines_out_ = []string(out.Lines)
+		restored_rows_out_ = out.Restored_rows
 		return
 	}, nil
 }
 
-func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (func(ctx context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (func(ctx context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Pane  string `json:"pane"`
 		Start *int64 `json:"start,omitempty"`
@@ -1175,16 +1179,17 @@ func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection,
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
-			Epoch  int64    `json:"epoch"`
-			Oldest int64    `json:"oldest"`
-			End    int64    `json:"end"`
-			First  int64    `json:"first"`
-			Cols   int64    `json:"cols"`
-			Rows   int64    `json:"rows"`
-			Screen string   `json:"screen"`
-			Lines  []string `json:"lines"`
+			Epoch         int64    `json:"epoch"`
+			Oldest        int64    `json:"oldest"`
+			End           int64    `json:"end"`
+			First         int64    `json:"first"`
+			Cols          int64    `json:"cols"`
+			Rows          int64    `json:"rows"`
+			Screen        string   `json:"screen"`
+			Lines         []string `json:"lines"`
+			Restored_rows int64    `json:"restored_rows"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -1199,6 +1204,7 @@ func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection,
 		rows_out_ = out.Rows
 		screen_out_ = out.Screen
 		lines_out_ = []string(out.Lines)
+		restored_rows_out_ = out.Restored_rows
 		return
 	}, nil
 }
@@ -1259,6 +1265,72 @@ func (m KillPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 	in.Signal = signal_in_
 	in.Grace_ms = grace_ms_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.KillPane", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+// Starts a pane's saved command again (its argv, cwd, allowlisted
+// environment and size) as a fresh PTY child in the same pane: same id, tab
+// and title, its earlier rows kept above the new output. Only for a pane
+// without a process (restored after a restart, or exited). Nothing is ever
+// relaunched by the daemon on its own. Errors: not_found.pane,
+// conflict.pane_live, invalid_params.cwd (the saved directory is gone),
+// unavailable.spawn (the pane stays as it was).
+type RelaunchPane_methods struct{}
+
+func RelaunchPane() RelaunchPane_methods { return RelaunchPane_methods{} }
+
+func (m RelaunchPane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_)
+	if err_ != nil {
+		return
+	}
+	pane_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m RelaunchPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string) (func(ctx context.Context) (Pane, uint64, error), error) {
+	var in struct {
+		Pane string `json:"pane"`
+	}
+	in.Pane = pane_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.RelaunchPane", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+func (m RelaunchPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane string `json:"pane"`
+	}
+	in.Pane = pane_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.RelaunchPane", in)
 	if err != nil {
 		return nil, err
 	}
@@ -1352,6 +1424,7 @@ type devsignalttymuxInterface interface {
 	SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error
 	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64) error
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
+	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error
 }
 
@@ -1513,16 +1586,17 @@ func (c *VarlinkCall) ReplySignalPane(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
-func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest_ int64, end_ int64, first_ int64, cols_ int64, rows_ int64, screen_ string, lines_ []string) error {
+func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest_ int64, end_ int64, first_ int64, cols_ int64, rows_ int64, screen_ string, lines_ []string, restored_rows_ int64) error {
 	var out struct {
-		Epoch  int64    `json:"epoch"`
-		Oldest int64    `json:"oldest"`
-		End    int64    `json:"end"`
-		First  int64    `json:"first"`
-		Cols   int64    `json:"cols"`
-		Rows   int64    `json:"rows"`
-		Screen string   `json:"screen"`
-		Lines  []string `json:"lines"`
+		Epoch         int64    `json:"epoch"`
+		Oldest        int64    `json:"oldest"`
+		End           int64    `json:"end"`
+		First         int64    `json:"first"`
+		Cols          int64    `json:"cols"`
+		Rows          int64    `json:"rows"`
+		Screen        string   `json:"screen"`
+		Lines         []string `json:"lines"`
+		Restored_rows int64    `json:"restored_rows"`
 	}
 	out.Epoch = epoch_
 	out.Oldest = oldest_
@@ -1532,10 +1606,19 @@ func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest
 	out.Rows = rows_
 	out.Screen = screen_
 	out.Lines = []string(lines_)
+	out.Restored_rows = restored_rows_
 	return c.Reply(ctx, &out)
 }
 
 func (c *VarlinkCall) ReplyKillPane(ctx context.Context, pane_ Pane) error {
+	var out struct {
+		Pane Pane `json:"pane"`
+	}
+	out.Pane = pane_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyRelaunchPane(ctx context.Context, pane_ Pane) error {
 	var out struct {
 		Pane Pane `json:"pane"`
 	}
@@ -1665,6 +1748,17 @@ func (s *VarlinkInterface) CaptureRows(ctx context.Context, c VarlinkCall, pane_
 // invalid_params.grace_ms, timeout.terminate (the pane stays terminating).
 func (s *VarlinkInterface) KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.KillPane")
+}
+
+// Starts a pane's saved command again (its argv, cwd, allowlisted
+// environment and size) as a fresh PTY child in the same pane: same id, tab
+// and title, its earlier rows kept above the new output. Only for a pane
+// without a process (restored after a restart, or exited). Nothing is ever
+// relaunched by the daemon on its own. Errors: not_found.pane,
+// conflict.pane_live, invalid_params.cwd (the saved directory is gone),
+// unavailable.spawn (the pane stays as it was).
+func (s *VarlinkInterface) RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RelaunchPane")
 }
 
 // Removes a pane from its tab (the layout closes around it; a tab left
@@ -1845,6 +1939,16 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 		}
 		return s.devsignalttymuxInterface.KillPane(ctx, VarlinkCall{call}, in.Pane, in.Signal, in.Grace_ms)
 
+	case "RelaunchPane":
+		var in struct {
+			Pane string `json:"pane"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.RelaunchPane(ctx, VarlinkCall{call}, in.Pane)
+
 	case "RemovePane":
 		var in struct {
 			Pane string `json:"pane"`
@@ -1957,7 +2061,15 @@ type Pane (
   # "primary" or "alternate" (full-screen programs such as less or vi).
   screen: (primary, alternate),
   created_at: string,
-  exited_at: ?string
+  exited_at: ?string,
+  # "LIVE", "RESTORED", "RESUMABLE" or "EXITED". After a restart no
+  # process survives: a pane that was running is
+  # RESTORED (or RESUMABLE, when its agent left an official resume command),
+  # one that had exited is EXITED; a pane with a process is LIVE. A restored
+  # pane has state "exited" without a status until it is relaunched.
+  restore_state: string,
+  # Rows [0, restored_rows) are history saved before a restart.
+  restored_rows: int
 )
 
 # Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
@@ -2054,7 +2166,9 @@ method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int) -> (
   cols: int,
   rows: int,
   screen: (primary, alternate),
-  lines: []string
+  lines: []string,
+  # Rows [0, restored_rows) are history saved before a restart.
+  restored_rows: int
 )
 
 # Terminates a pane's processes: signal (default "HUP") to the process group,
@@ -2064,6 +2178,15 @@ method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int) -> (
 # exited pane is returned as is. Errors: not_found.pane, invalid_params.signal,
 # invalid_params.grace_ms, timeout.terminate (the pane stays terminating).
 method KillPane(pane: string, signal: ?string, grace_ms: ?int) -> (pane: Pane)
+
+# Starts a pane's saved command again (its argv, cwd, allowlisted
+# environment and size) as a fresh PTY child in the same pane: same id, tab
+# and title, its earlier rows kept above the new output. Only for a pane
+# without a process (restored after a restart, or exited). Nothing is ever
+# relaunched by the daemon on its own. Errors: not_found.pane,
+# conflict.pane_live, invalid_params.cwd (the saved directory is gone),
+# unavailable.spawn (the pane stays as it was).
+method RelaunchPane(pane: string) -> (pane: Pane)
 
 # Removes a pane from its tab (the layout closes around it; a tab left
 # without panes is removed too). A live pane fails with conflict.pane_live

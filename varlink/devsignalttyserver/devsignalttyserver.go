@@ -16,18 +16,41 @@ import (
 
 // The daemon's status.
 type Status struct {
-	Version          string `json:"version"`
-	Source           string `json:"source"`
-	Address          string `json:"address"`
-	Pid              int64  `json:"pid"`
-	Socket_activated bool   `json:"socket_activated"`
-	Started_at       string `json:"started_at"`
-	Uptime_ms        int64  `json:"uptime_ms"`
-	Workspaces       int64  `json:"workspaces"`
-	Tabs             int64  `json:"tabs"`
-	Panes            int64  `json:"panes"`
-	Live_panes       int64  `json:"live_panes"`
-	Seq              int64  `json:"seq"`
+	Version          string      `json:"version"`
+	Source           string      `json:"source"`
+	Address          string      `json:"address"`
+	Pid              int64       `json:"pid"`
+	Socket_activated bool        `json:"socket_activated"`
+	Started_at       string      `json:"started_at"`
+	Uptime_ms        int64       `json:"uptime_ms"`
+	Workspaces       int64       `json:"workspaces"`
+	Tabs             int64       `json:"tabs"`
+	Panes            int64       `json:"panes"`
+	Live_panes       int64       `json:"live_panes"`
+	Seq              int64       `json:"seq"`
+	Persistence      Persistence `json:"persistence"`
+}
+
+// Saving of the state directory ($XDG_STATE_HOME/signaltty).
+type Persistence struct {
+	Enabled       bool    `json:"enabled"`
+	State_dir     string  `json:"state_dir"`
+	Dirty         bool    `json:"dirty"`
+	Frozen        bool    `json:"frozen"`
+	Last_saved_at *string `json:"last_saved_at,omitempty"`
+	Last_bytes    int64   `json:"last_bytes"`
+	Last_ms       int64   `json:"last_ms"`
+	Last_error    *string `json:"last_error,omitempty"`
+	Restored_from string  `json:"restored_from"`
+}
+
+// An older snapshot kept for recovery (snapshots/ in the state directory).
+type SnapshotEntry struct {
+	Name       string `json:"name"`
+	Saved_at   string `json:"saved_at"`
+	Bytes      int64  `json:"bytes"`
+	Workspaces int64  `json:"workspaces"`
+	Panes      int64  `json:"panes"`
 }
 
 // Limits of trusted runs (dev.signaltty.Run).
@@ -52,6 +75,32 @@ type InvalidParams struct {
 
 func (e InvalidParams) Error() string {
 	s := "dev.signaltty.Server.InvalidParams"
+	s += fmt.Sprintf("(Code: %v, Message: %v, Data: %v)", e.Code, e.Message, e.Data)
+	return s
+}
+
+// A named resource does not exist ("not_found.<kind>").
+type NotFound struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e NotFound) Error() string {
+	s := "dev.signaltty.Server.NotFound"
+	s += fmt.Sprintf("(Code: %v, Message: %v, Data: %v)", e.Code, e.Message, e.Data)
+	return s
+}
+
+// The state forbids the request ("conflict.<why>").
+type Conflict struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e Conflict) Error() string {
+	s := "dev.signaltty.Server.Conflict"
 	s += fmt.Sprintf("(Code: %v, Message: %v, Data: %v)", e.Code, e.Message, e.Data)
 	return s
 }
@@ -91,6 +140,28 @@ func Dispatch_Error(err error) error {
 				return e
 			}
 			var param InvalidParams
+			err := json.Unmarshal(*errorRawParameters, &param)
+			if err != nil {
+				return e
+			}
+			return &param
+		case "dev.signaltty.Server.NotFound":
+			errorRawParameters := e.Parameters.(*json.RawMessage)
+			if errorRawParameters == nil {
+				return e
+			}
+			var param NotFound
+			err := json.Unmarshal(*errorRawParameters, &param)
+			if err != nil {
+				return e
+			}
+			return &param
+		case "dev.signaltty.Server.Conflict":
+			errorRawParameters := e.Parameters.(*json.RawMessage)
+			if errorRawParameters == nil {
+				return e
+			}
+			var param Conflict
 			err := json.Unmarshal(*errorRawParameters, &param)
 			if err != nil {
 				return e
@@ -219,6 +290,182 @@ func (m Shutdown_methods) Upgrade(ctx context.Context, c *varlink.Connection) (f
 			err = Dispatch_Error(err)
 			return
 		}
+		return
+	}, nil
+}
+
+// Writes the snapshot and the panes' tails now.
+// Errors: unavailable.persistence (off), internal (the write failed; the
+// previous snapshot is intact and a later save retries).
+type Save_methods struct{}
+
+func Save() Save_methods { return Save_methods{} }
+
+func (m Save_methods) Call(ctx context.Context, c *varlink.Connection) (path_out_ string, bytes_out_ int64, duration_ms_out_ int64, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0)
+	if err_ != nil {
+		return
+	}
+	path_out_, bytes_out_, duration_ms_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m Save_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, int64, int64, uint64, error), error) {
+	receive, err := c.Send(ctx, "dev.signaltty.Server.Save", nil, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (path_out_ string, bytes_out_ int64, duration_ms_out_ int64, flags uint64, err error) {
+		var out struct {
+			Path        string `json:"path"`
+			Bytes       int64  `json:"bytes"`
+			Duration_ms int64  `json:"duration_ms"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		path_out_ = out.Path
+		bytes_out_ = out.Bytes
+		duration_ms_out_ = out.Duration_ms
+		return
+	}, nil
+}
+
+func (m Save_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (path_out_ string, bytes_out_ int64, duration_ms_out_ int64, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.Save", nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (path_out_ string, bytes_out_ int64, duration_ms_out_ int64, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Path        string `json:"path"`
+			Bytes       int64  `json:"bytes"`
+			Duration_ms int64  `json:"duration_ms"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		path_out_ = out.Path
+		bytes_out_ = out.Bytes
+		duration_ms_out_ = out.Duration_ms
+		return
+	}, nil
+}
+
+// Lists the older snapshots kept for recovery, newest first.
+type ListSnapshots_methods struct{}
+
+func ListSnapshots() ListSnapshots_methods { return ListSnapshots_methods{} }
+
+func (m ListSnapshots_methods) Call(ctx context.Context, c *varlink.Connection) (snapshots_out_ []SnapshotEntry, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0)
+	if err_ != nil {
+		return
+	}
+	snapshots_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m ListSnapshots_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) ([]SnapshotEntry, uint64, error), error) {
+	receive, err := c.Send(ctx, "dev.signaltty.Server.ListSnapshots", nil, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (snapshots_out_ []SnapshotEntry, flags uint64, err error) {
+		var out struct {
+			Snapshots []SnapshotEntry `json:"snapshots"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		snapshots_out_ = []SnapshotEntry(out.Snapshots)
+		return
+	}, nil
+}
+
+func (m ListSnapshots_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (snapshots_out_ []SnapshotEntry, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.ListSnapshots", nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (snapshots_out_ []SnapshotEntry, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Snapshots []SnapshotEntry `json:"snapshots"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		snapshots_out_ = []SnapshotEntry(out.Snapshots)
+		return
+	}, nil
+}
+
+// Replaces the current state with an older snapshot's, every pane as a
+// tombstone; only while no pane is live (conflict.pane_live). Errors:
+// not_found.snapshot, conflict.pane_live, unavailable.persistence.
+type RestoreSnapshot_methods struct{}
+
+func RestoreSnapshot() RestoreSnapshot_methods { return RestoreSnapshot_methods{} }
+
+func (m RestoreSnapshot_methods) Call(ctx context.Context, c *varlink.Connection, name_in_ string) (status_out_ Status, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, name_in_)
+	if err_ != nil {
+		return
+	}
+	status_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m RestoreSnapshot_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, name_in_ string) (func(ctx context.Context) (Status, uint64, error), error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	in.Name = name_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Server.RestoreSnapshot", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (status_out_ Status, flags uint64, err error) {
+		var out struct {
+			Status Status `json:"status"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		status_out_ = out.Status
+		return
+	}, nil
+}
+
+func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connection, name_in_ string) (func(ctx context.Context) (status_out_ Status, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	in.Name = name_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.RestoreSnapshot", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (status_out_ Status, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Status Status `json:"status"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		status_out_ = out.Status
 		return
 	}, nil
 }
@@ -355,6 +602,9 @@ func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, r
 type devsignalttyserverInterface interface {
 	GetStatus(ctx context.Context, c VarlinkCall) error
 	Shutdown(ctx context.Context, c VarlinkCall) error
+	Save(ctx context.Context, c VarlinkCall) error
+	ListSnapshots(ctx context.Context, c VarlinkCall) error
+	RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error
 	GetConfig(ctx context.Context, c VarlinkCall) error
 	SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64) error
 }
@@ -372,6 +622,24 @@ func (c *VarlinkCall) ReplyInvalidParams(ctx context.Context, code_ string, mess
 	out.Message = message_
 	out.Data = data_
 	return c.ReplyError(ctx, "dev.signaltty.Server.InvalidParams", &out)
+}
+
+// A named resource does not exist ("not_found.<kind>").
+func (c *VarlinkCall) ReplyNotFound(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
+	var out NotFound
+	out.Code = code_
+	out.Message = message_
+	out.Data = data_
+	return c.ReplyError(ctx, "dev.signaltty.Server.NotFound", &out)
+}
+
+// The state forbids the request ("conflict.<why>").
+func (c *VarlinkCall) ReplyConflict(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
+	var out Conflict
+	out.Code = code_
+	out.Message = message_
+	out.Data = data_
+	return c.ReplyError(ctx, "dev.signaltty.Server.Conflict", &out)
 }
 
 // The daemon cannot do it now ("unavailable.<what>").
@@ -406,6 +674,34 @@ func (c *VarlinkCall) ReplyShutdown(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
+func (c *VarlinkCall) ReplySave(ctx context.Context, path_ string, bytes_ int64, duration_ms_ int64) error {
+	var out struct {
+		Path        string `json:"path"`
+		Bytes       int64  `json:"bytes"`
+		Duration_ms int64  `json:"duration_ms"`
+	}
+	out.Path = path_
+	out.Bytes = bytes_
+	out.Duration_ms = duration_ms_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyListSnapshots(ctx context.Context, snapshots_ []SnapshotEntry) error {
+	var out struct {
+		Snapshots []SnapshotEntry `json:"snapshots"`
+	}
+	out.Snapshots = []SnapshotEntry(snapshots_)
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyRestoreSnapshot(ctx context.Context, status_ Status) error {
+	var out struct {
+		Status Status `json:"status"`
+	}
+	out.Status = status_
+	return c.Reply(ctx, &out)
+}
+
 func (c *VarlinkCall) ReplyGetConfig(ctx context.Context, config_ Config) error {
 	var out struct {
 		Config Config `json:"config"`
@@ -436,6 +732,25 @@ func (s *VarlinkInterface) Shutdown(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.Shutdown")
 }
 
+// Writes the snapshot and the panes' tails now.
+// Errors: unavailable.persistence (off), internal (the write failed; the
+// previous snapshot is intact and a later save retries).
+func (s *VarlinkInterface) Save(ctx context.Context, c VarlinkCall) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.Save")
+}
+
+// Lists the older snapshots kept for recovery, newest first.
+func (s *VarlinkInterface) ListSnapshots(ctx context.Context, c VarlinkCall) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.ListSnapshots")
+}
+
+// Replaces the current state with an older snapshot's, every pane as a
+// tombstone; only while no pane is live (conflict.pane_live). Errors:
+// not_found.snapshot, conflict.pane_live, unavailable.persistence.
+func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.RestoreSnapshot")
+}
+
 // Returns the current settings.
 func (s *VarlinkInterface) GetConfig(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.GetConfig")
@@ -458,6 +773,22 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "Shutdown":
 		return s.devsignalttyserverInterface.Shutdown(ctx, VarlinkCall{call})
+
+	case "Save":
+		return s.devsignalttyserverInterface.Save(ctx, VarlinkCall{call})
+
+	case "ListSnapshots":
+		return s.devsignalttyserverInterface.ListSnapshots(ctx, VarlinkCall{call})
+
+	case "RestoreSnapshot":
+		var in struct {
+			Name string `json:"name"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttyserverInterface.RestoreSnapshot(ctx, VarlinkCall{call}, in.Name)
 
 	case "GetConfig":
 		return s.devsignalttyserverInterface.GetConfig(ctx, VarlinkCall{call})
@@ -517,7 +848,35 @@ type Status (
   # Panes whose process has not exited.
   live_panes: int,
   # Sequence number of the last event published.
-  seq: int
+  seq: int,
+  persistence: Persistence
+)
+
+# Saving of the state directory ($XDG_STATE_HOME/signaltty).
+type Persistence (
+  enabled: bool,
+  state_dir: string,
+  # Changes not saved yet (a save follows within 2 s).
+  dirty: bool,
+  # A shutdown save was written; nothing overwrites it.
+  frozen: bool,
+  last_saved_at: ?string,
+  last_bytes: int,
+  last_ms: int,
+  # Why the last save failed; cleared by the next successful save.
+  last_error: ?string,
+  # What startup restored from: "snapshot.json", "empty" (no snapshot), or
+  # "corrupt: <backup path>".
+  restored_from: string
+)
+
+# An older snapshot kept for recovery (snapshots/ in the state directory).
+type SnapshotEntry (
+  name: string,
+  saved_at: string,
+  bytes: int,
+  workspaces: int,
+  panes: int
 )
 
 # Limits of trusted runs (dev.signaltty.Run).
@@ -545,6 +904,19 @@ method GetStatus() -> (status: Status)
 # sent before the daemon exits.
 method Shutdown() -> ()
 
+# Writes the snapshot and the panes' tails now.
+# Errors: unavailable.persistence (off), internal (the write failed; the
+# previous snapshot is intact and a later save retries).
+method Save() -> (path: string, bytes: int, duration_ms: int)
+
+# Lists the older snapshots kept for recovery, newest first.
+method ListSnapshots() -> (snapshots: []SnapshotEntry)
+
+# Replaces the current state with an older snapshot's, every pane as a
+# tombstone; only while no pane is live (conflict.pane_live). Errors:
+# not_found.snapshot, conflict.pane_live, unavailable.persistence.
+method RestoreSnapshot(name: string) -> (status: Status)
+
 # Returns the current settings.
 method GetConfig() -> (config: Config)
 
@@ -561,6 +933,10 @@ method SetConfig(
 
 # The request's parameters are invalid ("invalid_params.<what>").
 error InvalidParams (code: string, message: string, data: object)
+# A named resource does not exist ("not_found.<kind>").
+error NotFound (code: string, message: string, data: object)
+# The state forbids the request ("conflict.<why>").
+error Conflict (code: string, message: string, data: object)
 # The daemon cannot do it now ("unavailable.<what>").
 error Unavailable (code: string, message: string, data: object)
 # Any other failure ("internal").

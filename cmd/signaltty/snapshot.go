@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
+	"github.com/spf13/cobra"
+)
+
+func saveCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "save",
+		Short: "Write the snapshot now (Server.Save)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Server.Save", nil, func(raw json.RawMessage) error {
+				var r struct {
+					Path        string
+					Bytes       int64
+					Duration_ms int64
+				}
+				if err := decode(raw, &r); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.out, "saved %s (%d bytes, %d ms)\n", r.Path, r.Bytes, r.Duration_ms)
+				return nil
+			})
+		},
+	}
+}
+
+func snapshotCmd(a *app) *cobra.Command {
+	c := &cobra.Command{Use: "snapshot", Short: "List and restore older snapshots"}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List older snapshots kept for recovery, newest first (Server.ListSnapshots)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Server.ListSnapshots", nil, func(raw json.RawMessage) error {
+				var r struct{ Snapshots []srv.SnapshotEntry }
+				if err := decode(raw, &r); err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tSAVED\tWORKSPACES\tPANES\tBYTES")
+				for _, e := range r.Snapshots {
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", e.Name, e.Saved_at, e.Workspaces, e.Panes, e.Bytes)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	restore := &cobra.Command{
+		Use:   "restore NAME",
+		Short: "Replace the current state with an older snapshot; no pane may be live (Server.RestoreSnapshot)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.run(cmd, "dev.signaltty.Server.RestoreSnapshot", map[string]any{"name": args[0]}, func(raw json.RawMessage) error {
+				var r struct{ Status srv.Status }
+				if err := decode(raw, &r); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.out, "restored %s: %d workspaces, %d tabs, %d panes\n", args[0], r.Status.Workspaces, r.Status.Tabs, r.Status.Panes)
+				return nil
+			})
+		},
+	}
+	c.AddCommand(list, restore)
+	return c
+}
+
+func paneRelaunchCmd(a *app) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "relaunch --pane P",
+		Short: "Start a restored or exited pane's saved command again in the same pane (Mux.RelaunchPane)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Mux.RelaunchPane", params(cmd, "pane"), a.printPane)
+		},
+	}
+	requiredString(c, "pane", "pane id")
+	return c
+}

@@ -1,0 +1,47 @@
+package pty
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// NewRestoredTerminal returns a terminal without an emulator whose rows are
+// lines (rows saved before a restart, oldest first, plain text): the last
+// min(rows, len(lines)) of them form the screen and the others its history,
+// so capturing it numbers them 0, 1, … as before. Write and Resize do
+// nothing on it.
+func NewRestoredTerminal(cols, rows int, lines []string) *Terminal {
+	cols, rows = clampDim(cols), clampDim(rows)
+	t := &Terminal{cols: cols, rows: rows, hist: newRowRing(max(len(lines), 1), DefaultHistoryBytes)}
+	n := min(rows, len(lines))
+	t.preloadLocked(lines[:len(lines)-n])
+	t.frozen = make([]storedRow, rows)
+	for i, l := range lines[len(lines)-n:] {
+		t.frozen[i] = textRow(l)
+	}
+	return t
+}
+
+// preloadLocked puts rows of plain text into history ahead of anything the
+// terminal shows (a relaunched pane keeps its earlier rows above the new
+// output); t.mu is held or t is not shared yet.
+func (t *Terminal) preloadLocked(lines []string) {
+	for _, l := range lines {
+		t.hist.push(textRow(l))
+	}
+	t.pushed += int64(len(lines))
+}
+
+// textRow makes a stored row of plain text: control characters become
+// spaces, trailing spaces go, no style runs.
+func textRow(s string) storedRow {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimRight(s, " ")
+	return storedRow{text: s, cells: int32(ansi.StringWidth(s))}
+}

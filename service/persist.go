@@ -1,0 +1,446 @@
+package service
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/snapshot"
+)
+
+// Persistence follows the persistence-and-restore spec: structural changes
+// mark the state dirty and a saver writes at most once per SaveDebounce;
+// explicit saves (Server.Save, shutdown, SIGTERM, logind) write at once.
+
+// SaveDebounce is the least time between two debounced saves.
+const SaveDebounce = 2 * time.Second
+
+// tailRows is how many of a pane's last rows are offered to the snapshot
+// store, which keeps as many as fit in snapshot.MaxTailBytes.
+const tailRows = 4096
+
+// persistState is the persistence bookkeeping of a Service; s.mu guards it.
+type persistState struct {
+	store    *snapshot.Store // nil: persistence off
+	periodic time.Duration   // 0: no periodic saves
+	dirty    bool
+	frozen   bool // a shutdown save was written: nothing may overwrite it
+	kick     chan struct{}
+	quit     chan struct{}
+	done     chan struct{}
+	saveMu   sync.Mutex // serializes export+write
+	lastAt   time.Time
+	last     snapshot.SaveResult
+	lastErr  error
+	restored string // what startup restored from, for status
+}
+
+// PersistStatus describes persistence for Server.GetStatus.
+type PersistStatus struct {
+	Enabled   bool
+	Dir       string
+	Dirty     bool
+	Frozen    bool
+	LastSave  time.Time // zero if none yet
+	LastBytes int64
+	LastTook  time.Duration
+	LastError string
+	Restored  string
+}
+
+// PersistStatus returns the persistence state.
+func (s *Service) PersistStatus() PersistStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ps := &s.persist
+	st := PersistStatus{Enabled: ps.store != nil, Dirty: ps.dirty, Frozen: ps.frozen, LastSave: ps.lastAt,
+		LastBytes: ps.last.Bytes, LastTook: ps.last.Duration, Restored: ps.restored}
+	if ps.store != nil {
+		st.Dir = ps.store.Dir()
+	}
+	if ps.lastErr != nil {
+		st.LastError = ps.lastErr.Error()
+	}
+	return st
+}
+
+// structural reports whether an event type changes what a snapshot holds.
+func structural(typ string) bool {
+	switch {
+	case strings.HasPrefix(typ, "workspace."), strings.HasPrefix(typ, "tab."):
+		return true
+	}
+	switch typ {
+	case "pane.created", "pane.removed", "pane.exited", "pane.resized", "pane.title", "pane.cwd", "pane.relaunched":
+		return true
+	}
+	return false
+}
+
+// markDirty records that the state changed; s.mu is held.
+func (s *Service) markDirty() {
+	ps := &s.persist
+	if ps.store == nil || ps.dirty {
+		return
+	}
+	ps.dirty = true
+	select {
+	case ps.kick <- struct{}{}:
+	default:
+	}
+}
+
+// StartPersistence saves to store from now on: debounced after changes and,
+// when periodic > 0, every periodic. Call it after Restore.
+func (s *Service) StartPersistence(store *snapshot.Store, periodic time.Duration) {
+	s.mu.Lock()
+	ps := &s.persist
+	ps.store, ps.periodic = store, periodic
+	ps.kick, ps.quit, ps.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	s.mu.Unlock()
+	go s.saver()
+}
+
+// StopPersistence ends the saver (no final save: the caller decides).
+func (s *Service) StopPersistence() {
+	s.mu.Lock()
+	ps := &s.persist
+	if ps.quit == nil {
+		s.mu.Unlock()
+		return
+	}
+	quit, done := ps.quit, ps.done
+	ps.quit = nil
+	s.mu.Unlock()
+	close(quit)
+	<-done
+}
+
+func (s *Service) saver() {
+	s.mu.Lock()
+	ps := &s.persist
+	kick, quit, done, periodic := ps.kick, ps.quit, ps.done, ps.periodic
+	s.mu.Unlock()
+	defer close(done)
+	var tick <-chan time.Time
+	if periodic > 0 {
+		t := time.NewTicker(periodic)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		reason := "debounce"
+		select {
+		case <-quit:
+			return
+		case <-kick:
+		case <-tick:
+			reason = "periodic"
+		}
+		s.mu.Lock()
+		wait := SaveDebounce - time.Since(ps.lastAt)
+		s.mu.Unlock()
+		if wait > 0 && reason == "debounce" {
+			select {
+			case <-quit:
+				return
+			case <-time.After(wait):
+			}
+		}
+		s.mu.Lock()
+		dirty := ps.dirty
+		s.mu.Unlock()
+		if dirty || reason == "periodic" {
+			if _, err := s.Save(reason); err != nil {
+				s.log.Error("saving the snapshot failed; will retry", "err", err)
+			}
+		}
+	}
+}
+
+// ErrPersistenceOff is returned by Save when no state directory is in use.
+var ErrPersistenceOff = errors.New("persistence is off")
+
+// Save writes the snapshot and the panes' tails now (Server.Save and every
+// other save). reason is recorded in the snapshot. While the state is frozen
+// for a shutdown, nothing is written and the last result is returned.
+func (s *Service) Save(reason string) (snapshot.SaveResult, error) {
+	return s.save(reason, false)
+}
+
+// SaveForShutdown freezes the picture of every live pane as live, writes it,
+// and keeps later saves from overwriting it (the hang-ups that follow a
+// host shutdown are not exits the user should find after the restart).
+// ThawPersistence undoes the freeze when the shutdown is cancelled.
+func (s *Service) SaveForShutdown(reason string) (snapshot.SaveResult, error) {
+	return s.save(reason, true)
+}
+
+// ThawPersistence lets saves write again after a cancelled shutdown.
+func (s *Service) ThawPersistence() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.persist.frozen = false
+	for _, p := range s.panes {
+		p.shutdownSave = false
+	}
+	s.markDirty()
+}
+
+func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) {
+	ps := &s.persist
+	ps.saveMu.Lock()
+	defer ps.saveMu.Unlock()
+	s.mu.Lock()
+	if ps.store == nil {
+		s.mu.Unlock()
+		return snapshot.SaveResult{}, ErrPersistenceOff
+	}
+	if ps.frozen {
+		defer s.mu.Unlock()
+		return ps.last, ps.lastErr
+	}
+	if freeze {
+		ps.frozen = true
+		for _, p := range s.panes {
+			if !p.exited {
+				p.shutdownSave = true
+			}
+		}
+	}
+	snap := s.exportLocked(reason)
+	terms := map[string]*pty.Terminal{}
+	for id, p := range s.panes {
+		terms[id] = p.term
+	}
+	ps.dirty = false
+	store := ps.store
+	s.mu.Unlock()
+
+	tails := make(map[string][]string, len(terms))
+	for id, t := range terms {
+		tails[id] = tailOf(t)
+	}
+	res, err := store.Save(snap, tails)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ps.lastErr = err
+	if err != nil {
+		ps.dirty = true // retried by the next debounced or explicit save
+		return res, err
+	}
+	ps.lastAt, ps.last = time.Now(), res
+	s.log.Debug("snapshot saved", "reason", reason, "bytes", res.Bytes, "took", res.Duration)
+	return res, nil
+}
+
+// tailOf returns a pane's last rows without trailing spaces.
+func tailOf(t *pty.Terminal) []string {
+	scr, err := t.Capture(pty.CaptureRequest{})
+	if err != nil {
+		return nil
+	}
+	start := max(scr.Oldest, scr.End-tailRows)
+	c, err := t.Capture(pty.CaptureRequest{Start: &start, End: &scr.End})
+	if err != nil {
+		return nil
+	}
+	rows := c.Lines
+	for len(rows) > 0 && strings.TrimRight(rows[len(rows)-1], " ") == "" {
+		rows = rows[:len(rows)-1]
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = strings.TrimRight(r, " ")
+	}
+	return out
+}
+
+// exportLocked copies the state into a snapshot; s.mu is held.
+func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
+	snap := &snapshot.Snapshot{Server: snapshot.Server{Version: s.cfg.Version, Reason: reason},
+		Workspaces: []snapshot.Workspace{}, Tabs: []snapshot.Tab{}, Panes: []snapshot.Pane{}, Notifications: []snapshot.Notification{}}
+	for _, wid := range s.wsOrder {
+		w := s.workspaces[wid]
+		snap.Workspaces = append(snap.Workspaces, snapshot.Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
+			Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt})
+		for _, tid := range w.tabs {
+			t := s.tabs[tid]
+			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
+				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt})
+			for _, p := range s.tabPanes(t) {
+				snap.Panes = append(snap.Panes, exportPane(p))
+			}
+		}
+	}
+	return snap
+}
+
+func exportLayout(n *node) *snapshot.Layout {
+	switch {
+	case n == nil:
+		return nil
+	case n.pane != "":
+		return &snapshot.Layout{Kind: "pane", Pane: n.pane}
+	}
+	return &snapshot.Layout{Kind: "split", Axis: n.axis, Ratio: n.ratio, First: exportLayout(n.first), Second: exportLayout(n.second)}
+}
+
+func exportPane(p *pane) snapshot.Pane {
+	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
+		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), Cols: p.cols, Rows: p.rows,
+		RestoreState: p.restoreState, CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave}
+	switch {
+	case p.shutdownSave || (!p.exited && p.proc != nil):
+		sp.State, sp.RestoreState = StateLive, snapshot.RestoreLive
+	case p.restoreState == snapshot.RestoreRestored || p.restoreState == snapshot.RestoreResumable:
+		sp.State = StateLive // still never seen to exit: restored again as such
+	default:
+		sp.State = StateExited
+		if p.status != nil {
+			sp.Status = &snapshot.WaitStatus{Code: p.status.Code, Signal: p.status.Signal, CoreDumped: p.status.CoreDumped}
+		}
+		if !p.exitedAt.IsZero() {
+			at := p.exitedAt
+			sp.ExitedAt = &at
+		}
+	}
+	return sp
+}
+
+// Restore rebuilds the state of a snapshot as tombstones: workspaces, tabs
+// and layouts as saved, and every pane without a process, RESTORED (it was
+// running), RESUMABLE (it also has an agent's official resume command) or
+// EXITED, with its saved title, size and tail. It starts no process. Call
+// it on an empty service before serving.
+func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, from string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.persist.restored = from
+	if snap == nil {
+		return
+	}
+	for _, sw := range snap.Workspaces {
+		w := &workspace{id: sw.ID, name: sw.Name, handle: sw.Handle, cwd: sw.Cwd, tabs: append([]string{}, sw.Tabs...),
+			activeTab: sw.ActiveTab, createdAt: sw.CreatedAt}
+		if w.handle == "" {
+			w.handle = s.uniqueHandle(slug(w.name))
+		}
+		s.workspaces[w.id] = w
+		s.wsOrder = append(s.wsOrder, w.id)
+	}
+	for _, st := range snap.Tabs {
+		s.tabs[st.ID] = &tab{id: st.ID, workspace: st.Workspace, title: st.Title, layout: importLayout(st.Layout),
+			activePane: st.ActivePane, createdAt: st.CreatedAt}
+	}
+	for _, sp := range snap.Panes {
+		p := &pane{id: sp.ID, workspace: sp.Workspace, tab: sp.Tab, title: sp.Title, argv: sp.Argv, cwd: sp.Cwd,
+			env: map[string]string{}, cols: sp.Cols, rows: sp.Rows, exited: true, createdAt: sp.CreatedAt}
+		for k, v := range sp.Env {
+			p.env[k] = v
+		}
+		switch {
+		case sp.State == StateExited:
+			p.restoreState = snapshot.RestoreExited
+			if sp.Status != nil {
+				p.status = &WaitStatus{Code: sp.Status.Code, Signal: sp.Status.Signal, CoreDumped: sp.Status.CoreDumped}
+			}
+			if sp.ExitedAt != nil {
+				p.exitedAt = *sp.ExitedAt
+			}
+		case sp.Agent != nil && sp.Agent.SessionID != "" && len(sp.Agent.ResumeArgv) > 0:
+			p.restoreState = snapshot.RestoreResumable
+		default:
+			p.restoreState = snapshot.RestoreRestored
+		}
+		rows := tails[sp.ID]
+		p.term = pty.NewRestoredTerminal(max(sp.Cols, 1), max(sp.Rows, 1), rows)
+		p.restoredRows = int64(len(rows))
+		s.panes[p.id] = p
+	}
+}
+
+func importLayout(l *snapshot.Layout) *node {
+	switch {
+	case l == nil:
+		return nil
+	case l.Kind == "pane":
+		return &node{pane: l.Pane}
+	}
+	return &node{axis: l.Axis, ratio: l.Ratio, first: importLayout(l.First), second: importLayout(l.Second)}
+}
+
+// SnapshotEntry describes an older snapshot kept for recovery.
+type SnapshotEntry = snapshot.Entry
+
+// ListSnapshots lists the older snapshots kept in the state directory,
+// newest first (Server.ListSnapshots).
+func (s *Service) ListSnapshots() ([]SnapshotEntry, error) {
+	s.mu.Lock()
+	store := s.persist.store
+	s.mu.Unlock()
+	if store == nil {
+		return nil, newError("unavailable.persistence", nil, "persistence is off")
+	}
+	list, err := store.List()
+	if err != nil {
+		return nil, newError("internal", nil, "listing snapshots: %v", err)
+	}
+	return list, nil
+}
+
+// RestoreSnapshot replaces the current state with an older snapshot's, as
+// tombstones (Server.RestoreSnapshot). Only while no pane is live
+// (conflict.pane_live otherwise): the current workspaces, tabs and panes are
+// removed first, with their events. The restored state is saved at once.
+func (s *Service) RestoreSnapshot(name string) (Status, error) {
+	s.mu.Lock()
+	store := s.persist.store
+	s.mu.Unlock()
+	if store == nil {
+		return Status{}, newError("unavailable.persistence", nil, "persistence is off")
+	}
+	snap, err := store.ReadEntry(name)
+	if err != nil {
+		return Status{}, newError("not_found.snapshot", map[string]any{"snapshot": name}, "cannot read snapshot %q: %v", name, err)
+	}
+	s.mu.Lock()
+	var live []string
+	for _, p := range s.panes {
+		if !p.exited || p.relaunching {
+			live = append(live, p.id)
+		}
+	}
+	if len(live) > 0 {
+		s.mu.Unlock()
+		return Status{}, newError("conflict.pane_live", map[string]any{"panes": live},
+			"%d live pane(s); stop them before restoring a snapshot", len(live))
+	}
+	var removed []*pane
+	for _, wid := range append([]string{}, s.wsOrder...) {
+		w := s.workspaces[wid]
+		for _, tid := range append([]string{}, w.tabs...) {
+			removed = append(removed, s.deleteTab(s.tabs[tid])...)
+		}
+		delete(s.workspaces, wid)
+		s.emit("workspace.removed", wid, nil)
+	}
+	s.wsOrder = nil
+	s.mu.Unlock()
+	closeAll(removed)
+
+	tails := map[string][]string{} // an older snapshot's tails are gone; keep structure only
+	s.Restore(snap, tails, "snapshots/"+name)
+	s.mu.Lock()
+	for _, wid := range s.wsOrder {
+		s.emit("workspace.created", wid, map[string]any{"name": s.workspaces[wid].name, "handle": s.workspaces[wid].handle, "restored": true})
+	}
+	s.mu.Unlock()
+	if _, err := s.Save("restore"); err != nil {
+		s.log.Error("saving the restored snapshot failed", "err", err)
+	}
+	return s.Status(), nil
+}
