@@ -42,6 +42,7 @@ type Pane struct {
 	backlog  chan chunk                // reader → emulator; closed by the reader
 	emuDone  chan struct{}             // closed when the emulator emulated everything read
 	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
+	offset   atomic.Int64              // bytes of output emulated
 	replies  chan []byte               // Terminal replies → reply writer
 	reapedCh chan struct{}             // closed when the leader was reaped
 	quit     chan struct{}             // closed when the master was closed
@@ -113,6 +114,9 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 	go p.supervise()
 	return p
 }
+
+// Offset is how many bytes of output the pane has emulated so far.
+func (p *Pane) Offset() int64 { return p.offset.Load() }
 
 // Pid returns the leader's process id (also its process group and session id).
 // After the exit it may name another process.
@@ -392,6 +396,7 @@ func (p *Pane) emulate() {
 			}
 		}
 		p.term.Write(data)
+		p.offset.Add(int64(len(data)))
 		readPool.Put(first.b)
 		if joined != nil {
 			coalescePool.Put(joined)

@@ -137,7 +137,7 @@ type termination struct {
 
 // Terminate stops the pane (RFC-0012): it freezes input, sends sig (SIGHUP
 // when 0) and SIGCONT to the process group, waits up to grace (DefaultGrace
-// when ≤ 0) for the leader's reap, then SIGKILLs the group and waits up to
+// when < 0; 0 sends SIGKILL at once) for the leader's reap, then SIGKILLs the group and waits up to
 // killWait (DefaultKillWait when ≤ 0). It returns nil once the leader was
 // reaped (wait on Done for the status) and ErrTerminateTimeout when it was not
 // reaped within killWait; the pane then stays terminating and Done still
@@ -150,7 +150,7 @@ func (p *Pane) Terminate(ctx context.Context, sig syscall.Signal, grace, killWai
 	if sig == 0 {
 		sig = syscall.SIGHUP
 	}
-	if grace <= 0 {
+	if grace < 0 {
 		grace = DefaultGrace
 	}
 	if killWait <= 0 {

@@ -73,6 +73,6 @@ func (s *Service) RelaunchPane(id string) (Pane, error) {
 		oldProc.Close()
 	}
 	oldTerm.Close()
-	s.log.Info("pane relaunched", "pane", p.id, "argv0", snap.Argv0, "pid", snap.Pid)
+	s.log.Info("pane relaunched", "pane", p.id, "pid", snap.Pid)
 	return snap, nil
 }

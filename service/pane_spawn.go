@@ -209,7 +209,8 @@ func (s *Service) spawn(r SpawnRequest, h spawnHooks) (Pane, error) {
 		// Outside s.mu (pty locks). An exited target keeps its recorded size.
 		_ = target.proc.Resize(targetCols, targetRows)
 	}
-	s.log.Info("pane spawned", "pane", p.id, "workspace", w.id, "tab", t.id, "argv0", snap.Argv0, "pid", snap.Pid)
+	// No argv, not even argv0, in logs (run-wait RFC §9, row 28).
+	s.log.Info("pane spawned", "pane", p.id, "workspace", w.id, "tab", t.id, "pid", snap.Pid)
 	return snap, nil
 }
 
@@ -329,7 +330,7 @@ func (s *Service) exited(p *pane, st pty.ExitStatus) {
 	s.mu.Unlock()
 	var out *RunOutput
 	if rec != nil { // the terminal is final now: nothing more is emulated
-		out = runOutput(p.term, rec.outputRows, rec.outputBytes)
+		out = runOutput(p.term, p.proc.Offset(), rec.outputRows, rec.outputBytes)
 	}
 	s.mu.Lock()
 	p.exited, p.pid, p.exitedAt, p.restoreState = true, 0, st.At, snapshot.RestoreExited

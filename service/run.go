@@ -397,8 +397,8 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, dig []byte, prep 
 	if r.Name != nil {
 		h.tabTitle = *r.Name
 	}
-	h.precheck = func() *Error {
-		active := len(s.runs.preparing) - 1 // this start is one of them
+	h.precheck = func() *Error { // in spawn's critical section: exact with the commit
+		active := 0
 		for _, o := range s.runs.order {
 			if o.state != RunCompleted {
 				active++
@@ -427,7 +427,7 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, dig []byte, prep 
 	if _, err := s.spawn(sr, h); err != nil {
 		return RunStart{}, err
 	}
-	s.log.Info("run started", "run", rec.id, "pane", rec.paneID, "argv0", argv0(argv))
+	s.log.Info("run started", "run", rec.id, "pane", rec.paneID)
 	return s.runStart(rec, false), nil
 }
 

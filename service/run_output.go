@@ -9,13 +9,14 @@ import (
 // runOutput captures a finished pane's output tail (RFC §4): rows [start,
 // end) where end is one past the last row with a non-space cell (oldest if
 // none) and start the smallest row ≥ oldest keeping at most maxRows rows and
-// maxBytes bytes of line text; rows are whole or left out.
-func runOutput(t *pty.Terminal, maxRows, maxBytes int) *RunOutput {
+// maxBytes bytes of line text; rows are whole or left out. offset is the
+// bytes of output the pane produced.
+func runOutput(t *pty.Terminal, offset int64, maxRows, maxBytes int) *RunOutput {
 	scr, err := t.Capture(pty.CaptureRequest{})
 	if err != nil {
 		return nil
 	}
-	out := &RunOutput{Screen: scr.Screen, Epoch: scr.Epoch, Cols: scr.Cols, Rows: scr.Rows,
+	out := &RunOutput{Screen: scr.Screen, Epoch: scr.Epoch, Offset: offset, Cols: scr.Cols, Rows: scr.Rows,
 		Oldest: scr.Oldest, Lines: []string{}}
 	// Find end: the last non-blank row, on the screen first, then in history.
 	end := scr.Oldest

@@ -2,7 +2,6 @@ package varlink
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -119,10 +118,18 @@ func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *st
 	for _, rec := range recs {
 		out = append(out, recordOut(rec))
 	}
-	if size := replySize(map[string]any{"source": r.svc.Source(), "runs": out, "next": next}); size > MaxReply {
-		return r.fail(ctx, c, tooLarge(size))
+	params := map[string]any{"source": r.svc.Source(), "runs": out}
+	if next != "" {
+		params["next"] = next
 	}
-	return c.ReplyList(ctx, r.svc.Source(), out, strOpt(next))
+	msg, err := encodeReply(params, false)
+	if err != nil {
+		return r.fail(ctx, c, err)
+	}
+	if len(msg) > MaxReply {
+		return r.fail(ctx, c, tooLarge(len(msg)))
+	}
+	return writeReply(ctx, c.Call, msg)
 }
 
 func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal *string, graceMs *int64) error {
@@ -142,15 +149,18 @@ func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal 
 	return r.reply(ctx, c, rec, false)
 }
 
-// reply sends a record, or unsupported.result_size when it is over MaxReply.
+// reply sends a record ({record}: the reply of Wait, Get and Cancel), or
+// unsupported.result_size when the message would exceed MaxReply.
 func (r *Run) reply(ctx context.Context, c runv.VarlinkCall, rec service.Run, continues bool) error {
-	out := recordOut(rec)
-	if size := replySize(map[string]any{"record": out}); size > MaxReply {
-		c.Continues = false
-		return r.fail(ctx, c, tooLarge(size))
+	msg, err := encodeReply(map[string]any{"record": recordOut(rec)}, continues)
+	if err != nil {
+		return r.fail(ctx, c, err)
 	}
-	c.Continues = continues
-	return c.ReplyWait(ctx, out) // Wait, Get and Cancel share the reply shape {record}
+	if len(msg) > MaxReply {
+		c.Continues = false
+		return r.fail(ctx, c, tooLarge(len(msg)))
+	}
+	return writeReply(ctx, c.Call, msg)
 }
 
 func tooLarge(size int) *service.Error {
@@ -158,10 +168,6 @@ func tooLarge(size int) *service.Error {
 		Data: map[string]any{"bytes": size, "max": MaxReply}}
 }
 
-func replySize(v any) int {
-	b, _ := json.Marshal(map[string]any{"parameters": v})
-	return len(b)
-}
 
 func recordOut(r service.Run) runv.Record {
 	out := runv.Record{Run: r.ID, Source: r.Source, Key: r.Key, Pane: r.Pane, Tab: r.Tab, Workspace: r.Workspace,

@@ -27,6 +27,7 @@ type Server struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	calls  sync.WaitGroup // handlers running (Track)
 	mu     sync.Mutex
 	closed bool
 	conns  map[net.Conn]struct{}
@@ -73,6 +74,44 @@ func (s *Server) Serve(ln net.Listener) error {
 			delete(s.conns, cc)
 			s.mu.Unlock()
 		}()
+	}
+}
+
+// Dispatcher is a varlink interface as varlink.Service.RegisterInterface takes it.
+type Dispatcher interface {
+	VarlinkDispatch(ctx context.Context, c vl.Call, methodname string) error
+	VarlinkGetName() string
+	VarlinkGetDescription() string
+}
+
+// Track wraps an interface so that Drain knows when its handlers run.
+func (s *Server) Track(d Dispatcher) Dispatcher { return tracked{d, s} }
+
+type tracked struct {
+	Dispatcher
+	s *Server
+}
+
+func (t tracked) VarlinkDispatch(ctx context.Context, c vl.Call, method string) error {
+	t.s.calls.Add(1)
+	defer t.s.calls.Done()
+	return t.Dispatcher.VarlinkDispatch(ctx, c, method)
+}
+
+// Drain waits up to timeout for running handlers to return, so replies
+// produced by a shutdown (completed runs, final events) reach their clients
+// before Close; it reports whether they all did.
+func (s *Server) Drain(timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		s.calls.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
 	}
 }
 

@@ -92,11 +92,8 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	shutdownRequested := make(chan struct{}, 1)
-	for _, iface := range []interface {
-		VarlinkDispatch(context.Context, vl.Call, string) error
-		VarlinkGetName() string
-		VarlinkGetDescription() string
-	}{
+	server := varlink.NewServer(vsvc, log)
+	for _, iface := range []varlink.Dispatcher{
 		varlink.NewServerIface(svc, func() {
 			select {
 			case shutdownRequested <- struct{}{}:
@@ -107,11 +104,10 @@ func run(log *slog.Logger, address string) error {
 		varlink.NewRun(svc),
 		varlink.NewEvents(svc),
 	} {
-		if err := vsvc.RegisterInterface(iface); err != nil {
+		if err := vsvc.RegisterInterface(server.Track(iface)); err != nil {
 			return err
 		}
 	}
-	server := varlink.NewServer(vsvc, log)
 	served := make(chan error, 1)
 	go func() { served <- server.Serve(ln) }()
 
@@ -138,6 +134,9 @@ func run(log *slog.Logger, address string) error {
 	defer cancel()
 	svc.Shutdown(ctx)
 	svc.StopPersistence()
+	if !server.Drain(2 * time.Second) { // let waiters get their completed runs
+		log.Warn("some calls were still running at shutdown")
+	}
 	server.Close()
 	log.Info("stopped")
 	return nil

@@ -1,0 +1,38 @@
+package varlink
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	vl "github.com/varlink/go/varlink"
+)
+
+// encodeReply encodes a reply message ({"parameters":…[,"continues":true]}
+// and the terminating NUL) without the HTML escaping json.Marshal applies,
+// which would turn each <, > and & of pane output into six bytes.
+func encodeReply(params any, continues bool) ([]byte, error) {
+	msg := struct {
+		Parameters any  `json:"parameters"`
+		Continues  bool `json:"continues,omitempty"`
+	}{params, continues}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, err
+	}
+	out := b.Bytes()
+	out[len(out)-1] = 0 // Encode's newline becomes the message terminator
+	return out, nil
+}
+
+// writeReply sends an encoded reply on the call's connection (nothing for a
+// oneway call), as varlink.Call.Reply would.
+func writeReply(ctx context.Context, c vl.Call, msg []byte) error {
+	if c.IsOneway() {
+		return nil
+	}
+	_, err := c.Conn.Write(ctx, msg)
+	return err
+}
