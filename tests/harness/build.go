@@ -1,0 +1,116 @@
+// Package harness runs signaltty's end-to-end tests against the real
+// programs: it builds signalttyd and signaltty once per test binary, starts
+// real daemons on private sockets, and drives them through the real CLI,
+// the real varlinkctl and a raw varlink client.
+//
+// Use it from a TestMain:
+//
+//	func TestMain(m *testing.M) { harness.Main(m) }
+package harness
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+const module = "github.com/signaltty/signaltty"
+
+// binDir holds signalttyd and signaltty side by side, built by Main.
+var binDir string
+
+// Main builds the programs into a temporary directory, runs the tests and
+// removes the directory. A build failure fails the whole test binary with
+// the compiler's output (it never skips).
+//
+// SIGNALTTY_TEST_RACE=1 builds both programs with the race detector.
+func Main(m *testing.M) {
+	os.Exit(mainCode(m))
+}
+
+func mainCode(m *testing.M) int {
+	flag.Parse() // for testing.Verbose and testing.Short
+	dir, err := os.MkdirTemp("", "signaltty-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harness:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	if err := build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "harness: building signalttyd and signaltty failed:\n"+err.Error())
+		return 1
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "harness: built signalttyd and signaltty in %v\n", time.Since(start).Round(time.Millisecond))
+	}
+	binDir = dir
+	return m.Run()
+}
+
+func build(dir string) error {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	args := []string{"build", "-o", dir + string(os.PathSeparator)}
+	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
+		args = append(args, "-race")
+	}
+	args = append(args, module+"/cmd/signalttyd", module+"/cmd/signaltty")
+	cmd := exec.Command(goBin, args...)
+	cmd.Env = os.Environ()
+	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=1") // the race detector needs cgo
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", goBin, strings.Join(args, " "), err, out)
+	}
+	for _, b := range []string{"signalttyd", "signaltty"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Bin returns the path of a built program ("signalttyd" or "signaltty").
+func Bin(t testing.TB, name string) string {
+	t.Helper()
+	if binDir == "" {
+		t.Fatal("harness: programs not built; the test package needs func TestMain(m *testing.M) { harness.Main(m) }")
+	}
+	return filepath.Join(binDir, name)
+}
+
+// BinDir is the directory holding both built programs.
+func BinDir(t testing.TB) string {
+	t.Helper()
+	return filepath.Dir(Bin(t, "signaltty"))
+}
+
+// ModuleRoot returns the checkout's root directory (where go.mod is).
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(b), "module "+module+"\n") {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("harness: cannot find the module root (go.mod of " + module + ") above the working directory")
+		}
+		dir = parent
+	}
+}

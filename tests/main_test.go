@@ -1,0 +1,9 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/signaltty/signaltty/tests/harness"
+)
+
+func TestMain(m *testing.M) { harness.Main(m) }
