@@ -1,0 +1,307 @@
+package pty
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// storedRow is one physical row kept as text plus style runs. It never holds
+// cells: text is the row's content with wide-character continuation cells
+// dropped, control characters replaced by spaces and trailing spaces trimmed;
+// cells is the display width of text in cells. Padding to the screen width
+// happens when the row is captured.
+type storedRow struct {
+	text  string
+	runs  []styleRun
+	cells int32
+}
+
+// styleRun marks cells [start, start+n) of a row as drawn in a non-default
+// style. style is an opaque, comparable encoding: the SGR sequence of the
+// style followed by an OSC 8 sequence when the cells carry a hyperlink.
+// Runs may extend past the text (styled trailing spaces).
+type styleRun struct {
+	start, n uint16
+	style    string
+}
+
+// runCost is what one style run costs the byte budget besides its style string.
+const runCost = 4
+
+// size is what the row costs the byte budget: text plus runs.
+func (r *storedRow) size() int {
+	n := len(r.text)
+	for i := range r.runs {
+		n += runCost + len(r.runs[i].style)
+	}
+	return n
+}
+
+// blank reports whether the row shows no text.
+func (r *storedRow) blank() bool { return r.text == "" }
+
+// padded returns the row as exactly cols cells of text.
+func (r *storedRow) padded(cols int) string {
+	return padText(r.text, int(r.cells), cols)
+}
+
+// padText pads (or cuts) text of the given display width to exactly cols cells.
+func padText(text string, cells, cols int) string {
+	switch {
+	case cells == cols:
+		return text
+	case cells < cols:
+		var b strings.Builder
+		b.Grow(len(text) + cols - cells)
+		b.WriteString(text)
+		for i := cells; i < cols; i++ {
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	// The row is wider than the screen (the screen got narrower since).
+	if isASCII(text) {
+		return text[:cols]
+	}
+	var b strings.Builder
+	w := 0
+	rest := text
+	for len(rest) > 0 {
+		cl, cw := ansi.FirstGraphemeCluster(rest, ansi.GraphemeWidth)
+		if len(cl) == 0 {
+			break
+		}
+		if w+cw > cols {
+			break
+		}
+		b.WriteString(cl)
+		w += cw
+		rest = rest[len(cl):]
+	}
+	for ; w < cols; w++ {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanContent reports whether a cell's content can be shown as is: no C0 or
+// C1 control characters, no DEL, valid UTF-8.
+func cleanContent(s string) bool {
+	if len(s) == 1 {
+		return s[0] >= 0x20 && s[0] != 0x7f && s[0] < utf8.RuneSelf
+	}
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+// rowBuilder turns cells into storedRows. It keeps scratch space and a small
+// cache of style encodings; it is not safe for concurrent use.
+type rowBuilder struct {
+	buf    []byte
+	runs   []styleRun
+	styles styleCache
+}
+
+// build converts a row of cells. limit is the row width in cells: a wide
+// character that would cross it is shown as blanks. Lines coming from the
+// emulator's scrollback are trimmed, so len(cells) may be less than limit.
+// withRuns=false leaves the style runs out.
+func (b *rowBuilder) build(cells []uv.Cell, limit int, withRuns bool) storedRow {
+	b.buf = b.buf[:0]
+	b.runs = b.runs[:0]
+	textLen, textCells := 0, 0 // text up to and including the last non-space
+	pos := 0                   // cells emitted so far
+	var runCell *uv.Cell       // the cell whose style the open run has
+	for x := 0; x < len(cells); {
+		c := &cells[x]
+		w := 1
+		switch {
+		case c.Width >= 2 && x+c.Width <= limit && cleanContent(c.Content):
+			w = c.Width
+			b.buf = append(b.buf, c.Content...)
+		case c.Width == 1 && cleanContent(c.Content):
+			b.buf = append(b.buf, c.Content...)
+		case c.Width >= 2:
+			// A wide character that cannot be shown: blanks for its cells.
+			w = min(c.Width, max(limit-x, 1))
+			for range w {
+				b.buf = append(b.buf, ' ')
+			}
+		default:
+			b.buf = append(b.buf, ' ')
+		}
+		if len(b.buf) > 0 && b.buf[len(b.buf)-1] != ' ' {
+			textLen, textCells = len(b.buf), pos+w
+		}
+		// Style runs: adjacent cells in equal styles share one.
+		switch {
+		case !withRuns:
+		case c.Style.IsZero() && c.Link.IsZero():
+			runCell = nil
+		case runCell != nil && runCell.Style.Equal(&c.Style) && runCell.Link == c.Link:
+			b.runs[len(b.runs)-1].n += uint16(w)
+		default:
+			runCell = c
+			b.runs = append(b.runs, styleRun{start: uint16(pos), n: uint16(w), style: b.styles.key(c)})
+		}
+		pos += w
+		x += w
+	}
+	r := storedRow{text: string(b.buf[:textLen]), cells: int32(textCells)}
+	if len(b.runs) > 0 {
+		r.runs = append([]styleRun(nil), b.runs...)
+	}
+	return r
+}
+
+// buildSimASCII converts a row of the fast path's simulation whose cells are
+// all ASCII characters of width 1 in pens of the given table (pen 0, the
+// default, with a space is an empty cell). The result equals what build
+// returns for the same cells after the emulator's scrollback trimmed them.
+func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) storedRow {
+	// The scrollback drops trailing cells equal to an empty cell.
+	n := len(row)
+	for n > 0 && row[n-1] == emptySim {
+		n--
+	}
+	b.buf = b.buf[:0]
+	textLen := 0
+	for i := 0; i < n; i++ {
+		c := byte(row[i].ch)
+		b.buf = append(b.buf, c)
+		if c != ' ' {
+			textLen = i + 1
+		}
+	}
+	r := storedRow{text: string(b.buf[:textLen]), cells: int32(textLen)}
+	open := -1 // pen of the open run
+	for i := 0; i < n; i++ {
+		p := int(row[i].p)
+		switch {
+		case pens[p].key == "":
+			open = -1
+		case open >= 0 && (open == p || (pens[open].cell.Link == pens[p].cell.Link &&
+			pens[open].cell.Style.Equal(&pens[p].cell.Style))):
+			r.runs[len(r.runs)-1].n++
+		default:
+			open = p
+			r.runs = append(r.runs, styleRun{start: uint16(i), n: 1, style: pens[p].key})
+		}
+	}
+	return r
+}
+
+// styleCache remembers the encodings of recently seen styles, so rows in the
+// same style share one string and Style.String runs once per style. Styles
+// are compared exactly: Style.Equal compares colours by RGBA, and colours
+// that look the same may encode differently (256-colour 12 and 21).
+type styleCache struct {
+	ents [8]styleEnt
+	next int
+}
+
+type styleEnt struct {
+	ok    bool
+	style uv.Style
+	link  uv.Link
+	key   string
+}
+
+// key returns the encoding of the cell's style and hyperlink.
+func (sc *styleCache) key(c *uv.Cell) string {
+	for i := range sc.ents {
+		e := &sc.ents[i]
+		if e.ok && e.link == c.Link && sameStyle(&e.style, &c.Style) {
+			return e.key
+		}
+	}
+	k := ""
+	if !c.Style.IsZero() {
+		k = c.Style.String()
+	}
+	if !c.Link.IsZero() {
+		k += ansi.SetHyperlink(c.Link.URL, c.Link.Params)
+	}
+	sc.ents[sc.next] = styleEnt{ok: true, style: c.Style, link: c.Link, key: k}
+	sc.next = (sc.next + 1) % len(sc.ents)
+	return k
+}
+
+// rowRing is the history: a ring of storedRows bounded by a row count and a
+// byte budget, dropping the oldest first. Push and drop are O(1) amortised.
+type rowRing struct {
+	buf      []storedRow
+	head     int // index of the oldest row in buf
+	n        int // rows kept
+	bytes    int // budget used
+	maxRows  int
+	maxBytes int
+}
+
+func newRowRing(maxRows, maxBytes int) rowRing {
+	return rowRing{maxRows: maxRows, maxBytes: maxBytes}
+}
+
+// push appends a row as the newest, evicting the oldest rows as needed. A row
+// larger than the whole budget is not kept (it counts as pushed and dropped).
+func (r *rowRing) push(row storedRow) {
+	sz := row.size()
+	for r.n > 0 && (r.n >= r.maxRows || r.bytes+sz > r.maxBytes) {
+		r.dropOldest()
+	}
+	if sz > r.maxBytes || r.maxRows <= 0 {
+		return
+	}
+	if r.n == len(r.buf) {
+		r.grow()
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = row
+	r.n++
+	r.bytes += sz
+}
+
+func (r *rowRing) dropOldest() {
+	old := &r.buf[r.head]
+	r.bytes -= old.size()
+	*old = storedRow{}
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+}
+
+func (r *rowRing) grow() {
+	c := min(max(2*len(r.buf), 256), r.maxRows)
+	nb := make([]storedRow, c)
+	for i := 0; i < r.n; i++ {
+		nb[i] = r.buf[(r.head+i)%len(r.buf)]
+	}
+	r.buf, r.head = nb, 0
+}
+
+// at returns the i-th kept row, 0 being the oldest.
+func (r *rowRing) at(i int) *storedRow {
+	return &r.buf[(r.head+i)%len(r.buf)]
+}
+
+// reset drops every row and releases the storage.
+func (r *rowRing) reset() {
+	r.buf, r.head, r.n, r.bytes = nil, 0, 0, 0
+}

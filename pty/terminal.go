@@ -1,0 +1,919 @@
+package pty
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
+	"github.com/charmbracelet/x/vt"
+)
+
+const (
+	// vtScrollback is the emulator's own scrollback limit. The emulator's
+	// scrollback is emptied into the row store after every emulator Write
+	// (at most maxPiece bytes), so it never comes close to this and no line
+	// is ever dropped or shifted by the library (its Push shifts every line
+	// header once full).
+	vtScrollback = 1 << 20
+	// maxPiece bounds one emulator Write between two drains.
+	maxPiece = 16 << 10
+	// maxReplyBacklog bounds query replies waiting for the replies writer;
+	// beyond it replies are dropped rather than blocking emulation.
+	maxReplyBacklog = 64 << 10
+	// maxDim bounds cols and rows (style runs count cells in uint16).
+	maxDim = 1<<16 - 1
+	// maxRepeat caps the count of REP (CSI n b).
+	maxRepeat = 1 << 16
+	// maxRun bounds a run the fast path simulates at once.
+	maxRun = 128 << 10
+)
+
+// Terminal is a terminal emulator (github.com/charmbracelet/x/vt) plus the
+// pane's numbered rows: rows that scroll off the top of the primary screen
+// move into a compact row store (text plus style runs), and the screen rows
+// follow them. See the capture-rows contract in doc.go.
+//
+// The emulator's own scrollback is emptied into the row store after every
+// emulator write (it would otherwise shift all its lines per pushed line),
+// and long runs of line output skip the emulator's per-line scrolling
+// altogether (fastpath.go). Some library defects are worked around here:
+// titles and cwd URLs containing ';' (own OSC handlers), replies blocking
+// Write (a reply pump), bottom rows lost when the height shrinks (scrolled
+// into history first), margins beyond the screen that make it panic and
+// counts that make it loop (clamped), clusters cut at the end of each
+// write (the last one held back).
+//
+// Write must be called from one goroutine at a time; every other method may
+// be called concurrently with it and with each other.
+type Terminal struct {
+	mu      sync.Mutex
+	emu     *vt.Emulator // nil once released
+	cols    int
+	rows    int
+	onEvent func(Event)
+
+	epoch  int64
+	pushed int64 // rows moved to history in this epoch (H)
+	hist   rowRing
+	rb     rowBuilder
+	line   uv.Line // scratch copy of a screen row
+
+	title, cwd string
+
+	// Emulator state the plain-text fast path depends on, observed through
+	// the emulator's callbacks and handlers (so in emulation order).
+	autowrap, lnm, lrmm bool
+	regionFull          [2]bool // top/bottom margins are the whole screen; [1] = alternate
+	hmargins            [2]bool // left/right margins may be set
+
+	tr   tracker // parser state and charset/tab state, in input order
+	fast bool    // plain-text fast path enabled
+	fs   fastState
+
+	// held is the last grapheme cluster of the previous Write (with a REP
+	// that printed its start, or an incomplete character), kept back so a
+	// combining mark or modifier in the next Write still joins it (the
+	// library ends every cluster at the end of a Write). Anything that looks
+	// at the screen feeds it first.
+	held []byte
+	// fix is a corrected sequence to feed right after one our handler
+	// swallowed (see registerHandlers).
+	fix      string
+	panics   int // emulator panics recovered
+	fastRuns int // runs the fast path took (for tests)
+
+	pump      *replyPump
+	frozen    []storedRow // the screen, once released
+	frozenAlt bool
+}
+
+// NewTerminal makes an emulator of cols×rows cells. historyRows and
+// historyBytes bound the row store (0 or less: DefaultHistoryRows,
+// DefaultHistoryBytes). replies receives what the terminal answers to queries
+// (DA, DSR/CPR, OSC 10/11 ...); its errors are ignored and it is written from
+// a goroutine of its own, so a blocked replies writer never blocks Write
+// (replies beyond a 64 KiB backlog are dropped). onEvent (may be nil) gets
+// observations synchronously from inside Write, in output order; it must not
+// call back into the Terminal. Release or Close ends its goroutines.
+func NewTerminal(cols, rows, historyRows, historyBytes int, replies io.Writer, onEvent func(Event)) *Terminal {
+	cols, rows = clampDim(cols), clampDim(rows)
+	if historyRows <= 0 {
+		historyRows = DefaultHistoryRows
+	}
+	if historyBytes <= 0 {
+		historyBytes = DefaultHistoryBytes
+	}
+	e := vt.NewEmulator(cols, rows)
+	e.SetScrollbackSize(vtScrollback)
+	t := &Terminal{
+		emu:        e,
+		cols:       cols,
+		rows:       rows,
+		onEvent:    onEvent,
+		hist:       newRowRing(historyRows, historyBytes),
+		autowrap:   true,
+		regionFull: [2]bool{true, true},
+		fast:       true,
+	}
+	t.tr.init()
+	e.SetCallbacks(vt.Callbacks{
+		Bell:        func() { t.emit(Event{Kind: EventBell}) },
+		AltScreen:   func(on bool) { t.emit(Event{Kind: EventAltScreen, Bool: on}) },
+		EnableMode:  func(m ansi.Mode) { t.modeChanged(m, true) },
+		DisableMode: func(m ansi.Mode) { t.modeChanged(m, false) },
+	})
+	t.registerHandlers(e)
+	t.pump = startReplyPump(e, replies)
+	return t
+}
+
+func clampDim(n int) int { return min(max(n, 1), maxDim) }
+
+func (t *Terminal) emit(ev Event) {
+	if t.onEvent != nil {
+		t.onEvent(ev)
+	}
+}
+
+func (t *Terminal) modeChanged(m ansi.Mode, on bool) {
+	switch m {
+	case ansi.ModeAutoWrap:
+		t.autowrap = on
+	case ansi.ModeLineFeedNewLine:
+		t.lnm = on
+	case ansi.ModeLeftRightMargin:
+		t.lrmm = on
+	}
+}
+
+// screenIndex is 1 on the alternate screen, else 0.
+func (t *Terminal) screenIndex() int {
+	if t.emu.IsAltScreen() {
+		return 1
+	}
+	return 0
+}
+
+// registerHandlers installs our handlers. Handlers registered later run
+// first; returning false lets the emulator's own handler run too.
+func (t *Terminal) registerHandlers(e *vt.Emulator) {
+	e.RegisterOscHandler(0, t.oscTitle)
+	e.RegisterOscHandler(1, func([]byte) bool { return true }) // icon name: ignored
+	e.RegisterOscHandler(2, t.oscTitle)
+	e.RegisterOscHandler(7, t.oscCwd)
+	e.RegisterOscHandler(133, t.oscSemantic)
+	e.RegisterOscHandler(7501, t.oscProgramStatus)
+
+	// ED 3 clears the history: numbering restarts in a new epoch. Like
+	// xterm, and unlike the library, the screen is left alone.
+	e.RegisterCsiHandler('J', func(params ansi.Params) bool {
+		if n, _, _ := params.Param(0, 0); n == 3 {
+			t.clearHistory()
+			return true
+		}
+		return false
+	})
+	// DECSTBM: track whether the scroll region is the whole screen (the same
+	// arithmetic as the library's handler, which runs after this one). The
+	// library accepts a bottom margin below the screen and then panics (index
+	// out of range) on the next scroll: such a request is swallowed and fed
+	// again clamped, as xterm clamps it.
+	e.RegisterCsiHandler('r', func(params ansi.Params) bool {
+		height := t.emu.Height()
+		top, _, _ := params.Param(0, 1)
+		top = max(top, 1)
+		bottom, _, _ := params.Param(1, height)
+		if bottom < 1 {
+			bottom = height
+		}
+		if top >= bottom {
+			return false // ignored by the library too
+		}
+		swallow := false
+		if bottom > height {
+			bottom, swallow = height, true
+			if top >= bottom {
+				return true
+			}
+			t.fix = "\x1b[" + strconv.Itoa(top) + ";" + strconv.Itoa(bottom) + "r"
+		}
+		t.regionFull[t.screenIndex()] = top == 1 && bottom == height
+		return swallow
+	})
+	// DECSLRM (CSI s while DECLRMM is set) may set left/right margins; a
+	// right margin beyond the screen is clamped like the bottom one.
+	e.RegisterCsiHandler('s', func(params ansi.Params) bool {
+		if !t.lrmm {
+			return false
+		}
+		width := t.emu.Width()
+		left, _, _ := params.Param(0, 1)
+		left = max(left, 1)
+		right, _, _ := params.Param(1, width)
+		if right < 1 {
+			right = width
+		}
+		if left >= right {
+			return false
+		}
+		t.hmargins[t.screenIndex()] = true
+		if right > width {
+			if left < width {
+				t.fix = "\x1b[" + strconv.Itoa(left) + ";" + strconv.Itoa(width) + "s"
+			}
+			return true
+		}
+		return false
+	})
+	// Counts that make the library loop once per unit (ECH, CHT, CBT fill or
+	// step cell by cell; REP prints n times): clamp them. For ECH, CHT and
+	// CBT the width gives the same result; REP is capped at maxRepeat.
+	for _, c := range []struct {
+		cmd   int
+		limit func() int
+	}{
+		{'X', t.emu.Width}, {'I', t.emu.Width}, {'Z', t.emu.Width},
+		{'b', func() int { return maxRepeat }},
+	} {
+		e.RegisterCsiHandler(c.cmd, func(params ansi.Params) bool {
+			n, _, _ := params.Param(0, 1)
+			if limit := c.limit(); n > limit {
+				t.fix = "\x1b[" + strconv.Itoa(limit) + string(rune(c.cmd))
+				return true
+			}
+			return false
+		})
+	}
+	// RIS resets both screens' margins (modes come back through callbacks).
+	e.RegisterEscHandler('c', func() bool {
+		t.regionFull = [2]bool{true, true}
+		t.hmargins = [2]bool{}
+		return false
+	})
+}
+
+// clearHistory empties the row store and the emulator's scrollback and
+// starts a new numbering epoch.
+func (t *Terminal) clearHistory() {
+	sb := t.emu.Scrollback()
+	clear(sb.Lines()) // the library's Clear keeps the lines reachable
+	sb.Clear()
+	t.hist.reset()
+	t.pushed = 0
+	t.epoch++
+}
+
+// Write feeds PTY output to the terminal. Call it from one goroutine only.
+func (t *Terminal) Write(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.emu == nil {
+		return
+	}
+	t.process(p)
+}
+
+// simple marks the bytes the fast path understands besides UTF-8, SGR and
+// EL sequences: printable ASCII, CR, LF, BS and HT. In the ground state each
+// of them keeps the parser there.
+var simple = func() (s [256]bool) {
+	for b := 0x20; b < 0x7f; b++ {
+		s[b] = true
+	}
+	s['\r'], s['\n'], s['\b'], s['\t'] = true, true, true, true
+	return s
+}()
+
+// process feeds p to the emulator, taking runs of plain text with many line
+// feeds through the fast path.
+func (t *Terminal) process(p []byte) {
+	if len(t.held) > 0 {
+		// The held bytes went through the tracker already; going through it
+		// again (complete characters, from the ground state) changes nothing.
+		p = append(t.held, p...)
+		t.held = nil
+	}
+	pending := 0               // p[pending:i] still has to go to the emulator
+	text := 0                  // p[text:i] is printable text in the ground state
+	runeStart := 0             // where the UTF-8 sequence being collected started
+	seqStart := 0              // where the parser last left the ground state
+	repStart, repEnd := -1, -1 // the last REP sequence
+	for i := 0; i < len(p); {
+		if !simple[p[i]] || !t.tr.ground() {
+			was := t.tr.p.State()
+			act := t.tr.p.Advance(p[i])
+			i++
+			now := t.tr.p.State()
+			if was == parser.GroundState && now != parser.GroundState {
+				seqStart = i - 1
+			}
+			if now == parser.Utf8State {
+				if was != parser.Utf8State {
+					runeStart = i - 1
+				}
+			} else if act != parser.PrintAction {
+				text = i
+			}
+			if t.tr.rep {
+				t.tr.rep = false
+				repStart, repEnd = seqStart, i
+			}
+			if t.tr.split {
+				// A sequence our handlers may rewrite: feed up to its end,
+				// then the rewrite.
+				t.tr.split = false
+				t.feed(p[pending:i])
+				pending = i
+				if t.fix != "" {
+					fix := t.fix
+					t.fix = ""
+					t.inject(fix)
+				}
+			}
+			continue
+		}
+		// A run: simple bytes, well-formed UTF-8, SGR and EL sequences
+		// (each of which starts and ends in the ground state, changing
+		// nothing the tracker follows but the single shift).
+		j, printed := i, false
+		for j < len(p) {
+			c := p[j]
+			if simple[c] {
+				if c < 0x20 {
+					text = j + 1
+				} else {
+					printed = true
+				}
+				j++
+			} else if n := runToken(p[j:]); n > 0 {
+				j += n
+				text = j
+			} else if n := runRune(p[j:]); n > 0 {
+				j += n
+				printed = true
+			} else {
+				break
+			}
+		}
+		if j-i > maxRun {
+			// Bound what one simulation holds (pens are counted in uint16);
+			// cut after a line feed, where no cluster spans the cut.
+			if k := bytes.LastIndexByte(p[i:i+maxRun], '\n'); k >= 0 {
+				j = i + k + 1
+			}
+		}
+		run := p[i:j]
+		if t.fast && len(run) > 2*t.rows && t.tr.charsetOK() &&
+			(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
+			bytes.Count(run, []byte{'\n'}) > t.rows+1 {
+			t.feed(p[pending:i])
+			pending = i + t.fastRun(run)
+		}
+		if printed {
+			t.tr.gsingle = 0
+		}
+		i = j
+	}
+	// Hold back the last cluster, and a character still incomplete. When
+	// the text follows a REP with no ASCII character in between, the
+	// cluster started with the character REP printed: hold the REP too.
+	end := len(p)
+	if st := t.tr.p.State(); st == parser.GroundState || st == parser.Utf8State {
+		stop := len(p)
+		if st == parser.Utf8State {
+			stop = runeStart
+		}
+		end = stop
+		if text < stop {
+			end = text + lastClusterStart(p[text:stop])
+		}
+		if text == repEnd && !hasASCII(p[text:stop]) {
+			end = repStart
+		}
+	}
+	if end < pending {
+		end = len(p)
+	}
+	if end < len(p) && t.tr.p.State() == parser.Utf8State {
+		// The held bytes take the tracker from the ground state to here
+		// again when they come back.
+		t.tr.p.Reset()
+	}
+	t.feed(p[pending:end])
+	if end < len(p) {
+		t.held = append([]byte(nil), p[end:]...)
+	}
+}
+
+// lastClusterStart returns where the last grapheme cluster of b (printable
+// text in the ground state, whole characters) starts, as the library
+// segments it: its unfinished cluster buffer starts at the last ASCII
+// character (an ASCII character never extends the cluster before it), and
+// clusters are found from there.
+func lastClusterStart(b []byte) int {
+	start := 0
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < utf8.RuneSelf {
+			start = i
+			break
+		}
+	}
+	last := start
+	for rest := b[start:]; len(rest) > 0; {
+		cl, _ := ansi.FirstGraphemeCluster(rest, ansi.GraphemeWidth)
+		if len(cl) == 0 {
+			break
+		}
+		last = len(b) - len(rest)
+		rest = rest[len(cl):]
+	}
+	return last
+}
+
+func hasASCII(b []byte) bool {
+	for _, c := range b {
+		if c < utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// flushHeld feeds the held cluster; called before the screen is looked at.
+func (t *Terminal) flushHeld() {
+	if len(t.held) > 0 && t.emu != nil {
+		h := t.held
+		t.held = nil
+		t.feed(h)
+	}
+}
+
+// feed writes b to the emulator in pieces of about maxPiece bytes (cut after
+// a line feed), moving the emulator's scrollback into the row store after
+// each piece.
+func (t *Terminal) feed(b []byte) {
+	for len(b) > 0 {
+		n := len(b)
+		if n > maxPiece {
+			if k := bytes.LastIndexByte(b[:maxPiece], '\n'); k >= 0 {
+				n = k + 1
+			} else if k := bytes.IndexByte(b[maxPiece:], '\n'); k >= 0 {
+				n = maxPiece + k + 1
+			}
+		}
+		t.emuWrite(b[:n])
+		t.drain()
+		b = b[n:]
+	}
+}
+
+// inject writes bytes of our own to the emulator (they start and end in the
+// ground state and do not go through the tracker).
+func (t *Terminal) inject(s string) {
+	t.emuWrite([]byte(s))
+}
+
+// emuWrite writes to the emulator, surviving a panic in the library (the
+// rest of b is lost; CAN then ends any sequence the parser was in).
+func (t *Terminal) emuWrite(b []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.panics++
+			func() {
+				defer func() { _ = recover() }()
+				_, _ = t.emu.Write([]byte{ansi.CAN})
+			}()
+		}
+	}()
+	_, _ = t.emu.Write(b)
+}
+
+// drain moves the emulator's scrollback into the row store.
+func (t *Terminal) drain() {
+	sb := t.emu.Scrollback()
+	lines := sb.Lines()
+	if len(lines) == 0 {
+		return
+	}
+	for i := range lines {
+		t.pushRow(t.rb.build(lines[i], t.cols, true))
+	}
+	clear(lines) // the library's Clear keeps the lines reachable
+	sb.Clear()
+}
+
+func (t *Terminal) pushRow(r storedRow) {
+	t.hist.push(r)
+	t.pushed++
+}
+
+// Resize changes the screen size. The library drops the bottom rows when the
+// height shrinks; on the primary screen the content is scrolled up first
+// (into the history) so the cursor row survives. Width changes do not reflow.
+func (t *Terminal) Resize(cols, rows int) {
+	cols, rows = clampDim(cols), clampDim(rows)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.emu
+	if e == nil || (cols == t.cols && rows == t.rows) {
+		return
+	}
+	t.flushHeld()
+	if rows < t.rows && !e.IsAltScreen() && t.tr.ground() && !t.hmargins[0] {
+		pos := e.CursorPosition()
+		if k := pos.Y - rows + 1; k > 0 {
+			su := "\x1b[" + strconv.Itoa(k) + "S"
+			if t.regionFull[0] {
+				// SU scrolls the whole screen and puts the cursor back on
+				// the same row; the resize then clamps it onto the row its
+				// content moved to, keeping any pending wrap.
+				t.inject(su)
+			} else {
+				t.inject("\x1b[r" + su + "\x1b[" + strconv.Itoa(pos.Y+1) + ";" + strconv.Itoa(pos.X+1) + "H")
+			}
+			t.drain()
+		}
+	}
+	e.Resize(cols, rows)
+	t.drain()
+	t.cols, t.rows = cols, rows
+	t.regionFull = [2]bool{true, true}
+	t.hmargins = [2]bool{}
+	t.tr.tabsDefault = true
+}
+
+// Size returns the screen size in cells.
+func (t *Terminal) Size() (cols, rows int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cols, t.rows
+}
+
+// Title returns the last title set with OSC 0 or 2.
+func (t *Terminal) Title() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.title
+}
+
+// Cwd returns the path of the last OSC 7 report.
+func (t *Terminal) Cwd() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cwd
+}
+
+// AltScreen reports whether the alternate screen is shown.
+func (t *Terminal) AltScreen() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.emu == nil {
+		return t.frozenAlt
+	}
+	return t.emu.IsAltScreen()
+}
+
+// Epoch returns the current numbering epoch.
+func (t *Terminal) Epoch() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.epoch
+}
+
+// screenRow converts screen row y (0 = top). withRuns=false skips style runs.
+func (t *Terminal) screenRow(y int, withRuns bool) storedRow {
+	if t.emu == nil {
+		return t.frozen[y]
+	}
+	t.line = t.line[:0]
+	for x := 0; x < t.cols; x++ {
+		c := t.emu.CellAt(x, y)
+		if c == nil {
+			t.line = append(t.line, uv.EmptyCell)
+		} else {
+			t.line = append(t.line, *c)
+		}
+	}
+	r := t.rb.build(t.line, t.cols, withRuns)
+	clear(t.line) // drop references to cell contents
+	return r
+}
+
+// Capture returns rows; see CaptureRequest and the capture-rows contract.
+// Errors: ErrStaleEpoch, *RangeError.
+func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.flushHeld()
+	if req.Epoch != nil && *req.Epoch != t.epoch {
+		return Capture{}, ErrStaleEpoch
+	}
+	h := t.pushed
+	oldest := h - int64(t.hist.n)
+	end := h + int64(t.rows)
+	var start, stop int64
+	switch {
+	case req.Start == nil && req.End == nil:
+		start, stop = h, end
+	case req.End == nil:
+		start, stop = *req.Start, end
+	case req.Start == nil:
+		stop = *req.End
+		start = max(oldest, stop-int64(t.rows))
+		if stop < oldest {
+			start = stop
+		}
+	default:
+		start, stop = *req.Start, *req.End
+	}
+	switch {
+	case start < oldest:
+		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "before_oldest"}
+	case stop > end:
+		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "after_end"}
+	case start > stop:
+		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "inverted"}
+	}
+	c := Capture{
+		Epoch:  t.epoch,
+		Oldest: oldest,
+		End:    end,
+		First:  start,
+		Cols:   t.cols,
+		Rows:   t.rows,
+		Screen: ScreenPrimary,
+		Lines:  make([]string, 0, stop-start),
+	}
+	if t.altLocked() {
+		c.Screen = ScreenAlternate
+	}
+	for r := start; r < stop; r++ {
+		if r < h {
+			c.Lines = append(c.Lines, t.hist.at(int(r-oldest)).padded(t.cols))
+		} else {
+			row := t.screenRow(int(r-h), false)
+			c.Lines = append(c.Lines, row.padded(t.cols))
+		}
+	}
+	return c, nil
+}
+
+func (t *Terminal) altLocked() bool {
+	if t.emu == nil {
+		return t.frozenAlt
+	}
+	return t.emu.IsAltScreen()
+}
+
+// Tail returns the last non-blank rows of history and screen (trailing blank
+// rows excluded) as trimmed text, whole rows only: at most maxRows rows and
+// maxBytes bytes, each row counting its text plus 1 for a newline. first is
+// the number of lines[0]. complete reports whether every row from row 0 of
+// this epoch up to the last non-blank row is included.
+func (t *Terminal) Tail(maxRows, maxBytes int) (lines []string, first int64, complete bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.flushHeld()
+	h := t.pushed
+	oldest := h - int64(t.hist.n)
+	end := h + int64(t.rows)
+	text := func(r int64) string {
+		if r < h {
+			return t.hist.at(int(r - oldest)).text
+		}
+		return t.screenRow(int(r-h), false).text
+	}
+	last := end - 1
+	var lastText string
+	for ; last >= oldest; last-- {
+		if lastText = text(last); lastText != "" {
+			break
+		}
+	}
+	if last < oldest {
+		return nil, oldest, oldest == 0
+	}
+	first = last + 1
+	used := 0
+	var rev []string
+	for r := last; r >= oldest && len(rev) < maxRows; r-- {
+		s := lastText
+		if r != last {
+			s = text(r)
+		}
+		if used+len(s)+1 > maxBytes {
+			break
+		}
+		used += len(s) + 1
+		rev = append(rev, s)
+		first = r
+	}
+	lines = make([]string, len(rev))
+	for i, s := range rev {
+		lines[len(rev)-1-i] = s
+	}
+	return lines, first, first == 0
+}
+
+// Release turns the screen into stored rows (still capturable, numbering
+// unchanged) and drops the emulator; later Write and Resize do nothing. Call
+// it once the program exited.
+func (t *Terminal) Release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.releaseLocked()
+}
+
+func (t *Terminal) releaseLocked() {
+	e := t.emu
+	if e == nil {
+		return
+	}
+	t.flushHeld()
+	t.drain()
+	frozen := make([]storedRow, t.rows)
+	for y := range frozen {
+		frozen[y] = t.screenRow(y, true)
+	}
+	t.frozen, t.frozenAlt = frozen, e.IsAltScreen()
+	// Closing the reply pipe ends the reader goroutine (Emulator.Close would
+	// race with its Read).
+	if pw, ok := e.InputPipe().(*io.PipeWriter); ok {
+		_ = pw.CloseWithError(io.EOF)
+	}
+	t.pump.close()
+	t.emu = nil
+	t.line = nil
+	t.fs = fastState{}
+}
+
+// Close stops the terminal's goroutines and frees the emulator (like
+// Release); captured rows stay readable.
+func (t *Terminal) Close() {
+	t.Release()
+}
+
+// tracker follows the parser state of the byte stream (with a parser of its
+// own, the same state machine the emulator uses) and the state that decides
+// how plain text prints: the character sets, single shifts and tab stops.
+// Some are changed by controls the emulator offers no hook for (SS2, SS3,
+// HTS).
+type tracker struct {
+	p           *ansi.Parser
+	gl          int     // locking shift (ESC n, ESC o): the set GL uses
+	gsingle     int     // pending single shift (2 or 3), 0 = none
+	special     [4]bool // set maps ASCII characters (UK or DEC special graphics)
+	tabsDefault bool    // tab stops are every 8 columns
+	split       bool    // a CSI our emulator handlers may rewrite just ended
+	rep         bool    // a REP just ended (it prints, like text)
+}
+
+func (tr *tracker) init() {
+	tr.p = ansi.NewParser()
+	tr.p.SetDataSize(64) // string payloads are of no interest here
+	tr.tabsDefault = true
+	tr.p.SetHandler(ansi.Handler{
+		Print:     func(rune) { tr.gsingle = 0 },
+		Execute:   tr.execute,
+		HandleEsc: tr.esc,
+		HandleCsi: tr.csi,
+	})
+}
+
+func (tr *tracker) ground() bool { return tr.p.State() == parser.GroundState }
+
+// charsetOK reports whether ASCII prints as itself.
+func (tr *tracker) charsetOK() bool { return !tr.special[tr.gl] && tr.gsingle == 0 }
+
+// execute mirrors the library's control handlers. SO and SI are not among
+// them (its registration loop for them runs over the C1 range), so they
+// change nothing.
+func (tr *tracker) execute(b byte) {
+	switch b {
+	case ansi.SS2:
+		tr.gsingle = 2
+	case ansi.SS3:
+		tr.gsingle = 3
+	case ansi.HTS:
+		tr.tabsDefault = false
+	}
+}
+
+func (tr *tracker) esc(cmd ansi.Cmd) {
+	switch inter, final := cmd.Intermediate(), cmd.Final(); {
+	case inter >= '(' && inter <= '+':
+		switch final {
+		case 'A', '0':
+			tr.special[inter-'('] = true
+		case 'B':
+			tr.special[inter-'('] = false
+		}
+	case inter == 0 && final == 'n':
+		tr.gl = 2
+	case inter == 0 && final == 'o':
+		tr.gl = 3
+	case inter == 0 && final == 'H':
+		tr.tabsDefault = false
+	case inter == 0 && final == 'c':
+		tr.gl, tr.gsingle, tr.special, tr.tabsDefault = 0, 0, [4]bool{}, true
+	}
+}
+
+func (tr *tracker) csi(cmd ansi.Cmd, params ansi.Params) {
+	switch int(cmd) {
+	case 'r', 's', 'X', 'I', 'Z':
+		tr.split = true
+	case 'b':
+		// Split only when our handler clamps the count: REP prints into
+		// the library's unfinished cluster, which a split would end.
+		if n, _, _ := params.Param(0, 1); n > maxRepeat {
+			tr.split = true
+		} else {
+			tr.rep = true
+		}
+	case 'g':
+		tr.tabsDefault = false
+	case ansi.Command('?', 0, 'W'):
+		if len(params) == 1 && params[0] == 5 {
+			tr.tabsDefault = true
+		}
+	}
+}
+
+// replyPump moves the emulator's replies (it writes them into an unbuffered
+// pipe, and its Write blocks until they are read) to the replies writer.
+// Reading and writing are separate goroutines with a bounded queue between
+// them, so a stuck replies writer cannot stall emulation.
+type replyPump struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	q      []byte
+	closed bool
+}
+
+func startReplyPump(e *vt.Emulator, w io.Writer) *replyPump {
+	p := &replyPump{}
+	p.cond = sync.NewCond(&p.mu)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := e.Read(buf)
+			if n > 0 {
+				p.put(buf[:n])
+			}
+			if err != nil {
+				p.close()
+				return
+			}
+		}
+	}()
+	go func() {
+		for {
+			b, ok := p.take()
+			if !ok {
+				return
+			}
+			if w != nil {
+				_, _ = w.Write(b)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *replyPump) put(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.q)+len(b) > maxReplyBacklog {
+		return
+	}
+	p.q = append(p.q, b...)
+	p.cond.Signal()
+}
+
+func (p *replyPump) take() ([]byte, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.q) == 0 && !p.closed {
+		p.cond.Wait()
+	}
+	if p.closed {
+		return nil, false
+	}
+	b := p.q
+	p.q = nil
+	return b, true
+}
+
+func (p *replyPump) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	p.q = nil
+	p.cond.Broadcast()
+}
