@@ -67,3 +67,43 @@ func splitSize(size int, ratio float64) (first, second int, ok bool) {
 	}
 	return first, second, true
 }
+
+// area is the size a layout covers, derived from its panes' sizes: a split
+// along cols is its parts side by side plus a one-cell divider, along rows
+// stacked plus a divider row. panes maps pane ids to (cols, rows).
+func (n *node) area(size func(id string) (int, int)) (cols, rows int) {
+	if n.pane != "" {
+		return size(n.pane)
+	}
+	c1, r1 := n.first.area(size)
+	c2, r2 := n.second.area(size)
+	if n.axis == AxisCols {
+		return c1 + 1 + c2, max(r1, r2)
+	}
+	return max(c1, c2), r1 + 1 + r2
+}
+
+// fit divides cols×rows among a layout's panes by its splits' ratios and
+// calls set for each pane with its size. A part too small to split keeps at
+// least one cell for each side.
+func (n *node) fit(cols, rows int, set func(id string, cols, rows int)) {
+	if n.pane != "" {
+		set(n.pane, cols, rows)
+		return
+	}
+	size := cols
+	if n.axis == AxisRows {
+		size = rows
+	}
+	first, second, ok := splitSize(size, n.ratio)
+	if !ok {
+		first, second = max(size/2, 1), max(size-size/2-1, 1)
+	}
+	if n.axis == AxisCols {
+		n.first.fit(first, rows, set)
+		n.second.fit(second, rows, set)
+		return
+	}
+	n.first.fit(cols, first, set)
+	n.second.fit(cols, second, set)
+}

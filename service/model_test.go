@@ -129,3 +129,20 @@ func TestParseSignal(t *testing.T) {
 		t.Errorf("SIGSEGV accepted: %v", err)
 	}
 }
+
+func TestLayoutAreaAndFit(t *testing.T) {
+	root := &node{pane: "a"}
+	root.split("a", "b", AxisCols)
+	root.split("b", "c", AxisRows)
+	sizes := map[string][2]int{"a": {39, 24}, "b": {40, 11}, "c": {40, 12}}
+	get := func(id string) (int, int) { return sizes[id][0], sizes[id][1] }
+	if c, r := root.area(get); c != 80 || r != 24 {
+		t.Fatalf("area = %dx%d, want 80x24", c, r)
+	}
+	root = root.without("a")
+	got := map[string][2]int{}
+	root.fit(80, 24, func(id string, c, r int) { got[id] = [2]int{c, r} })
+	if got["b"] != [2]int{80, 11} || got["c"] != [2]int{80, 12} || len(got) != 2 {
+		t.Fatalf("fit after removing a: %v", got)
+	}
+}

@@ -329,9 +329,11 @@ func (s *Service) RemovePane(ctx context.Context, id string, kill bool) error {
 		return notFound("pane", id)
 	}
 	t := s.tabs[p.tab]
+	cols, rows := t.layout.area(s.paneSize) // the tab's area, before p leaves it
 	delete(s.panes, id)
 	s.emit("pane.removed", id, map[string]any{"workspace": p.workspace, "tab": p.tab})
 	t.layout = t.layout.without(id)
+	var resize []func()
 	if t.layout == nil {
 		s.deleteTab(t)
 	} else {
@@ -339,8 +341,29 @@ func (s *Service) RemovePane(ctx context.Context, id string, kill bool) error {
 			t.activePane = t.layout.leaves()[0]
 		}
 		s.emit("tab.layout_changed", t.id, map[string]any{"workspace": t.workspace})
+		// The layout closes around the gap: the remaining panes share the area.
+		t.layout.fit(cols, rows, func(pid string, c, r int) {
+			q := s.panes[pid]
+			if q.cols == c && q.rows == r {
+				return
+			}
+			q.cols, q.rows = c, r
+			s.emit("pane.resized", q.id, map[string]any{"cols": c, "rows": r})
+			if proc := q.proc; proc != nil && !q.exited {
+				resize = append(resize, func() { _ = proc.Resize(c, r) })
+			}
+		})
 	}
 	s.mu.Unlock()
+	for _, f := range resize { // outside s.mu: pty locks
+		f()
+	}
 	closeAll([]*pane{p})
 	return nil
+}
+
+// paneSize is a pane's recorded size; s.mu is held.
+func (s *Service) paneSize(id string) (int, int) {
+	p := s.panes[id]
+	return p.cols, p.rows
 }

@@ -179,7 +179,7 @@ func TestEventsLifecycle(t *testing.T) {
 	checkSeq(t, s.Ready, es)
 	checkSubsequence(t, es, []want{
 		{"workspace.created", w.ID}, {"tab.created", p.Tab}, {"pane.created", p.ID}, {"tab.layout_changed", p.Tab},
-		{"pane.updated", p.ID}, {"pane.exited", p.ID}, {"pane.removed", p.ID}, {"tab.removed", p.Tab}, {"workspace.removed", w.ID},
+		{"pane.terminating", p.ID}, {"pane.exited", p.ID}, {"pane.removed", p.ID}, {"tab.removed", p.Tab}, {"workspace.removed", w.ID},
 	})
 	for _, e := range es {
 		switch e.Type {
@@ -191,9 +191,9 @@ func TestEventsLifecycle(t *testing.T) {
 			if e.Data["workspace"] != w.ID || e.Data["tab"] != p.Tab || e.Data["argv0"] != "sleep" {
 				t.Errorf("pane.created data: %s, want workspace %s tab %s argv0 sleep", e.Raw, w.ID, p.Tab)
 			}
-		case "pane.updated":
-			if e.Data["terminating"] != true {
-				t.Errorf("pane.updated when killing: %s, want data.terminating true", e.Raw)
+		case "pane.terminating":
+			if e.Data["signal"] != "SIGHUP" {
+				t.Errorf("pane.terminating when killing: %s, want data.signal SIGHUP", e.Raw)
 			}
 		case "pane.exited":
 			st, _ := e.Data["status"].(map[string]any)

@@ -332,9 +332,11 @@ type Event (
   seq: int,
   # Dotted type: workspace.created, workspace.updated, workspace.removed,
   # tab.created, tab.updated, tab.layout_changed, tab.removed,
-  # pane.created, pane.updated, pane.resized, pane.exited, pane.removed,
+  # pane.created, pane.updated, pane.resized, pane.terminating (data.signal:
+  # the first signal sent), pane.exited, pane.removed, pane.relaunched,
   # pane.title, pane.cwd, pane.bell, command.started, command.finished,
-  # program.status_changed.
+  # program.status_changed, run.started, run.terminating, run.completed,
+  # run.expired.
   type: string,
   # Id of the resource the event is about (a workspace, tab or pane id).
   resource: string,
