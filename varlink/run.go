@@ -168,7 +168,6 @@ func tooLarge(size int) *service.Error {
 		Data: map[string]any{"bytes": size, "max": MaxReply}}
 }
 
-
 func recordOut(r service.Run) runv.Record {
 	out := runv.Record{Run: r.ID, Source: r.Source, Key: r.Key, Pane: r.Pane, Tab: r.Tab, Workspace: r.Workspace,
 		Principal: r.Principal, Pid: int64(r.Pid), Shell: r.Shell, State: r.State, Outcome: strOpt(r.Outcome),
