@@ -146,7 +146,7 @@ func (s *Service) snapshotLocked() map[string]any {
 				if p.exited {
 					st = StateExited
 				}
-				panes = append(panes, map[string]any{"pane": p.id, "tab": tid, "state": st})
+				panes = append(panes, map[string]any{"pane": p.id, "tab": tid, "state": st, "restore_state": p.restoreState})
 			}
 		}
 	}

@@ -119,7 +119,7 @@ func Dispatch_Error(err error) error {
 // resource id. Empty or absent filters match everything.
 // # With snapshot true the ready reply also carries the state the stream
 // continues from, taken together with seq: {"workspaces":[{"workspace"}],
-// "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state"}],
+// "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state","restore_state"}],
 // "runs":[{"run","pane","state", and once known "outcome", "exit_code",
 // "signal", "cause"}]}.
 // # A subscriber that falls more than 4096 events behind is disconnected with
@@ -275,7 +275,7 @@ func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ s
 // resource id. Empty or absent filters match everything.
 // # With snapshot true the ready reply also carries the state the stream
 // continues from, taken together with seq: {"workspaces":[{"workspace"}],
-// "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state"}],
+// "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state","restore_state"}],
 // "runs":[{"run","pane","state", and once known "outcome", "exit_code",
 // "signal", "cause"}]}.
 // # A subscriber that falls more than 4096 events behind is disconnected with
@@ -357,7 +357,7 @@ type Event (
 #
 # With snapshot true the ready reply also carries the state the stream
 # continues from, taken together with seq: {"workspaces":[{"workspace"}],
-# "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state"}],
+# "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state","restore_state"}],
 # "runs":[{"run","pane","state", and once known "outcome", "exit_code",
 # "signal", "cause"}]}.
 #
