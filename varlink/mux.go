@@ -174,12 +174,9 @@ func (m *Mux) RelaunchPane(ctx context.Context, c mux.VarlinkCall, id string) er
 }
 
 func (m *Mux) KillPane(ctx context.Context, c mux.VarlinkCall, id string, signal *string, graceMs *int64) error {
-	grace := time.Duration(-1)
-	if graceMs != nil {
-		if *graceMs < 0 {
-			return m.fail(ctx, c, service.Invalid("grace_ms", "range", "grace_ms must not be negative"))
-		}
-		grace = time.Duration(*graceMs) * time.Millisecond
+	grace, err := graceOf(graceMs)
+	if err != nil {
+		return m.fail(ctx, c, err)
 	}
 	ctx2, stop := hangup(ctx, c.Call)
 	p, err := m.svc.KillPane(ctx2, id, str(signal), grace)
@@ -275,4 +272,16 @@ func intp(p *int64) *int {
 	}
 	v := int(*p)
 	return &v
+}
+
+// graceOf turns an optional grace_ms into a duration; absent is -1 (the
+// service's default).
+func graceOf(ms *int64) (time.Duration, error) {
+	switch {
+	case ms == nil:
+		return -1, nil
+	case *ms < 0:
+		return 0, service.Invalid("grace_ms", "range", "grace_ms must not be negative")
+	}
+	return time.Duration(*ms) * time.Millisecond, nil
 }

@@ -133,12 +133,9 @@ func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *st
 }
 
 func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal *string, graceMs *int64) error {
-	grace := time.Duration(-1)
-	if graceMs != nil {
-		if *graceMs < 0 {
-			return r.fail(ctx, c, service.Invalid("grace_ms", "range", "grace_ms must not be negative"))
-		}
-		grace = time.Duration(*graceMs) * time.Millisecond
+	grace, err := graceOf(graceMs)
+	if err != nil {
+		return r.fail(ctx, c, err)
 	}
 	ctx2, stop := hangup(ctx, c.Call)
 	rec, err := r.svc.CancelRun(ctx2, id, str(signal), grace)
