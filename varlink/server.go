@@ -3,7 +3,9 @@ package varlink
 import (
 	"context"
 	"errors"
+	"time"
 
+	"github.com/signaltty/signaltty/logind"
 	"github.com/signaltty/signaltty/service"
 	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
 )
@@ -13,12 +15,26 @@ type ServerIface struct {
 	svc *service.Service
 	// shutdown asks the daemon to stop; called after the reply was sent.
 	shutdown func()
+	// logind reports the host-shutdown monitor; nil: no monitor ("off").
+	logind func() logind.Status
+}
+
+// ServerOption configures NewServerIface.
+type ServerOption func(*ServerIface)
+
+// WithLogindStatus makes GetStatus report the logind monitor through f.
+func WithLogindStatus(f func() logind.Status) ServerOption {
+	return func(s *ServerIface) { s.logind = f }
 }
 
 // NewServerIface returns the dev.signaltty.Server interface for registration.
 // shutdown is called once Server.Shutdown has replied.
-func NewServerIface(svc *service.Service, shutdown func()) *srv.VarlinkInterface {
-	return srv.VarlinkNew(&ServerIface{svc: svc, shutdown: shutdown})
+func NewServerIface(svc *service.Service, shutdown func(), opts ...ServerOption) *srv.VarlinkInterface {
+	s := &ServerIface{svc: svc, shutdown: shutdown}
+	for _, o := range opts {
+		o(s)
+	}
+	return srv.VarlinkNew(s)
 }
 
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {
@@ -36,7 +52,40 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 	return srv.Status{Version: st.Version, Source: st.Source, Address: st.Address,
 		Pid: int64(st.Pid), Socket_activated: st.SocketActivated, Started_at: timestamp(st.StartedAt),
 		Uptime_ms: st.Uptime.Milliseconds(), Workspaces: int64(st.Workspaces), Tabs: int64(st.Tabs),
-		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p}
+		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
+		Logind: s.logindStatus(st.StartedAt)}
+}
+
+// logindStatus reports the logind monitor; "off" since start without one.
+func (s *ServerIface) logindStatus(started time.Time) srv.Logind {
+	ls := logind.Status{State: logind.Off}
+	if s.logind != nil {
+		ls = s.logind()
+	}
+	tsOpt := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		return strOpt(timestamp(t))
+	}
+	msOpt := func(d time.Duration, ok bool) *int64 {
+		if !ok {
+			return nil
+		}
+		ms := d.Milliseconds()
+		return &ms
+	}
+	since := ls.Since
+	if since.IsZero() {
+		since = started
+	}
+	saved := !ls.LastSaveAt.IsZero()
+	return srv.Logind{State: string(ls.State), Since: timestamp(since), Holding: ls.Holding,
+		Next_retry_at: tsOpt(ls.NextRetry), Last_error: strOpt(ls.LastError), Last_error_at: tsOpt(ls.LastErrorAt),
+		Inhibit_delay_ms: msOpt(ls.InhibitDelay, ls.InhibitDelay > 0), Owner: strOpt(ls.Owner),
+		Inhibits: int64(ls.Inhibits), Last_save_at: tsOpt(ls.LastSaveAt),
+		Last_save_ms: msOpt(ls.LastSaveTook, saved), Last_release_ms: msOpt(ls.LastSaveRelease, saved && ls.LastSaveRelease > 0),
+		Last_save_error: strOpt(ls.LastSaveError)}
 }
 
 func (s *ServerIface) Save(ctx context.Context, c srv.VarlinkCall) error {

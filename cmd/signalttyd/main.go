@@ -92,6 +92,7 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	shutdownRequested := make(chan struct{}, 1)
+	lg := newLogind(log, svc)
 	server := varlink.NewServer(vsvc, log)
 	for _, iface := range []varlink.Dispatcher{
 		varlink.NewServerIface(svc, func() {
@@ -99,7 +100,7 @@ func run(log *slog.Logger, address string) error {
 			case shutdownRequested <- struct{}{}:
 			default:
 			}
-		}),
+		}, varlink.WithLogindStatus(lg.status)),
 		varlink.NewMux(svc),
 		varlink.NewRun(svc),
 		varlink.NewEvents(svc),
@@ -113,23 +114,29 @@ func run(log *slog.Logger, address string) error {
 
 	log.Info("ready", "address", address, "socket_activated", activated, "source", svc.Source(), "version", version)
 	daemon.SdNotify(false, "READY=1\nSTATUS=listening on "+address)
+	lg.start()
+	defer lg.close() // every way out releases the logind inhibitor
 
 	select {
 	case sig := <-stop:
 		log.Info("stopping", "signal", sig.String())
 	case <-shutdownRequested:
 		log.Info("stopping", "reason", "Server.Shutdown")
+	case <-lg.stopping:
+		log.Info("stopping", "reason", "host shutdown (logind)")
 	case err := <-served:
 		log.Error("accept failed", "err", err)
 	}
 	daemon.SdNotify(false, "STOPPING=1")
 	ln.Close() // no new connections; the socket file goes if we made it
-	// Save before the panes are hung up, so the snapshot shows them running.
+	// Save before the panes are hung up, so the snapshot shows them running,
+	// and while the logind delay lock is still held.
 	if res, err := svc.SaveForShutdown("shutdown"); err != nil {
 		log.Error("saving the snapshot at shutdown failed", "err", err)
 	} else {
 		log.Info("snapshot saved", "path", res.Path, "bytes", res.Bytes, "took", res.Duration)
 	}
+	lg.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	svc.Shutdown(ctx)

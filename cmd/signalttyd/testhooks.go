@@ -16,7 +16,9 @@ import (
 // $SIGNALTTY_TEST_HOOKS: while "barrier-<phase>-<key>" exists, a run start
 // with that key waits at that phase of its start barrier after creating
 // "reached-<phase>-<key>"; while "hold-<pid>" exists, the reap of that exited
-// leader waits (a stand-in for uninterruptible sleep).
+// leader waits (a stand-in for uninterruptible sleep); while
+// "hold-logind-save" exists, the logind monitor's shutdown save waits after
+// creating "reached-logind-save".
 func init() {
 	installTestHooks = func(svc *service.Service) {
 		dir := os.Getenv("SIGNALTTY_TEST_HOOKS")
@@ -39,6 +41,14 @@ func init() {
 			os.WriteFile(filepath.Join(dir, "reached-"+phase+"-"+key), nil, 0o600)
 			waitGone(gate)
 		})
+		logindSaveHook = func() {
+			gate := filepath.Join(dir, "hold-logind-save")
+			if _, err := os.Stat(gate); err != nil {
+				return
+			}
+			os.WriteFile(filepath.Join(dir, "reached-logind-save"), nil, 0o600)
+			waitGone(gate)
+		}
 		pty.SetReapHold(func(pid int) <-chan struct{} {
 			ch := make(chan struct{})
 			go func() {

@@ -29,6 +29,7 @@ type Status struct {
 	Live_panes       int64       `json:"live_panes"`
 	Seq              int64       `json:"seq"`
 	Persistence      Persistence `json:"persistence"`
+	Logind           Logind      `json:"logind"`
 }
 
 // Saving of the state directory ($XDG_STATE_HOME/signaltty).
@@ -42,6 +43,25 @@ type Persistence struct {
 	Last_ms       int64   `json:"last_ms"`
 	Last_error    *string `json:"last_error,omitempty"`
 	Restored_from string  `json:"restored_from"`
+}
+
+// The host-shutdown monitor: a delay inhibitor taken from systemd-logind
+// (org.freedesktop.login1 on the system bus), so that the snapshot is written
+// before the machine goes down.
+type Logind struct {
+	State            string  `json:"state"`
+	Since            string  `json:"since"`
+	Holding          bool    `json:"holding"`
+	Next_retry_at    *string `json:"next_retry_at,omitempty"`
+	Last_error       *string `json:"last_error,omitempty"`
+	Last_error_at    *string `json:"last_error_at,omitempty"`
+	Inhibit_delay_ms *int64  `json:"inhibit_delay_ms,omitempty"`
+	Owner            *string `json:"owner,omitempty"`
+	Inhibits         int64   `json:"inhibits"`
+	Last_save_at     *string `json:"last_save_at,omitempty"`
+	Last_save_ms     *int64  `json:"last_save_ms,omitempty"`
+	Last_release_ms  *int64  `json:"last_release_ms,omitempty"`
+	Last_save_error  *string `json:"last_save_error,omitempty"`
 }
 
 // An older snapshot kept for recovery (snapshots/ in the state directory).
@@ -849,7 +869,8 @@ type Status (
   live_panes: int,
   # Sequence number of the last event published.
   seq: int,
-  persistence: Persistence
+  persistence: Persistence,
+  logind: Logind
 )
 
 # Saving of the state directory ($XDG_STATE_HOME/signaltty).
@@ -868,6 +889,40 @@ type Persistence (
   # What startup restored from: "snapshot.json", "empty" (no snapshot), or
   # "corrupt: <backup path>".
   restored_from: string
+)
+
+# The host-shutdown monitor: a delay inhibitor taken from systemd-logind
+# (org.freedesktop.login1 on the system bus), so that the snapshot is written
+# before the machine goes down.
+type Logind (
+  # "off" (SIGNALTTY_LOGIND=0), "connecting", "holding" (the inhibitor is
+  # held), "backoff" (the last attempt failed: see next_retry_at and
+  # last_error) or "stopping" (the host shuts down: saving, then stopping).
+  state: string,
+  # When the monitor entered this state, RFC 3339 UTC with milliseconds.
+  since: string,
+  # True while a delay inhibitor from the running logind is held.
+  holding: bool,
+  # When the next attempt is made (state "backoff"); earlier if logind
+  # appears on the bus.
+  next_retry_at: ?string,
+  # The most recent failure, kept after the monitor recovers.
+  last_error: ?string,
+  last_error_at: ?string,
+  # logind's InhibitDelayMaxUSec in milliseconds: how long the inhibitor can
+  # hold a shutdown back. Absent while unknown.
+  inhibit_delay_ms: ?int,
+  # logind's unique bus name, e.g. ":1.4". Absent while unknown.
+  owner: ?string,
+  # Inhibitors taken since the daemon started.
+  inhibits: int,
+  # The last shutdown save: when it ended, how long the write took, how
+  # long it was from logind's announcement to the release of the inhibitor,
+  # and why it failed. Absent before the first.
+  last_save_at: ?string,
+  last_save_ms: ?int,
+  last_release_ms: ?int,
+  last_save_error: ?string
 )
 
 # An older snapshot kept for recovery (snapshots/ in the state directory).

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
+	"github.com/spf13/cobra"
+)
+
+func doctorCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Report the daemon's health: persistence and the logind shutdown monitor (Server.GetStatus)",
+		Long: `doctor asks the daemon for its status and explains it: the daemon itself,
+saving of the state directory, and the logind monitor that saves the
+workspaces before the host shuts down. Lines starting with "!" need
+attention. With --json it prints the GetStatus reply.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Server.GetStatus", nil, func(raw json.RawMessage) error {
+				var r struct{ Status srv.Status }
+				if err := decode(raw, &r); err != nil {
+					return err
+				}
+				writeDoctor(a.out, r.Status, time.Now())
+				return nil
+			})
+		},
+	}
+}
+
+// writeDoctor renders a health report of s as of now.
+func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
+	problems := 0
+	warn := func(format string, args ...any) {
+		problems++
+		fmt.Fprintf(w, "  ! "+format+"\n", args...)
+	}
+	say := func(format string, args ...any) { fmt.Fprintf(w, "    "+format+"\n", args...) }
+
+	fmt.Fprintf(w, "daemon: signalttyd %s, pid %d, up %s\n", s.Version, s.Pid, (time.Duration(s.Uptime_ms) * time.Millisecond).Round(time.Second))
+	activated := ""
+	if s.Socket_activated {
+		activated = " (socket activated)"
+	}
+	say("listening on %s%s", s.Address, activated)
+	say("%d workspaces, %d tabs, %d panes (%d live)", s.Workspaces, s.Tabs, s.Panes, s.Live_panes)
+
+	p := s.Persistence
+	fmt.Fprintln(w, "persistence:")
+	if !p.Enabled {
+		warn("off: nothing is saved, nothing comes back after a restart")
+	} else {
+		say("state directory %s", p.State_dir)
+		if after, ok := strings.CutPrefix(p.Restored_from, "corrupt: "); ok {
+			warn("the snapshot could not be read at start; it was set aside as %s and the daemon started empty", after)
+		} else {
+			say("restored at start from: %s", p.Restored_from)
+		}
+		if p.Last_saved_at != nil {
+			say("last save %s: %d bytes in %d ms", ago(*p.Last_saved_at, now), p.Last_bytes, p.Last_ms)
+		} else {
+			say("no save yet")
+		}
+		if p.Last_error != nil {
+			warn("the last save failed: %s", *p.Last_error)
+		}
+		if p.Dirty {
+			say("changes not saved yet (a save follows within 2 s)")
+		}
+		if p.Frozen {
+			say("frozen: a shutdown save was written and nothing overwrites it")
+		}
+	}
+
+	l := s.Logind
+	fmt.Fprintf(w, "logind shutdown monitor: %s\n", l.State)
+	delay := "logind's delay is not known yet"
+	if l.Inhibit_delay_ms != nil {
+		delay = fmt.Sprintf("logind waits up to %s for it", time.Duration(*l.Inhibit_delay_ms)*time.Millisecond)
+	}
+	switch l.State {
+	case "off":
+		say("off (SIGNALTTY_LOGIND=0): a host shutdown is noticed only by the daemon's SIGTERM, without a delay inhibitor")
+	case "holding":
+		say("a delay inhibitor is held since %s; at shutdown the snapshot is written first, %s", ago(l.Since, now), delay)
+	case "connecting":
+		say("connecting to the system bus and logind (since %s)", ago(l.Since, now))
+	case "backoff":
+		next := "soon"
+		if l.Next_retry_at != nil {
+			next = "at " + *l.Next_retry_at
+		}
+		warn("no delay inhibitor: a host shutdown would not wait for the save; next attempt %s, or when logind appears on the bus", next)
+	case "stopping":
+		say("the host is shutting down: saving, then stopping (since %s)", ago(l.Since, now))
+	default:
+		say("unknown state %q", l.State)
+	}
+	if l.Owner != nil {
+		say("logind on the bus: %s; inhibitors taken since start: %d", *l.Owner, l.Inhibits)
+	}
+	if l.Last_error != nil {
+		when := ""
+		if l.Last_error_at != nil {
+			when = " (" + ago(*l.Last_error_at, now) + ")"
+		}
+		say("last error%s: %s", when, *l.Last_error)
+	}
+	if l.Last_save_at != nil {
+		line := fmt.Sprintf("last shutdown save %s", ago(*l.Last_save_at, now))
+		if l.Last_save_ms != nil {
+			line += fmt.Sprintf(": write %d ms", *l.Last_save_ms)
+		}
+		if l.Last_release_ms != nil {
+			line += fmt.Sprintf(", inhibitor released after %d ms", *l.Last_release_ms)
+		}
+		say("%s", line)
+		if l.Last_save_error != nil {
+			warn("the shutdown save failed: %s", *l.Last_save_error)
+		}
+		if l.Last_release_ms != nil && l.Inhibit_delay_ms != nil && *l.Last_release_ms*2 > *l.Inhibit_delay_ms {
+			warn("the shutdown save took more than half of logind's delay (%d ms of %d ms)", *l.Last_release_ms, *l.Inhibit_delay_ms)
+		}
+	}
+
+	if problems == 0 {
+		fmt.Fprintln(w, "no problems found")
+	} else {
+		fmt.Fprintf(w, "%d %s (lines with !)\n", problems, plural(problems, "thing needs attention", "things need attention"))
+	}
+}
+
+// ago renders an RFC 3339 time as "<time> (<n> ago)".
+func ago(ts string, now time.Time) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ts
+	}
+	d := now.Sub(t)
+	switch {
+	case d < -time.Second:
+		return fmt.Sprintf("%s (in %s)", ts, (-d).Round(time.Second))
+	case d < time.Second:
+		return ts + " (now)"
+	}
+	return fmt.Sprintf("%s (%s ago)", ts, d.Round(time.Second))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
+)
+
+func TestDoctorReport(t *testing.T) {
+	now := time.Date(2026, 3, 14, 15, 0, 0, 0, time.UTC)
+	ts := func(d time.Duration) *string { s := now.Add(d).Format("2006-01-02T15:04:05.000Z07:00"); return &s }
+	ms := func(v int64) *int64 { return &v }
+	str := func(v string) *string { return &v }
+	base := srv.Status{Version: "0.1.0", Pid: 42, Address: "unix:/run/user/1/signaltty/dev.signaltty", Uptime_ms: 65000,
+		Persistence: srv.Persistence{Enabled: true, State_dir: "/s", Restored_from: "snapshot.json", Last_saved_at: ts(-3 * time.Second), Last_bytes: 10, Last_ms: 2}}
+	for _, c := range []struct {
+		name   string
+		edit   func(*srv.Status)
+		want   []string
+		absent []string
+	}{
+		{"holding", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "holding", Since: *ts(-time.Minute), Holding: true, Inhibit_delay_ms: ms(5000), Owner: str(":1.4"), Inhibits: 1}
+		}, []string{"logind shutdown monitor: holding", "logind waits up to 5s", ":1.4", "no problems found", "last save 2026-03-14T14:59:57.000Z (3s ago)"}, []string{"!"}},
+		{"off", func(s *srv.Status) { s.Logind = srv.Logind{State: "off"} },
+			[]string{"logind shutdown monitor: off", "SIGNALTTY_LOGIND=0", "no problems found"}, []string{"!"}},
+		{"backoff", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "backoff", Next_retry_at: ts(4 * time.Second), Last_error: str("Inhibit: org.freedesktop.DBus.Error.AccessDenied: no"), Last_error_at: ts(-time.Second)}
+		}, []string{"  ! no delay inhibitor", "next attempt at 2026-03-14T15:00:04.000Z", "last error (2026-03-14T14:59:59.000Z (1s ago)): Inhibit: org.freedesktop.DBus.Error.AccessDenied", "1 thing needs attention"}, nil},
+		{"slow save", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "holding", Holding: true, Inhibit_delay_ms: ms(5000), Last_save_at: ts(-time.Hour), Last_save_ms: ms(2900), Last_release_ms: ms(3100)}
+		}, []string{"inhibitor released after 3100 ms", "! the shutdown save took more than half of logind's delay (3100 ms of 5000 ms)"}, nil},
+		{"save errors", func(s *srv.Status) {
+			s.Persistence.Last_error = str("read-only file system")
+			s.Persistence.Restored_from = "corrupt: /s/snapshot.corrupt-x.json"
+			s.Logind = srv.Logind{State: "stopping", Last_save_at: ts(0), Last_save_ms: ms(1), Last_save_error: str("read-only file system")}
+		}, []string{"! the last save failed: read-only file system", "set aside as /s/snapshot.corrupt-x.json", "the host is shutting down", "! the shutdown save failed", "3 things need attention"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := base
+			c.edit(&s)
+			var b strings.Builder
+			writeDoctor(&b, s, now)
+			out := b.String()
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("missing %q in:\n%s", w, out)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("unexpected %q in:\n%s", a, out)
+				}
+			}
+		})
+	}
+}
