@@ -28,6 +28,7 @@ type persistState struct {
 	dirty    bool
 	frozen   bool // a shutdown save was written: nothing may overwrite it
 	kick     chan struct{}
+	reconf   chan struct{} // the periodic interval changed
 	quit     chan struct{}
 	done     chan struct{}
 	saveMu   sync.Mutex // serializes export+write
@@ -98,7 +99,8 @@ func (s *Service) StartPersistence(store *snapshot.Store, periodic time.Duration
 	s.mu.Lock()
 	ps := &s.persist
 	ps.store, ps.periodic = store, periodic
-	ps.kick, ps.quit, ps.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	ps.kick, ps.reconf = make(chan struct{}, 1), make(chan struct{}, 1)
+	ps.quit, ps.done = make(chan struct{}), make(chan struct{})
 	s.mu.Unlock()
 	go s.saver()
 }
@@ -121,20 +123,38 @@ func (s *Service) StopPersistence() {
 func (s *Service) saver() {
 	s.mu.Lock()
 	ps := &s.persist
-	kick, quit, done, periodic := ps.kick, ps.quit, ps.done, ps.periodic
+	kick, reconf, quit, done := ps.kick, ps.reconf, ps.quit, ps.done
 	s.mu.Unlock()
 	defer close(done)
+	var ticker *time.Ticker
 	var tick <-chan time.Time
-	if periodic > 0 {
-		t := time.NewTicker(periodic)
-		defer t.Stop()
-		tick = t.C
+	setPeriodic := func() {
+		if ticker != nil {
+			ticker.Stop()
+			ticker, tick = nil, nil
+		}
+		s.mu.Lock()
+		d := ps.periodic
+		s.mu.Unlock()
+		if d > 0 {
+			ticker = time.NewTicker(d)
+			tick = ticker.C
+		}
 	}
+	setPeriodic()
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
 	for {
 		reason := "debounce"
 		select {
 		case <-quit:
 			return
+		case <-reconf:
+			setPeriodic()
+			continue
 		case <-kick:
 		case <-tick:
 			reason = "periodic"
@@ -158,6 +178,36 @@ func (s *Service) saver() {
 			}
 		}
 	}
+}
+
+// SaveInterval is how often the state is saved even without changes (0: never).
+func (s *Service) SaveInterval() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.persist.periodic
+}
+
+// CheckSaveInterval accepts 0 (off) or 1 s..24 h.
+func CheckSaveInterval(d time.Duration) error {
+	if d != 0 && (d < time.Second || d > 24*time.Hour) {
+		return invalid("save_interval_ms", "range", "save_interval_ms must be 0 or 1000..86400000")
+	}
+	return nil
+}
+
+// SetSaveInterval changes the periodic save interval (see CheckSaveInterval).
+func (s *Service) SetSaveInterval(d time.Duration) error {
+	if err := CheckSaveInterval(d); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.persist.periodic = d
+	select {
+	case s.persist.reconf <- struct{}{}:
+	default:
+	}
+	return nil
 }
 
 // ErrPersistenceOff is returned by Save when no state directory is in use.

@@ -128,21 +128,34 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 	return err
 }
 
-func configOut(c service.RunConfig) srv.Config {
+func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
-		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}}
+		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds()}
 }
 
 func (s *ServerIface) GetConfig(ctx context.Context, c srv.VarlinkCall) error {
-	return c.ReplyGetConfig(ctx, configOut(s.svc.RunConfig()))
+	return c.ReplyGetConfig(ctx, s.configOut(s.svc.RunConfig()))
 }
 
-func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes *int64) error {
+func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs *int64) error {
+	fail := func(err error) error { return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err) }
+	var interval time.Duration
+	if saveMs != nil { // checked first: a refused request changes nothing
+		interval = time.Duration(*saveMs) * time.Millisecond
+		if err := service.CheckSaveInterval(interval); err != nil {
+			return fail(err)
+		}
+	}
 	cfg, err := s.svc.SetRunConfig(intp(maxActive), intp(retainCount), retainMs, retainBytes)
 	if err != nil {
-		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+		return fail(err)
 	}
-	return c.ReplySetConfig(ctx, configOut(cfg))
+	if saveMs != nil {
+		if err := s.svc.SetSaveInterval(interval); err != nil {
+			return fail(err)
+		}
+	}
+	return c.ReplySetConfig(ctx, s.configOut(cfg))
 }
 
 var serverErrors = []string{"InvalidParams", "NotFound", "Conflict", "Unavailable", "Internal"}

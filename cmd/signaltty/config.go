@@ -24,13 +24,14 @@ func configCmd(a *app) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.run(cmd, "dev.signaltty.Server.SetConfig",
-				params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes"), a.printConfig)
+				params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "save-interval-ms"), a.printConfig)
 		},
 	}
 	set.Flags().Int64("run-max-active", 0, "runs not yet completed, 1-4096")
 	set.Flags().Int64("run-retain-count", 0, "completed run records kept, 0-65536")
 	set.Flags().Int64("run-retain-ms", 0, "how long completed records are kept, ms")
 	set.Flags().Int64("run-retain-bytes", 0, "output bytes kept over all completed records")
+	set.Flags().Int64("save-interval-ms", 0, "also save the snapshot this often, ms (0: only after changes)")
 	c.AddCommand(show, set)
 	return c
 }
@@ -41,7 +42,7 @@ func (a *app) printConfig(raw json.RawMessage) error {
 		return err
 	}
 	rc := r.Config.Run
-	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\n",
-		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes)
+	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\nsave_interval_ms %d\n",
+		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes, r.Config.Save_interval_ms)
 	return nil
 }
