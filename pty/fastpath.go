@@ -2,6 +2,7 @@ package pty
 
 import (
 	"bytes"
+	"image/color"
 	"strconv"
 	"unicode/utf8"
 
@@ -16,30 +17,41 @@ import (
 // well-formed UTF-8, CR, LF, BS, HT, SGR sequences and EL (CSI K) — met in
 // the ground state on the primary screen with a full-screen scroll region,
 // autowrap on, LNM off and ASCII character sets, has an effect that is easy
-// to compute. For runs with more line feeds than the screen has rows, this
-// computes the rows that scroll away straight into the row store and brings
-// the emulator to the state it would have reached:
+// to compute. For runs with a few line feeds or more, this computes the rows
+// that scroll away straight into the row store and brings the emulator to
+// the state it would have reached, with one scroll and one repaint instead of
+// one whole-screen copy per line feed:
 //
 //  1. The run up to its first line feed (which clears any pending wrap) and,
 //     when needed, a few more lines go through the emulator until the
 //     cursor is on the bottom row and that row is empty.
 //  2. The pen (style and hyperlink) is read by printing an ASCII character
 //     of the run there and putting the empty cell back.
-//  3. SU (rows-1) pushes the old screen rows into the emulator's
-//     scrollback (drained as usual).
+//  3. A long run (rows-1 line feeds or more) scrolls every row above the
+//     bottom one off the screen: they go to the store first, converted as
+//     the emulator's scrollback would have kept them (no copy through the
+//     scrollback). A short run (fewer line feeds: a pipe's read on a big
+//     screen) is simulated first; the n rows it advanced (line feeds and
+//     wraps) then go to the store the same way, are erased (ED 1), so that
+//     SU n copies nothing into the scrollback, and scrolled off. Should a
+//     short run advance rows-1 rows or more (long wrapped lines), it is
+//     simulated again as a long one.
 //  4. The middle part, up to the run's last line feed, is simulated on rows
 //     of (grapheme cluster, width, pen) cells, following what the library
 //     does when it writes a cell: clusters found with
 //     ansi.FirstGraphemeCluster over what it would have buffered, a wide
-//     character that does not fit turned into blanks, a wide character
-//     partly overwritten blanked, no pending wrap after a wide character.
+//     character partly overwritten blanked; wide characters at the margin
+//     wrap as in xterm, as the emulator is made to do (widewrap.go): one
+//     that does not fit in the last column wraps first, one that fills the
+//     last two columns leaves a pending wrap.
 //     Rows that scroll off go to the store. An SGR sequence changes the pen
 //     through uv.ReadStyle, which is all the library's SGR handler does
 //     (parameters from an ansi.Parser like its own); transitions are cached.
 //     The SGR sequences are fed to the emulator at the end, so its pen is
 //     right, then the last printed ASCII character, so REP repeats the
-//     right one; the screen is painted over with SetCell and CHA puts the
-//     cursor on its column.
+//     right one; the rows the run wrote are painted with SetCell (after a
+//     long run: over an erased screen (ED 1) when it is mostly blank, else
+//     over every cell) and CHA puts the cursor on its column.
 //  5. The rest of the run goes the usual way.
 //
 // Differential tests (fixed and random streams, random write sizes) compare
@@ -54,8 +66,35 @@ type pen struct {
 	next  map[string]int // pen after an SGR sequence
 }
 
-// maxPens bounds the pen table; it starts afresh beyond that.
-const maxPens = 256
+// maxPens and maxTransitions bound the pen table and its cached SGR
+// transitions; the table starts afresh beyond either.
+const (
+	maxPens        = 1024
+	maxTransitions = 4096
+)
+
+// penKey identifies a pen exactly, for pens whose colours are of comparable
+// types (all the library produces); others are found by a linear search.
+type penKey struct {
+	style uv.Style
+	link  uv.Link
+}
+
+// hashableStyle reports whether s can be a map key: its colours are nil or
+// of a known comparable type.
+func hashableStyle(s *uv.Style) bool {
+	return hashableColor(s.Fg) && hashableColor(s.Bg) && hashableColor(s.UnderlineColor)
+}
+
+func hashableColor(c color.Color) bool {
+	switch c.(type) {
+	case nil, ansi.BasicColor, ansi.IndexedColor, ansi.TrueColor, ansi.RGBColor,
+		color.RGBA, color.RGBA64, color.NRGBA, color.NRGBA64, color.CMYK,
+		color.Alpha, color.Alpha16, color.Gray, color.Gray16:
+		return true
+	}
+	return false
+}
 
 // simCell is a cell of the simulation. ch is an ASCII character, or
 // clusterFlag|i for fs.clusters[i]; a zero simCell is the second cell of a
@@ -87,7 +126,12 @@ type fastState struct {
 	gr       []byte   // what the library would hold as an unfinished cluster
 	line     uv.Line  // scratch for rows with non-ASCII cells
 	pens     []pen
-	sgr      []byte // SGR sequences not fed to the emulator yet
+	penIndex map[penKey]uint16 // the pens with hashable styles
+	nextN    int               // transitions cached in pens[].next
+	sgr      []byte            // SGR sequences not fed to the emulator yet
+	curWide  bool              // cur may hold wide characters
+	partial  bool              // a short run: scrolling past the ring is an overflow, not a push
+	overflow bool              // a partial simulation advanced more than the ring holds
 
 	sgrParser *ansi.Parser // parses SGR sequences into style
 	style     uv.Style     // the style sgrParser works on
@@ -105,14 +149,18 @@ func (fs *fastState) reset(cols, keep int) {
 		}
 	}
 	fill(fs.cur, emptySim)
-	fs.curHi, fs.curBlank = 0, emptySim
+	fs.curHi, fs.curBlank, fs.curWide = 0, emptySim, false
 	fs.head, fs.n = 0, 0
+	fs.partial, fs.overflow = false, false
 	clear(fs.clusters)
 	fs.clusters = fs.clusters[:0]
 	fs.gr = fs.gr[:0]
 	fs.sgr = fs.sgr[:0]
-	if len(fs.pens) == 0 || len(fs.pens) > maxPens {
+	if len(fs.pens) == 0 || len(fs.pens) > maxPens || fs.nextN > maxTransitions {
+		clear(fs.pens)
 		fs.pens = append(fs.pens[:0], pen{cell: uv.EmptyCell})
+		fs.penIndex = map[penKey]uint16{{style: uv.EmptyCell.Style, link: uv.EmptyCell.Link}: 0}
+		fs.nextN = 0
 	}
 	if fs.sgrParser == nil {
 		fs.sgrParser = ansi.NewParser()
@@ -133,9 +181,16 @@ func fill(row []simCell, v simCell) {
 // penID returns the index of the pen of cell c, adding it if new.
 func (t *Terminal) penID(c *uv.Cell) uint16 {
 	fs := &t.fs
-	for i := range fs.pens {
-		if p := &fs.pens[i].cell; p.Link == c.Link && sameStyle(&p.Style, &c.Style) {
-			return uint16(i)
+	hashable := hashableStyle(&c.Style)
+	if hashable {
+		if id, ok := fs.penIndex[penKey{c.Style, c.Link}]; ok {
+			return id
+		}
+	} else {
+		for i := range fs.pens {
+			if p := &fs.pens[i].cell; p.Link == c.Link && sameStyle(&p.Style, &c.Style) {
+				return uint16(i)
+			}
 		}
 	}
 	p := pen{cell: uv.Cell{Content: " ", Width: 1, Style: c.Style, Link: c.Link}}
@@ -144,6 +199,9 @@ func (t *Terminal) penID(c *uv.Cell) uint16 {
 	}
 	id := len(fs.pens)
 	fs.pens = append(fs.pens, p)
+	if hashable {
+		fs.penIndex[penKey{c.Style, c.Link}] = uint16(id)
+	}
 	if c.Style.Bg != nil {
 		fs.pens[id].blank = t.penID(&uv.Cell{Style: uv.Style{Bg: c.Style.Bg}})
 	}
@@ -247,7 +305,8 @@ func (t *Terminal) fastRun(run []byte) int {
 		pos = q
 	}
 	middle := run[pos:done]
-	if bytes.Count(middle, []byte{'\n'}) < rows {
+	lines := bytes.Count(middle, []byte{'\n'})
+	if lines < 2 {
 		t.feed(middle)
 		return done
 	}
@@ -274,28 +333,69 @@ func (t *Terminal) fastRun(run []byte) int {
 	fs := &t.fs
 	fs.reset(cols, rows-1)
 	p0 := t.penID(&probed)
-	if rows > 1 {
-		t.inject("\x1b[" + strconv.Itoa(rows-1) + "S")
-		t.drain()
+	x, last := 0, byte(0)
+	if lines < rows-1 {
+		fs.partial = true
+		x, last = t.simulate(middle, x0, p0)
+		if fs.overflow {
+			// It advanced a whole screen after all (wrapped lines): again,
+			// as a long run. Nothing but the probe touched the emulator.
+			fs.reset(cols, rows-1)
+		}
+	}
+	if !fs.partial {
+		// Every row above the (empty) bottom row leaves the screen: they go
+		// to the store as the emulator's scrollback would have kept them,
+		// and the whole screen is painted below.
+		for y := 0; y < rows-1; y++ {
+			t.pushRow(t.scrolledRow(y))
+		}
+		x, last = t.simulate(middle, x0, p0)
+	}
+	under := blankSim(fs.pens[p0].blank) // what the rows below the old bottom row hold
+	sparse := false
+	if fs.partial {
+		// The old rows the simulated ones push up leave the screen now
+		// (nothing else was pushed): to the store as the emulator's
+		// scrollback would have kept them; then they are erased (ED 1 from
+		// the end of the last of them) so that SU n, which scrolls them off,
+		// has (with the default background) nothing to copy into the
+		// scrollback, and what it kept is dropped.
+		n := fs.n
+		for y := 0; y < n; y++ {
+			t.pushRow(t.scrolledRow(y))
+		}
+		t.inject("\x1b[" + strconv.Itoa(n) + ";" + strconv.Itoa(cols) + "H\x1b[1J\x1b[" +
+			strconv.Itoa(rows) + "H\x1b[" + strconv.Itoa(n) + "S")
+		t.dropScrollback()
+		t.fastPartial++
+	} else if sparse = fs.blankCells(under)*2 > rows*cols; sparse {
+		// Mostly blank: erase the screen (ED 1 from its last cell) and paint
+		// the rest, rather than painting every cell.
+		t.inject("\x1b[" + strconv.Itoa(rows) + ";" + strconv.Itoa(cols) + "H\x1b[1J")
 	}
 	t.fastRuns++
-	x, last := t.simulate(middle, x0, p0)
 	// Feed the SGR sequences still due, print the last character so REP
 	// repeats it, then paint the screen over that and put the cursor back.
 	t.inject("\x1b[G")
 	t.emuWrite(append(fs.sgr, last))
 	fs.sgr = fs.sgr[:0]
-	under := blankSim(fs.pens[p0].blank) // what the rows below the old bottom row hold
-	for i := 0; i < rows; i++ {
+	// The ring's rows end just above the bottom row. It is full unless the
+	// run was short; then the first of them is where the old bottom row,
+	// empty, went, and SU filled the others. A full ring is painted over the
+	// erased screen (sparse), or over the old one cell by cell.
+	first := rows - 1 - fs.n
+	never := simCell{w: 255} // never equal to a cell
+	for i := 0; i <= fs.n; i++ {
 		row := fs.cur
-		if i < rows-1 {
+		if i < fs.n {
 			row = fs.ring[(fs.head+i)%len(fs.ring)]
 		}
 		old := under
 		switch {
-		case i == rows-1:
-			old = simCell{w: 255} // never equal: the bottom row was printed on
-		case i == 0:
+		case i == fs.n || (!fs.partial && !sparse):
+			old = never // the bottom row was printed on; the others hold old rows
+		case i == 0 && fs.partial:
 			old = emptySim
 		}
 		for cx, v := range row {
@@ -307,7 +407,7 @@ func (t *Terminal) fastRun(run []byte) int {
 			if v == (simCell{}) {
 				cell = uv.Cell{}
 			}
-			e.SetCell(cx, i, &cell)
+			e.SetCell(cx, first+i, &cell)
 		}
 	}
 	t.inject("\x1b[" + strconv.Itoa(x+1) + "G")
@@ -357,19 +457,25 @@ type sim struct {
 func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 	fs := &t.fs
 	s := sim{t: t, x: x, p: p}
-	for i := 0; i < len(b); i++ {
+	for i := 0; i < len(b) && !fs.overflow; i++ {
 		c := b[i]
 		switch {
 		case c >= 0x20 && c < 0x7f:
 			// The library prints a buffered lone ASCII character when the
-			// next one comes, and holds this one.
+			// next one comes, and holds this one: in a run of printable
+			// ASCII, all but the last are printed.
+			k := i + 1
+			for k < len(b) && b[k] >= 0x20 && b[k] < 0x7f {
+				k++
+			}
 			if len(fs.gr) == 1 && fs.gr[0] < 0x80 {
 				s.print(simCell{ch: uint32(fs.gr[0]), w: 1}, true)
-				fs.gr[0] = c
 			} else {
 				s.flush()
-				fs.gr = append(fs.gr, c)
 			}
+			s.printASCII(b[i : k-1])
+			fs.gr = append(fs.gr[:0], b[k-1])
+			i = k - 1
 			continue
 		case c >= 0x80:
 			n := runRune(b[i:])
@@ -417,6 +523,7 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 				fs.pens[prev].next = make(map[string]int)
 			}
 			fs.pens[prev].next[string(seq)] = int(s.p)
+			fs.nextN++
 		}
 	}
 	return s.x, s.last
@@ -446,10 +553,13 @@ func (s *sim) flush() {
 	fs.gr = fs.gr[:0]
 }
 
-// print writes one cluster at the cursor, as the library does.
+// print writes one cluster at the cursor, as the library does, except that
+// a wide character wraps as in xterm (widewrap.go): one that does not fit in
+// the last column wraps before it is written, and one that fills the last
+// two columns leaves a pending wrap.
 func (s *sim) print(c simCell, ascii bool) {
 	t := s.t
-	if s.phantom {
+	if s.phantom || (c.w == 2 && s.x == t.cols-1) {
 		t.scrollRow(s.p)
 		s.x, s.phantom = 0, false
 	}
@@ -458,10 +568,42 @@ func (s *sim) print(c simCell, ascii bool) {
 		s.last = byte(c.ch)
 	}
 	t.fs.set(s.x, c)
-	if s.x >= t.cols-1 {
-		s.phantom = true
+	if s.x >= t.cols-1 || (c.w == 2 && s.x == t.cols-2) {
+		s.x, s.phantom = t.cols-1, true
 	} else {
 		s.x = min(s.x+int(c.w), t.cols-1)
+	}
+}
+
+// printASCII prints ASCII characters, each a cluster of its own, as print
+// does; on a row without wide characters it writes them a row at a time.
+func (s *sim) printASCII(bs []byte) {
+	t := s.t
+	fs := &t.fs
+	for len(bs) > 0 && !fs.overflow {
+		switch {
+		case fs.curWide:
+			s.print(simCell{ch: uint32(bs[0]), w: 1}, true)
+			bs = bs[1:]
+			continue
+		case s.phantom:
+			t.scrollRow(s.p)
+			s.x, s.phantom = 0, false
+			continue
+		}
+		n := min(len(bs), t.cols-s.x)
+		row := fs.cur[s.x : s.x+n]
+		for j, ch := range bs[:n] {
+			row[j] = simCell{ch: uint32(ch), w: 1, p: s.p}
+		}
+		fs.curHi = max(fs.curHi, s.x+n)
+		s.last = bs[n-1]
+		if s.x+n >= t.cols {
+			s.x, s.phantom = t.cols-1, true
+		} else {
+			s.x += n
+		}
+		bs = bs[n:]
 	}
 }
 
@@ -472,6 +614,9 @@ func (s *sim) print(c simCell, ascii bool) {
 func (fs *fastState) set(x int, c simCell) {
 	row := fs.cur
 	cols := len(row)
+	if c.w != 1 {
+		fs.curWide = true
+	}
 	fs.curHi = min(max(fs.curHi, x+max(int(c.w), 1)), cols)
 	if prev := row[x]; prev.w > 1 {
 		for j := 0; j < int(prev.w) && x+j < cols; j++ {
@@ -505,6 +650,10 @@ func (fs *fastState) set(x int, c simCell) {
 // blanks in pen p's background.
 func (t *Terminal) scrollRow(p uint16) {
 	fs := &t.fs
+	if fs.partial && fs.n == len(fs.ring) {
+		fs.overflow = true
+		return
+	}
 	if len(fs.ring) == 0 {
 		t.pushRow(t.buildSim(fs.cur[:fs.curHi]))
 	} else {
@@ -526,10 +675,72 @@ func (t *Terminal) scrollRow(p uint16) {
 	} else {
 		fill(fs.cur, blank)
 	}
-	fs.curHi, fs.curBlank = 0, blank
+	fs.curHi, fs.curBlank, fs.curWide = 0, blank, false
 	if blank != emptySim {
 		fs.curHi = len(fs.cur) // blanks in a background are kept
 	}
+}
+
+// blankCells counts the cells of the simulated screen (ring and bottom row)
+// equal to blank.
+func (fs *fastState) blankCells(blank simCell) int {
+	n := 0
+	for i := 0; i <= fs.n; i++ {
+		row := fs.cur
+		if i < fs.n {
+			row = fs.ring[(fs.head+i)%len(fs.ring)]
+		}
+		for _, v := range row {
+			if v == blank {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// dropScrollback empties the emulator's scrollback without storing it.
+func (t *Terminal) dropScrollback() {
+	sb := t.emu.Scrollback()
+	clear(sb.Lines()) // the library's Clear keeps the lines reachable
+	sb.Clear()
+}
+
+// scrolledRow converts screen row y as the emulator's scrollback would keep
+// it when it scrolled off (up to its last cell that is neither a zero cell
+// nor an empty one) and drain would store it.
+func (t *Terminal) scrolledRow(y int) storedRow {
+	n := t.cols
+	for ; n > 0; n-- {
+		if c := t.emu.CellAt(n-1, y); c != nil && !zeroCell(c) && !emptyCell(c) {
+			break
+		}
+	}
+	t.line = t.line[:0]
+	for x := 0; x < n; x++ {
+		if c := t.emu.CellAt(x, y); c != nil {
+			t.line = append(t.line, *c)
+		} else {
+			t.line = append(t.line, uv.EmptyCell)
+		}
+	}
+	r := t.rb.build(t.line, t.cols, true)
+	clear(t.line) // drop references to cell contents
+	return r
+}
+
+// zeroCell is c.IsZero() and emptyCell c.Equal(&uv.EmptyCell), without
+// comparing colours other than to nil.
+func zeroCell(c *uv.Cell) bool {
+	return c.Width == 0 && c.Content == "" && plainStyle(&c.Style) && c.Link == uv.Link{}
+}
+
+func emptyCell(c *uv.Cell) bool {
+	return c.Width == 1 && c.Content == " " && plainStyle(&c.Style) && c.Link == uv.Link{}
+}
+
+func plainStyle(s *uv.Style) bool {
+	return s.Fg == nil && s.Bg == nil && s.UnderlineColor == nil && s.Underline == 0 && s.Attrs == 0
 }
 
 // buildSim converts a simulated row into a stored row, as build converts

@@ -15,9 +15,9 @@ import (
 
 // Sizes and times of the output path.
 const (
-	readBufSize    = 32 << 10              // bytes per read of the master
-	backlogChunks  = 16                    // chunks queued for emulation: at most 16×32 KiB = 512 KiB
-	coalesceMax    = 64 << 10              // bytes handed to one Terminal.Write at most
+	readBufSize    = 8 << 10               // bytes per read of the master (a PTY read returns at most 4 KiB)
+	backlogChunks  = 64                    // chunks queued for emulation: at most 64×8 KiB = 512 KiB
+	coalesceMax    = 256 << 10             // bytes handed to one Terminal.Write at most
 	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
 	drainMax       = time.Second           // after the reap, stop waiting for output after this long
 	drainSweep     = 128 << 10             // bytes read without waiting when the drain ends (the kernel's tty buffers hold ~70 KiB)

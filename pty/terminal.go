@@ -30,7 +30,7 @@ const (
 	// maxRepeat caps the count of REP (CSI n b).
 	maxRepeat = 1 << 16
 	// maxRun bounds a run the fast path simulates at once.
-	maxRun = 128 << 10
+	maxRun = 256 << 10
 )
 
 // Terminal is a terminal emulator (github.com/charmbracelet/x/vt) plus the
@@ -83,16 +83,27 @@ type Terminal struct {
 	held []byte
 	// fix is a corrected sequence to feed right after one our handler
 	// swallowed (see registerHandlers).
-	fix      string
-	panics   int // emulator panics recovered
-	fastRuns int // runs the fast path took (for tests)
+	fix         string
+	panics      int // emulator panics recovered
+	fastRuns    int // runs the fast path took (for tests)
+	fastPartial int // of them, short runs (fewer line feeds than rows)
+
+	ww wideWrap // wide characters at the right margin (widewrap.go)
 
 	pump      *replyPump
 	frozen    []storedRow // the screen, once released
 	frozenAlt bool
+
+	// lazy is set until the first output: the emulator (two screens of
+	// cells, a 4 MiB parser buffer, two goroutines) is made only then, so a
+	// pane that printed nothing costs little. Until then the screen is
+	// blank, as a new emulator's.
+	lazy    bool
+	replies io.Writer
 }
 
-// NewTerminal makes an emulator of cols×rows cells. historyRows and
+// NewTerminal makes a terminal of cols×rows cells (its emulator is made on
+// the first output; until then the screen is blank). historyRows and
 // historyBytes bound the row store (0 or less: DefaultHistoryRows,
 // DefaultHistoryBytes). replies receives what the terminal answers to queries
 // (DA, DSR/CPR, OSC 10/11 ...); its errors are ignored and it is written from
@@ -108,10 +119,7 @@ func NewTerminal(cols, rows, historyRows, historyBytes int, replies io.Writer, o
 	if historyBytes <= 0 {
 		historyBytes = DefaultHistoryBytes
 	}
-	e := vt.NewEmulator(cols, rows)
-	e.SetScrollbackSize(vtScrollback)
 	t := &Terminal{
-		emu:        e,
 		cols:       cols,
 		rows:       rows,
 		onEvent:    onEvent,
@@ -119,17 +127,26 @@ func NewTerminal(cols, rows, historyRows, historyBytes int, replies io.Writer, o
 		autowrap:   true,
 		regionFull: [2]bool{true, true},
 		fast:       true,
+		lazy:       true,
+		replies:    replies,
 	}
 	t.tr.init()
+	return t
+}
+
+// startEmulator makes the emulator on the first output; t.mu is held.
+func (t *Terminal) startEmulator() {
+	e := vt.NewEmulator(t.cols, t.rows)
+	e.SetScrollbackSize(vtScrollback)
 	e.SetCallbacks(vt.Callbacks{
 		Bell:        func() { t.emit(Event{Kind: EventBell}) },
 		AltScreen:   func(on bool) { t.emit(Event{Kind: EventAltScreen, Bool: on}) },
 		EnableMode:  func(m ansi.Mode) { t.modeChanged(m, true) },
 		DisableMode: func(m ansi.Mode) { t.modeChanged(m, false) },
 	})
+	t.emu, t.lazy = e, false
 	t.registerHandlers(e)
-	t.pump = startReplyPump(e, replies)
-	return t
+	t.pump = startReplyPump(e, t.replies)
 }
 
 func clampDim(n int) int { return min(max(n, 1), maxDim) }
@@ -273,7 +290,10 @@ func (t *Terminal) Write(p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.emu == nil {
-		return
+		if !t.lazy || len(p) == 0 {
+			return
+		}
+		t.startEmulator()
 	}
 	t.process(p)
 }
@@ -292,12 +312,14 @@ var simple = func() (s [256]bool) {
 // process feeds p to the emulator, taking runs of plain text with many line
 // feeds through the fast path.
 func (t *Terminal) process(p []byte) {
+	in := len(p)
 	if len(t.held) > 0 {
 		// The held bytes went through the tracker already; going through it
 		// again (complete characters, from the ground state) changes nothing.
 		p = append(t.held, p...)
 		t.held = nil
 	}
+	t.wwBegin(p, len(p)-in)
 	pending := 0               // p[pending:i] still has to go to the emulator
 	text := 0                  // p[text:i] is printable text in the ground state
 	runeStart := 0             // where the UTF-8 sequence being collected started
@@ -318,6 +340,11 @@ func (t *Terminal) process(p []byte) {
 				}
 			} else if act != parser.PrintAction {
 				text = i
+				t.wwCut(i)
+			} else if was == parser.Utf8State {
+				t.wwRune(runeStart, i, text)
+			} else {
+				t.wwCut(i)
 			}
 			if t.tr.rep {
 				t.tr.rep = false
@@ -346,6 +373,7 @@ func (t *Terminal) process(p []byte) {
 			if simple[c] {
 				if c < 0x20 {
 					text = j + 1
+					t.wwCtl(c, j)
 				} else {
 					printed = true
 				}
@@ -354,6 +382,7 @@ func (t *Terminal) process(p []byte) {
 				j += n
 				text = j
 			} else if n := runRune(p[j:]); n > 0 {
+				t.wwRune(j, j+n, text)
 				j += n
 				printed = true
 			} else {
@@ -368,9 +397,9 @@ func (t *Terminal) process(p []byte) {
 			}
 		}
 		run := p[i:j]
-		if t.fast && len(run) > 2*t.rows && t.tr.charsetOK() &&
+		if t.fast && len(run) > 8 && t.tr.charsetOK() &&
 			(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
-			bytes.Count(run, []byte{'\n'}) > t.rows+1 {
+			bytes.Count(run, []byte{'\n'}) > 2 {
 			t.feed(p[pending:i])
 			pending = i + t.fastRun(run)
 		}
@@ -408,6 +437,7 @@ func (t *Terminal) process(p []byte) {
 	if end < len(p) {
 		t.held = append([]byte(nil), p[end:]...)
 	}
+	t.wwEnd(in)
 }
 
 // lastClusterStart returns where the last grapheme cluster of b (printable
@@ -449,7 +479,9 @@ func (t *Terminal) flushHeld() {
 	if len(t.held) > 0 && t.emu != nil {
 		h := t.held
 		t.held = nil
+		t.wwHeld(h)
 		t.feed(h)
+		t.wwEnd(0)
 	}
 }
 
@@ -466,7 +498,7 @@ func (t *Terminal) feed(b []byte) {
 				n = maxPiece + k + 1
 			}
 		}
-		t.emuWrite(b[:n])
+		t.wwWrite(b[:n])
 		t.drain()
 		b = b[n:]
 	}
@@ -521,6 +553,9 @@ func (t *Terminal) Resize(cols, rows int) {
 	defer t.mu.Unlock()
 	e := t.emu
 	if e == nil || (cols == t.cols && rows == t.rows) {
+		if t.lazy {
+			t.cols, t.rows = cols, rows // the emulator will be made this size
+		}
 		return
 	}
 	t.flushHeld()
@@ -588,6 +623,9 @@ func (t *Terminal) Epoch() int64 {
 // screenRow converts screen row y (0 = top). withRuns=false skips style runs.
 func (t *Terminal) screenRow(y int, withRuns bool) storedRow {
 	if t.emu == nil {
+		if t.lazy {
+			return storedRow{} // no output yet
+		}
 		return t.frozen[y]
 	}
 	t.line = t.line[:0]
@@ -732,6 +770,9 @@ func (t *Terminal) Release() {
 func (t *Terminal) releaseLocked() {
 	e := t.emu
 	if e == nil {
+		if t.lazy { // never printed anything: a blank screen
+			t.lazy, t.frozen = false, make([]storedRow, t.rows)
+		}
 		return
 	}
 	t.flushHeld()
