@@ -43,6 +43,7 @@ type Pane struct {
 	emuDone  chan struct{}             // closed when the emulator emulated everything read
 	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
 	offset   atomic.Int64              // bytes of output emulated
+	heldOpen atomic.Bool               // the drain ended with the PTY still open
 	replies  chan []byte               // Terminal replies → reply writer
 	reapedCh chan struct{}             // closed when the leader was reaped
 	quit     chan struct{}             // closed when the master was closed
@@ -295,6 +296,7 @@ func (p *Pane) readLoop() {
 	defer close(p.backlog)
 	for {
 		if !p.armDrain() {
+			p.heldOpen.Store(true)
 			p.sweep()
 			return
 		}
@@ -307,7 +309,8 @@ func (p *Pane) readLoop() {
 			readPool.Put(c.b)
 		}
 		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
+			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not the PTY
+				p.heldOpen.Store(true)
 				p.sweep()
 			}
 			return

@@ -357,13 +357,20 @@ func TestBackgroundHolderDoesNotDelayExit(t *testing.T) {
 			if d := time.Since(st.At); d > 3*time.Second {
 				t.Fatalf("exit published %v after the reap", d)
 			}
-			if st.Code == nil || *st.Code != 0 {
-				t.Fatalf("status %+v", st)
+			if st.Code == nil || *st.Code != 0 || !st.HeldOpen {
+				t.Fatalf("status %+v (HeldOpen must report the grandchild holding the PTY)", st)
 			}
 			if s := history(t, p); !strings.Contains(s, "hi-there") {
 				t.Fatalf("output lost; rows:\n%s", s)
 			}
 		})
+	}
+}
+
+func TestNotHeldOpen(t *testing.T) {
+	p := start(t, "sh", "-c", "echo alone")
+	if st := waitDone(t, p, 10*time.Second); st.HeldOpen {
+		t.Fatalf("HeldOpen set for a leader that left nobody behind: %+v", st)
 	}
 }
 

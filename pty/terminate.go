@@ -41,6 +41,7 @@ func (p *Pane) supervise() {
 	p.drainEnd.Store(&end)
 	p.master.SetReadDeadline(time.Now().Add(drainQuiet)) // wakes a read armed before the reap
 	<-p.emuDone
+	st.HeldOpen = p.heldOpen.Load()
 
 	p.master.Close() // hangs up whatever still holds the slave
 	p.pidf.Close()

@@ -71,6 +71,10 @@ type ExitStatus struct {
 	Signal     string // signal name ("SIGKILL") when a signal ended it, else ""
 	CoreDumped bool
 	At         time.Time
+	// HeldOpen: when the leader was reaped another process still held the
+	// PTY open (a descendant that left its process group and outlived it);
+	// the pane did not wait for it.
+	HeldOpen bool
 }
 
 // Capture selects rows. Nil Start/End capture the visible screen.

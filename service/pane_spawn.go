@@ -335,6 +335,9 @@ func (s *Service) exited(p *pane, st pty.ExitStatus) {
 	s.mu.Lock()
 	p.exited, p.pid, p.exitedAt, p.restoreState = true, 0, st.At, snapshot.RestoreExited
 	p.status = &WaitStatus{Code: st.Code, Signal: st.Signal, CoreDumped: st.CoreDumped}
+	if st.HeldOpen {
+		s.escaped++
+	}
 	if _, ok := s.panes[p.id]; ok { // the pane-exit sequence (RFC §9)
 		if p.commandOpen {
 			p.commandOpen = false

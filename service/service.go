@@ -39,6 +39,7 @@ type Service struct {
 	stopped    bool // Shutdown finished
 	runs       runState
 	persist    persistState
+	escaped    int // see Status.Escaped
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -70,6 +71,13 @@ type Status struct {
 	Panes           int
 	LivePanes       int
 	Seq             int64
+	RunsActive      int   // runs not yet completed
+	RunsRetained    int   // run records kept (any state)
+	RunsStarted     int64 // run ids handed out since start
+	// Escaped counts panes whose leader exited while another process still
+	// held the PTY open: descendants that left the process group and
+	// outlived it (the pane did not wait for them).
+	Escaped int
 }
 
 // Status returns counts and identity.
@@ -82,6 +90,12 @@ func (s *Service) Status() Status {
 	for _, p := range s.panes {
 		if !p.exited {
 			st.LivePanes++
+		}
+	}
+	st.RunsRetained, st.RunsStarted, st.Escaped = len(s.runs.order), s.runs.next, s.escaped
+	for _, r := range s.runs.order {
+		if r.state != RunCompleted {
+			st.RunsActive++
 		}
 	}
 	return st

@@ -14,7 +14,7 @@ import (
 func doctorCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Report the daemon's health: persistence and the logind shutdown monitor (Server.GetStatus)",
+		Short: "Report the daemon's health: runs, persistence and the logind shutdown monitor (Server.GetStatus)",
 		Long: `doctor asks the daemon for its status and explains it: the daemon itself,
 saving of the state directory, and the logind monitor that saves the
 workspaces before the host shuts down. Lines starting with "!" need
@@ -49,6 +49,13 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 	}
 	say("listening on %s%s", s.Address, activated)
 	say("%d workspaces, %d tabs, %d panes (%d live)", s.Workspaces, s.Tabs, s.Panes, s.Live_panes)
+
+	r := s.Runs
+	fmt.Fprintln(w, "runs:")
+	say("%d active, %d records kept, %d started since start", r.Active, r.Retained, r.Started)
+	if r.Escaped > 0 {
+		warn("%d pane(s) ended while a descendant that left the process group still held the PTY open; those processes may still run and are not part of any result", r.Escaped)
+	}
 
 	p := s.Persistence
 	fmt.Fprintln(w, "persistence:")

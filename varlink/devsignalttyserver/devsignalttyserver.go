@@ -28,8 +28,17 @@ type Status struct {
 	Panes            int64       `json:"panes"`
 	Live_panes       int64       `json:"live_panes"`
 	Seq              int64       `json:"seq"`
+	Runs             Runs        `json:"runs"`
 	Persistence      Persistence `json:"persistence"`
 	Logind           Logind      `json:"logind"`
+}
+
+// Trusted runs (dev.signaltty.Run) and what escaped them.
+type Runs struct {
+	Active   int64 `json:"active"`
+	Retained int64 `json:"retained"`
+	Started  int64 `json:"started"`
+	Escaped  int64 `json:"escaped"`
 }
 
 // Saving of the state directory ($XDG_STATE_HOME/signaltty).
@@ -875,8 +884,24 @@ type Status (
   live_panes: int,
   # Sequence number of the last event published.
   seq: int,
+  runs: Runs,
   persistence: Persistence,
   logind: Logind
+)
+
+# Trusted runs (dev.signaltty.Run) and what escaped them.
+type Runs (
+  # Runs not yet completed.
+  active: int,
+  # Run records kept, completed or not.
+  retained: int,
+  # Run ids handed out since the daemon started.
+  started: int,
+  # Panes (runs included) whose leader exited while another process still
+  # held the PTY open: descendants that left the process group and outlived
+  # it. Their exit was not delayed, and such processes are not part of any
+  # result.
+  escaped: int
 )
 
 # Saving of the state directory ($XDG_STATE_HOME/signaltty).
