@@ -113,25 +113,28 @@ func blankSim(p uint16) simCell { return simCell{ch: ' ', w: 1, p: p} }
 
 // fastState holds the fast path's buffers and pen table.
 type fastState struct {
-	cols     int
-	tabs     *uv.TabStops
-	cur      []simCell   // the bottom row, being written
-	curHi    int         // cur[curHi:] are all curBlank
-	curBlank simCell     // what cur was filled with
-	ring     [][]simCell // the last rows-1 rows that scrolled up the screen
-	ringHi   []int       // their curHi
-	head     int
-	n        int
-	clusters []string // non-ASCII clusters of this run
-	gr       []byte   // what the library would hold as an unfinished cluster
-	line     uv.Line  // scratch for rows with non-ASCII cells
-	pens     []pen
-	penIndex map[penKey]uint16 // the pens with hashable styles
-	nextN    int               // transitions cached in pens[].next
-	sgr      []byte            // SGR sequences not fed to the emulator yet
-	curWide  bool              // cur may hold wide characters
-	partial  bool              // a short run: scrolling past the ring is an overflow, not a push
-	overflow bool              // a partial simulation advanced more than the ring holds
+	cols      int
+	tabs      *uv.TabStops
+	cur       []simCell   // the bottom row, being written
+	curHi     int         // cur[curHi:] are all curBlank
+	curBlank  simCell     // what cur was filled with
+	ring      [][]simCell // the last rows-1 rows that scrolled up the screen
+	ringHi    []int       // their curHi
+	head      int
+	n         int
+	clusters  []string // non-ASCII clusters of this run
+	gr        []byte   // what the library would hold as an unfinished cluster
+	line      uv.Line  // scratch for rows with non-ASCII cells
+	pens      []pen
+	penIndex  map[penKey]uint16 // the pens with hashable styles
+	nextN     int               // transitions cached in pens[].next
+	sgr       []byte            // SGR sequences not fed to the emulator yet
+	used      []int             // a long run: scrolledRow's used of the old rows
+	retries   int               // short runs simulated again as long ones (for tests)
+	penResets int               // times the pen table started afresh (for tests)
+	curWide   bool              // cur may hold wide characters
+	partial   bool              // a short run: scrolling past the ring is an overflow, not a push
+	overflow  bool              // a partial simulation advanced more than the ring holds
 
 	sgrParser *ansi.Parser // parses SGR sequences into style
 	style     uv.Style     // the style sgrParser works on
@@ -157,6 +160,9 @@ func (fs *fastState) reset(cols, keep int) {
 	fs.gr = fs.gr[:0]
 	fs.sgr = fs.sgr[:0]
 	if len(fs.pens) == 0 || len(fs.pens) > maxPens || fs.nextN > maxTransitions {
+		if len(fs.pens) > 0 {
+			fs.penResets++
+		}
 		clear(fs.pens)
 		fs.pens = append(fs.pens[:0], pen{cell: uv.EmptyCell})
 		fs.penIndex = map[penKey]uint16{{style: uv.EmptyCell.Style, link: uv.EmptyCell.Link}: 0}
@@ -285,9 +291,24 @@ func (t *Terminal) fastRun(run []byte) int {
 		t.feed(run[:done])
 		return done
 	}
-	pos := bytes.IndexByte(run, '\n') + 1
-	t.feed(run[:pos])
-	for tries := 0; ; tries++ {
+	first := bytes.IndexByte(run, '\n')
+	pos := first + 1
+	imported := false // the simulation starts from the bottom row as it is
+	if cr := bytes.LastIndexByte(run[:first], '\r'); cr >= 0 {
+		// Up to the first line's last CR: the cursor is then at the start
+		// of a row with no pending wrap, usually the bottom one, which the
+		// simulation can take over as it is (so that this line feed does
+		// not make the library copy the whole screen either).
+		t.feed(run[:cr+1])
+		if cur := e.CursorPosition(); cur.Y == rows-1 && cur.X == 0 {
+			imported, pos = true, cr+1
+		} else {
+			t.feed(run[cr+1 : pos])
+		}
+	} else {
+		t.feed(run[:pos])
+	}
+	for tries := 0; !imported; tries++ {
 		cur := e.CursorPosition()
 		if cur.Y == rows-1 && t.rowBlank(rows-1) {
 			break
@@ -315,8 +336,17 @@ func (t *Terminal) fastRun(run []byte) int {
 		t.feed(middle)
 		return done
 	}
-	// The pen, read by printing on the empty bottom row.
+	// The pen, read by printing on the bottom row and putting the cell back.
 	x0 := e.CursorPosition().X
+	saved := uv.EmptyCell
+	if imported {
+		if c := e.CellAt(x0, rows-1); c != nil && c.Width == 1 {
+			saved = *c
+		} else {
+			t.feed(middle)
+			return done
+		}
+	}
 	t.emuWrite([]byte{probe})
 	c := e.CellAt(x0, rows-1)
 	ok := c != nil && c.Width == 1 && c.Content == asciiCell[probe]
@@ -324,14 +354,22 @@ func (t *Terminal) fastRun(run []byte) int {
 	if ok {
 		probed = *c
 	}
-	e.SetCell(x0, rows-1, &uv.EmptyCell)
+	e.SetCell(x0, rows-1, &saved)
+	fs := &t.fs
+	start := func() bool {
+		fs.reset(cols, rows-1)
+		return !imported || t.importRow(rows-1)
+	}
+	if ok {
+		ok = start()
+	}
 	if !ok {
+		clear(fs.clusters)
+		fs.clusters = fs.clusters[:0]
 		t.inject("\x1b[" + strconv.Itoa(x0+1) + "G")
 		t.feed(middle)
 		return done
 	}
-	fs := &t.fs
-	fs.reset(cols, rows-1)
 	p0 := t.penID(&probed)
 	x, last := 0, byte(0)
 	if lines < rows-1 {
@@ -340,15 +378,19 @@ func (t *Terminal) fastRun(run []byte) int {
 		if fs.overflow {
 			// It advanced a whole screen after all (wrapped lines): again,
 			// as a long run. Nothing but the probe touched the emulator.
-			fs.reset(cols, rows-1)
+			start()
+			fs.retries++
 		}
 	}
 	if !fs.partial {
 		// Every row above the (empty) bottom row leaves the screen: they go
 		// to the store as the emulator's scrollback would have kept them,
 		// and the whole screen is painted below.
+		fs.used = fs.used[:0]
 		for y := 0; y < rows-1; y++ {
-			t.pushRow(t.scrolledRow(y))
+			r, used := t.scrolledRow(y)
+			t.pushRow(r)
+			fs.used = append(fs.used, used)
 		}
 		x, last = t.simulate(middle, x0, p0)
 	}
@@ -363,16 +405,37 @@ func (t *Terminal) fastRun(run []byte) int {
 		// scrollback, and what it kept is dropped.
 		n := fs.n
 		for y := 0; y < n; y++ {
-			t.pushRow(t.scrolledRow(y))
+			r, _ := t.scrolledRow(y)
+			t.pushRow(r)
 		}
 		t.inject("\x1b[" + strconv.Itoa(n) + ";" + strconv.Itoa(cols) + "H\x1b[1J\x1b[" +
 			strconv.Itoa(rows) + "H\x1b[" + strconv.Itoa(n) + "S")
 		t.dropScrollback()
 		t.fastPartial++
 	} else if sparse = fs.blankCells(under)*2 > rows*cols; sparse {
-		// Mostly blank: erase the screen (ED 1 from its last cell) and paint
-		// the rest, rather than painting every cell.
-		t.inject("\x1b[" + strconv.Itoa(rows) + ";" + strconv.Itoa(cols) + "H\x1b[1J")
+		// Mostly blank: erase the screen and paint the rest, rather than
+		// painting every cell. With the default background only what the
+		// old rows used needs erasing (ECH; the bottom row is empty), else
+		// all of it (ED 1 from its last cell).
+		if under == emptySim {
+			seqs := fs.sgr[len(fs.sgr):] // scratch space after the pending SGRs
+			for y, used := range fs.used {
+				if used > 0 {
+					seqs = append(seqs, "\x1b["...)
+					seqs = strconv.AppendInt(seqs, int64(y+1), 10)
+					seqs = append(seqs, ";1H\x1b["...)
+					seqs = strconv.AppendInt(seqs, int64(used), 10)
+					seqs = append(seqs, 'X')
+				}
+			}
+			if len(seqs) > 0 {
+				seqs = append(seqs, "\x1b["...)
+				seqs = strconv.AppendInt(seqs, int64(rows), 10)
+				t.emuWrite(append(seqs, 'H')) // back on the bottom row
+			}
+		} else {
+			t.inject("\x1b[" + strconv.Itoa(rows) + ";" + strconv.Itoa(cols) + "H\x1b[1J")
+		}
 	}
 	t.fastRuns++
 	// Feed the SGR sequences still due, print the last character so REP
@@ -381,10 +444,10 @@ func (t *Terminal) fastRun(run []byte) int {
 	t.emuWrite(append(fs.sgr, last))
 	fs.sgr = fs.sgr[:0]
 	// The ring's rows end just above the bottom row. It is full unless the
-	// run was short; then the first of them is where the old bottom row,
-	// empty, went, and SU filled the others. A full ring is painted over the
+	// run was short; then the first of them is where the old bottom row
+	// went, and SU filled the others. A full ring is painted over the
 	// erased screen (sparse), or over the old one cell by cell.
-	first := rows - 1 - fs.n
+	top := rows - 1 - fs.n
 	never := simCell{w: 255} // never equal to a cell
 	for i := 0; i <= fs.n; i++ {
 		row := fs.cur
@@ -395,8 +458,10 @@ func (t *Terminal) fastRun(run []byte) int {
 		switch {
 		case i == fs.n || (!fs.partial && !sparse):
 			old = never // the bottom row was printed on; the others hold old rows
-		case i == 0 && fs.partial:
+		case i == 0 && fs.partial && !imported:
 			old = emptySim
+		case i == 0 && fs.partial:
+			old = never // the old bottom row, as it was
 		}
 		for cx, v := range row {
 			if v == old || (v == simCell{} && cx > 0 && row[cx-1].w > 1) {
@@ -407,7 +472,7 @@ func (t *Terminal) fastRun(run []byte) int {
 			if v == (simCell{}) {
 				cell = uv.Cell{}
 			}
-			e.SetCell(cx, first+i, &cell)
+			e.SetCell(cx, top+i, &cell)
 		}
 	}
 	t.inject("\x1b[" + strconv.Itoa(x+1) + "G")
@@ -428,6 +493,38 @@ func lonePrintable(b []byte) byte {
 		}
 	}
 	return 0
+}
+
+// importRow makes screen row y the simulation's bottom row, cell for cell
+// (pens for its styles, clusters for its text). It reports false for a cell
+// it cannot represent.
+func (t *Terminal) importRow(y int) bool {
+	fs := &t.fs
+	for x := 0; x < t.cols; x++ {
+		c := t.emu.CellAt(x, y)
+		v := emptySim
+		switch {
+		case c == nil:
+		case zeroCell(c):
+			v = simCell{}
+		case c.Width < 1 || c.Width > 2 || c.Content == "":
+			return false
+		default:
+			if len(c.Content) == 1 && c.Content[0] < utf8.RuneSelf {
+				v.ch = uint32(c.Content[0])
+			} else {
+				fs.clusters = append(fs.clusters, c.Content)
+				v.ch = clusterFlag | uint32(len(fs.clusters)-1)
+			}
+			v.w, v.p = uint8(c.Width), t.penID(c)
+		}
+		fs.cur[x] = v
+		if v.w != 1 {
+			fs.curWide = true
+		}
+	}
+	fs.curHi = t.cols
+	return true
 }
 
 // rowBlank reports whether every cell of screen row y is an empty cell.
@@ -709,10 +806,20 @@ func (t *Terminal) dropScrollback() {
 // scrolledRow converts screen row y as the emulator's scrollback would keep
 // it when it scrolled off (up to its last cell that is neither a zero cell
 // nor an empty one) and drain would store it.
-func (t *Terminal) scrolledRow(y int) storedRow {
+//
+// used is one past the row's last cell that is not an empty cell (zero
+// cells count): what erasing the row must cover.
+func (t *Terminal) scrolledRow(y int) (r storedRow, used int) {
 	n := t.cols
 	for ; n > 0; n-- {
-		if c := t.emu.CellAt(n-1, y); c != nil && !zeroCell(c) && !emptyCell(c) {
+		c := t.emu.CellAt(n-1, y)
+		if c == nil || emptyCell(c) {
+			continue
+		}
+		if used == 0 {
+			used = n
+		}
+		if !zeroCell(c) {
 			break
 		}
 	}
@@ -724,19 +831,20 @@ func (t *Terminal) scrolledRow(y int) storedRow {
 			t.line = append(t.line, uv.EmptyCell)
 		}
 	}
-	r := t.rb.build(t.line, t.cols, true)
+	r = t.rb.build(t.line, t.cols, true)
 	clear(t.line) // drop references to cell contents
-	return r
+	return r, used
 }
 
 // zeroCell is c.IsZero() and emptyCell c.Equal(&uv.EmptyCell), without
 // comparing colours other than to nil.
 func zeroCell(c *uv.Cell) bool {
-	return c.Width == 0 && c.Content == "" && plainStyle(&c.Style) && c.Link == uv.Link{}
+	return c.Width == 0 && len(c.Content) == 0 && plainStyle(&c.Style) && len(c.Link.URL) == 0 && len(c.Link.Params) == 0
 }
 
 func emptyCell(c *uv.Cell) bool {
-	return c.Width == 1 && c.Content == " " && plainStyle(&c.Style) && c.Link == uv.Link{}
+	return c.Width == 1 && len(c.Content) == 1 && c.Content[0] == ' ' && plainStyle(&c.Style) &&
+		len(c.Link.URL) == 0 && len(c.Link.Params) == 0
 }
 
 func plainStyle(s *uv.Style) bool {

@@ -304,6 +304,9 @@ func (p *Pane) readLoop() {
 		n, err := p.master.Read(*c.b)
 		if n > 0 {
 			c.n = n
+			if err == nil {
+				p.topUp(&c)
+			}
 			p.backlog <- c
 		} else {
 			readPool.Put(c.b)
@@ -315,6 +318,25 @@ func (p *Pane) readLoop() {
 			}
 			return
 		}
+	}
+}
+
+// topUp reads into the rest of c, without waiting, what the PTY holds
+// already (one read returns at most 4 KiB), so that a stream of output
+// reaches emulation in fewer, larger pieces.
+func (p *Pane) topUp(c *chunk) {
+	rc, err := p.master.SyscallConn()
+	if err != nil {
+		return
+	}
+	buf := *c.b
+	for c.n < len(buf) {
+		var n int
+		var rerr error
+		if err := rc.Control(func(fd uintptr) { n, rerr = unix.Read(int(fd), buf[c.n:]) }); err != nil || rerr != nil || n <= 0 {
+			return
+		}
+		c.n += n
 	}
 }
 

@@ -609,3 +609,31 @@ func BenchmarkStartTrue(b *testing.B) {
 		p.Close()
 	}
 }
+
+// BenchmarkPaneCat measures the whole output path of a pane: `cat` of 4 MB
+// of seq lines through a real PTY (reader, backlog, emulation, row store)
+// until the pane is done, on 80×24 and 200×50.
+func BenchmarkPaneCat(b *testing.B) {
+	var data []byte
+	for i := 1; len(data) < 4<<20; i++ {
+		data = strconv.AppendInt(data, int64(i), 10)
+		data = append(data, '\n')
+	}
+	file := filepath.Join(b.TempDir(), "seq")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, sz := range [][2]int{{80, 24}, {200, 50}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				p, err := Start(Config{Argv: []string{"cat", file}, Env: testEnv, Dir: "/", Cols: sz[0], Rows: sz[1]})
+				if err != nil {
+					b.Fatal(err)
+				}
+				<-p.Done()
+				p.Close()
+			}
+		})
+	}
+}

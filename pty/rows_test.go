@@ -215,3 +215,50 @@ func TestStyleCacheSharesStrings(t *testing.T) {
 		t.Fatalf("default style key %q", k)
 	}
 }
+
+// BenchmarkRowRing pushes rows of 80 characters (one style run each) into a
+// full 10,000-row store, evicting the oldest, and reads one back per push.
+func BenchmarkRowRing(b *testing.B) {
+	rows := make([]storedRow, 1024)
+	for i := range rows {
+		s := strconv.Itoa(i)
+		for len(s) < 80 {
+			s += "abcdefghij"
+		}
+		rows[i] = storedRow{text: s[:80], cells: 80, runs: []styleRun{{start: 0, n: 8, style: "\x1b[1;31m"}}}
+	}
+	r := newRowRing(DefaultHistoryRows, DefaultHistoryBytes)
+	for i := 0; i < DefaultHistoryRows; i++ {
+		r.push(rows[i%len(rows)])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.push(rows[i%len(rows)])
+		_ = r.at(i % r.n).text
+		i++
+	}
+}
+
+// BenchmarkBuildRow converts an 80-cell screen row (text in three styles,
+// trailing blanks) into a stored row, as every row scrolled off is.
+func BenchmarkBuildRow(b *testing.B) {
+	line := make(uv.Line, 80)
+	for x := range line {
+		line[x] = uv.EmptyCell
+		if x < 60 {
+			line[x].Content = string(rune('a' + x%26))
+		}
+		switch {
+		case x < 10:
+			line[x].Style.Attrs = uv.AttrBold
+		case x < 20:
+			line[x].Style.Fg = ansi.Red
+		}
+	}
+	var rb rowBuilder
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = rb.build(line, 80, true)
+	}
+}

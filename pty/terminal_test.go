@@ -964,6 +964,133 @@ func TestDifferentialFastPath(t *testing.T) {
 	}
 }
 
+// TestDifferentialFastPathShortRuns: writes of a few lines on big screens
+// (a PTY read is at most 4 KiB: 20 lines of 200 columns) take the fast
+// path's short-run mode; lines that wrap make a short run advance a whole
+// screen and be simulated again as a long one; more distinct pens than the
+// pen table holds, and more distinct SGR spellings than it caches, make it
+// start afresh. Every stored row, cell and the cursor equal the emulator
+// run alone, and the rows equal a plain emulator's.
+func TestDifferentialFastPathShortRuns(t *testing.T) {
+	sizes := [][2]int{{200, 50}, {80, 24}, {40, 30}}
+	gen := map[string]func(cols int) []byte{
+		"fullwidth": func(cols int) []byte {
+			var b []byte
+			for i := 0; i < 3000; i++ {
+				line := fmt.Sprintf("%07d ", i)
+				for k := i; len(line) < cols; k++ {
+					line += string(rune('a' + k%26))
+				}
+				b = append(b, line[:cols]+"\r\n"...)
+			}
+			return b
+		},
+		"wrapping": func(cols int) []byte {
+			var b []byte
+			for i := 0; i < 1500; i++ {
+				n := []int{cols - 1, cols, cols + 1, 3 * cols, 5*cols + 7, 0, 12, 12*cols + 3}[i%8]
+				b = append(b, bytes.Repeat([]byte{byte('A' + i%26)}, n)...)
+				b = append(b, "\r\n"...)
+			}
+			return b
+		},
+		"manypens": func(int) []byte {
+			var b []byte
+			for i := 0; i < 6000; i++ {
+				// 256 x 216 colour pairs, several spellings of the reset, a
+				// background now and then.
+				fmt.Fprintf((*bytesWriter)(&b), "\x1b[38;5;%dm%d\x1b[%sm \x1b[38;2;%d;%d;0mx\x1b[0m y", i%256, i, strings.Repeat("0;", i%9), i%216, i%7)
+				if i%97 == 0 {
+					b = append(b, "\x1b[45m bg\x1b[K"...)
+				}
+				if i%97 == 5 {
+					b = append(b, "\x1b[49m"...)
+				}
+				b = append(b, "\r\n"...)
+			}
+			return b
+		},
+	}
+	for name, g := range gen {
+		for _, size := range sizes {
+			t.Run(fmt.Sprintf("%s/%dx%d", name, size[0], size[1]), func(t *testing.T) {
+				data := append(g(size[0]), "\x1b[3b|"...)
+				slow := newTerm(t, size[0], size[1], 1<<20, 1<<30)
+				slow.fast = false
+				fast := newTerm(t, size[0], size[1], 1<<20, 1<<30)
+				rng := rand.New(rand.NewPCG(uint64(size[0]), 7))
+				for b := data; len(b) > 0; {
+					n := min(100+rng.IntN(12000), len(b))
+					slow.Write(b[:n])
+					fast.Write(b[:n])
+					b = b[n:]
+				}
+				compareTerminals(t, slow, fast)
+				if fast.fastPartial == 0 {
+					t.Fatalf("the short-run mode was never taken (%d fast runs)", fast.fastRuns)
+				}
+				if name == "wrapping" && fast.fs.retries == 0 {
+					t.Fatalf("no short run was simulated again as a long one")
+				}
+				if name == "manypens" && fast.fs.penResets == 0 {
+					t.Fatalf("the pen table never started afresh")
+				}
+				if got, want := allRows(t, fast), plainRows(t, data, size[0], size[1], len(data)); !reflect.DeepEqual(got, want) {
+					for i := range min(len(got), len(want)) {
+						if got[i] != want[i] {
+							t.Fatalf("row %d = %q, want %q", i, got[i], want[i])
+						}
+					}
+					t.Fatalf("%d rows, want %d", len(got), len(want))
+				}
+				t.Logf("%d fast runs, %d short, %d simulated again, %d pen table resets", fast.fastRuns, fast.fastPartial, fast.fs.retries, fast.fs.penResets)
+			})
+		}
+	}
+}
+
+// TestLazyEmulator: a terminal makes its emulator on the first output; until
+// then its screen is blank, it can be resized, captured and released.
+func TestLazyEmulator(t *testing.T) {
+	term := newTerm(t, 20, 5, 100, 1<<20)
+	term.mu.Lock()
+	made := term.emu != nil
+	term.mu.Unlock()
+	if made {
+		t.Fatal("emulator made before any output")
+	}
+	c := capture(t, term, nil, nil)
+	checkWidths(t, c)
+	if len(c.Lines) != 5 || strings.TrimSpace(strings.Join(c.Lines, "")) != "" || c.End != 5 {
+		t.Fatalf("blank screen expected: %+v", c)
+	}
+	if lines, first, complete := term.Tail(10, 1000); len(lines) != 0 || first != 0 || !complete {
+		t.Fatalf("tail %q %d %v", lines, first, complete)
+	}
+	term.Resize(30, 3)
+	term.Write(nil) // nothing to show: still no emulator
+	term.Write([]byte("abc\r\n" + strings.Repeat("x", 35)))
+	c = capture(t, term, nil, nil)
+	checkWidths(t, c)
+	if c.Cols != 30 || c.Rows != 3 || strings.TrimRight(c.Lines[0], " ") != "abc" || c.Lines[1] != strings.Repeat("x", 30) ||
+		strings.TrimRight(c.Lines[2], " ") != "xxxxx" {
+		t.Fatalf("after the first output: %+v", c)
+	}
+
+	// Released before any output: a blank screen, and later writes do nothing.
+	idle := NewTerminal(10, 2, 0, 0, nil, nil)
+	idle.Release()
+	idle.Write([]byte("late"))
+	if c := capture(t, idle, nil, nil); len(c.Lines) != 2 || strings.TrimSpace(strings.Join(c.Lines, "")) != "" {
+		t.Fatalf("released idle terminal: %+v", c)
+	}
+	idle.mu.Lock()
+	defer idle.mu.Unlock()
+	if idle.emu != nil || idle.pump != nil {
+		t.Fatal("released idle terminal made an emulator")
+	}
+}
+
 // lineStream is mostly what the fast path takes (ASCII and UTF-8 text with
 // wide characters and combining marks, CR, LF, BS, HT, SGR with
 // backgrounds, EL), cut by state changes it must respect.

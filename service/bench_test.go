@@ -1,0 +1,71 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// Benchmarks of the service layer alone (no varlink): the run path and a
+// verb over many panes. tests/bench/compare measures the same through the
+// daemon and its clients.
+
+func newBenchService(b *testing.B) *Service {
+	b.Helper()
+	s := New(Config{Version: "bench", Address: "unix:/nonexistent", Environ: os.Environ()})
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return s
+}
+
+// BenchmarkRunTrue: StartRun of `true`, WaitRun until it completed (with
+// its output), RemovePane; compare pty's BenchmarkStartTrue (the floor).
+func BenchmarkRunTrue(b *testing.B) {
+	s := newBenchService(b)
+	w, err := s.CreateWorkspace("bench", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		st, err := s.StartRun(ctx, RunRequest{Key: fmt.Sprint("k", i), Workspace: w.ID, Argv: []string{"true"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec, err := s.WaitRun(ctx, st.Run, -1, true)
+		if err != nil || rec.Status == nil || *rec.Status != 0 {
+			b.Fatal(rec, err)
+		}
+		if err := s.RemovePane(ctx, st.Pane, true); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkListPanes1000: ListPanes over 1000 live idle panes.
+func BenchmarkListPanes1000(b *testing.B) {
+	s := newBenchService(b)
+	w, err := s.CreateWorkspace("bench", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		if _, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: []string{"sleep", "1000"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ps, err := s.ListPanes("", "")
+		if err != nil || len(ps) != 1000 {
+			b.Fatal(len(ps), err)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/signaltty/signaltty/pty"
+	vl "github.com/varlink/go/varlink"
+)
+
+// Start `true` and wait for its end, as a client would.
+
+// latSignaltty: `signaltty run --key K --workspace W -- true` then
+// `signaltty run wait --run R` (two CLI invocations).
+func latSignaltty(b *bench) (time.Duration, error) {
+	d := b.sig
+	key := fmt.Sprintf("lat-%d", b.next())
+	t0 := time.Now()
+	out, err := d.cli(b.bin, "--json", "run", "--key", key, "--workspace", "lat", "--", "true")
+	if err != nil {
+		return 0, err
+	}
+	var st struct{ Run, Pane string }
+	if err := json.Unmarshal(out, &st); err != nil {
+		return 0, err
+	}
+	if _, err := d.cli(b.bin, "run", "wait", "--run", st.Run); err != nil {
+		return 0, err
+	}
+	el := time.Since(t0)
+	return el, d.removePane(st.Pane)
+}
+
+// latTmux: `tmux new-window -d true` then `tmux wait-for CH`, signalled by a
+// pane-exited hook (two client invocations, no shell).
+func latTmux(b *bench) (time.Duration, error) {
+	t0 := time.Now()
+	if _, err := b.tmux.run("new-window", "-d", "-t", "lat:", "true"); err != nil {
+		return 0, err
+	}
+	if _, err := b.tmux.run("wait-for", "latdone"); err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
+}
+
+func setupLatency(b *bench) error {
+	if err := b.sig.createWorkspace("lat"); err != nil {
+		return err
+	}
+	if _, err := b.tmux.run("new-session", "-d", "-s", "lat", "sleep", "infinity"); err != nil {
+		return err
+	}
+	_, err := b.tmux.run("set-hook", "-t", "lat", "pane-exited", "wait-for -S latdone")
+	return err
+}
+
+// latSystemdRun: `systemd-run --user --wait --pipe -q true` against the
+// private user manager.
+func latSystemdRun(b *bench) (time.Duration, error) {
+	c := exec.Command("systemd-run", "--user", "--wait", "--pipe", "-q", "true")
+	c.Env = b.usd.env
+	devnull, _ := os.Open(os.DevNull)
+	defer devnull.Close()
+	c.Stdin = devnull
+	t0 := time.Now()
+	out, err := c.CombinedOutput()
+	el := time.Since(t0)
+	if err != nil {
+		return 0, fmt.Errorf("systemd-run: %v: %s", err, out)
+	}
+	return el, nil
+}
+
+// latInproc: Run.Start then Run.Wait on one open varlink connection.
+func latInproc(b *bench, conn *vl.Connection) (time.Duration, error) {
+	key := fmt.Sprintf("inproc-%d", b.next())
+	t0 := time.Now()
+	var st struct{ Run, Pane string }
+	if err := call(conn, "dev.signaltty.Run.Start", map[string]any{"key": key, "workspace": "lat", "argv": []string{"true"}}, &st); err != nil {
+		return 0, err
+	}
+	rec, err := runWait(conn, st.Run, true)
+	el := time.Since(t0)
+	if err != nil {
+		return 0, err
+	}
+	if rec.Status == nil || *rec.Status != 0 {
+		return 0, fmt.Errorf("run %s: %+v", st.Run, rec)
+	}
+	return el, b.sig.removePane(st.Pane)
+}
+
+// latFloor: what any daemon must do: open a PTY, start `true` on it, reap
+// it (pty.Start until Done, then Close), in this process.
+func latFloor(*bench) (time.Duration, error) {
+	t0 := time.Now()
+	p, err := pty.Start(pty.Config{Argv: []string{"true"}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Cols: 80, Rows: 24})
+	if err != nil {
+		return 0, err
+	}
+	<-p.Done()
+	p.Close()
+	return time.Since(t0), nil
+}
+
+func dialDaemon(d *daemon) (*vl.Connection, error) {
+	return vl.NewConnection(context.Background(), d.addr)
+}
