@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/signaltty/signaltty/varlink"
+	"github.com/signaltty/signaltty/varlink/address"
 	vl "github.com/varlink/go/varlink"
 )
 
@@ -209,4 +209,4 @@ func replyError(err error) error {
 }
 
 // defaultAddress is the daemon address when --address is not given.
-func defaultAddress() string { return varlink.DefaultAddress() }
+func defaultAddress() string { return address.Default() }

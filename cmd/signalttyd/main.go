@@ -25,6 +25,7 @@ import (
 	"github.com/signaltty/signaltty/service"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/varlink"
+	addr "github.com/signaltty/signaltty/varlink/address"
 	vl "github.com/varlink/go/varlink"
 )
 
@@ -56,7 +57,7 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	if address == "" {
-		address = varlink.DefaultAddress()
+		address = addr.Default()
 	}
 	if ln == nil {
 		if ln, err = listen(address); err != nil {
@@ -176,7 +177,7 @@ func activatedListener() (net.Listener, bool, error) {
 // mode 0700 when missing. A socket some daemon still answers on is never
 // taken over; a stale one is replaced.
 func listen(address string) (net.Listener, error) {
-	path, err := varlink.SocketPath(address)
+	path, err := addr.SocketPath(address)
 	if err != nil {
 		return nil, err
 	}

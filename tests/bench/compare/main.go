@@ -100,6 +100,7 @@ func main() {
 	b.logf("building signalttyd and signaltty")
 	b.bin = filepath.Join(b.tmp, "bin")
 	build := exec.Command("go", "build", "-o", b.bin+"/", "./cmd/signalttyd", "./cmd/signaltty")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as meson.build builds them
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fatal(err)
@@ -438,7 +439,7 @@ func (b *bench) table(sc *scaleResult, gb string, took time.Duration, quick bool
 	fmt.Fprintf(&w, "- Both systems get the same bytes through a real PTY; `cat` and the kernel's PTY path take about as much CPU as the server, so on 2 cores the servers' CPU use shows in the times.\n")
 	fmt.Fprintf(&w, "- tmux stops reading a pane whose program exited and drops the output still in the PTY (with `remain-on-exit` and a `pane-died` hook, the last ~700 of 2,000,000 seq lines never show), so its pane is kept alive until the last line is captured.\n")
 	fmt.Fprintf(&w, "- Memory is VmRSS of the server process; Go's heap returns freed memory to the OS only gradually, so signaltty's figures include some garbage.\n")
-	fmt.Fprintf(&w, "- The CLI is built like meson.build builds it (`go build`, cgo on); `-cli PATH` measures another build of it.\n")
+	fmt.Fprintf(&w, "- The CLI is built like meson.build builds it (`go build`, CGO_ENABLED=0); `-cli PATH` measures another build of it.\n")
 
 	if gb != "" {
 		fmt.Fprintf(&w, "\n## Snapshot and micro-benchmarks (`go test -bench`)\n\n")

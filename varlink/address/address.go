@@ -1,4 +1,6 @@
-package varlink
+// Package address names where signalttyd listens and the CLI connects. It
+// is kept apart from package varlink so the CLI links none of the daemon.
+package address
 
 import (
 	"fmt"
@@ -7,10 +9,10 @@ import (
 	"strings"
 )
 
-// DefaultAddress is where the daemon listens and the CLI connects:
+// Default is where the daemon listens and the CLI connects:
 // $SIGNALTTY_ADDRESS if set, else unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty,
 // else unix:/tmp/signaltty-<uid>/dev.signaltty.
-func DefaultAddress() string {
+func Default() string {
 	if a := os.Getenv("SIGNALTTY_ADDRESS"); a != "" {
 		return a
 	}
