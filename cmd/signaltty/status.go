@@ -3,6 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
 
 	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
 	"github.com/spf13/cobra"
@@ -33,10 +37,39 @@ func statusCmd(a *app) *cobra.Command {
 func shutdownCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "shutdown",
-		Short: "Stop the daemon, terminating every pane (dev.signaltty.Server.Shutdown)",
+		Short: "Stop the daemon, terminating every pane, and wait until it is gone (dev.signaltty.Server.Shutdown)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Server.Shutdown", nil, nil)
+			c, err := a.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.conn.Close()
+			var st struct{ Status srv.Status }
+			raw, err := c.call(cmd.Context(), "dev.signaltty.Server.GetStatus", nil)
+			if err == nil {
+				err = decode(raw, &st)
+			}
+			if err != nil {
+				return err
+			}
+			if raw, err = c.call(cmd.Context(), "dev.signaltty.Server.Shutdown", nil); err != nil {
+				return err
+			}
+			// The reply comes before the panes' grace periods end; wait for
+			// the process, so a following command never meets it stopping.
+			pid := int(st.Status.Pid)
+			deadline := time.Now().Add(30 * time.Second)
+			for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+				if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(b), ") Z ") {
+					break // exited; its parent has not reaped it yet
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if a.json {
+				fmt.Fprintln(a.out, string(compact(raw)))
+			}
+			return nil
 		},
 	}
 }

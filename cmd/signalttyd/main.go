@@ -29,6 +29,9 @@ import (
 	vl "github.com/varlink/go/varlink"
 )
 
+// stateLock holds the state directory's lock for the daemon's lifetime.
+var stateLock *os.File
+
 // installTestHooks is set by test builds only (testhooks.go).
 var installTestHooks func(*service.Service)
 
@@ -225,6 +228,9 @@ func stateDirectory() (string, error) {
 func restore(log *slog.Logger, svc *service.Service) (*snapshot.Store, error) {
 	dir, err := stateDirectory()
 	if err != nil {
+		return nil, err
+	}
+	if stateLock, err = lockState(log, dir); err != nil {
 		return nil, err
 	}
 	store := snapshot.Open(dir)
