@@ -342,7 +342,8 @@ func (s *Service) RemovePane(ctx context.Context, id string, kill bool) error {
 		}
 		s.emit("tab.layout_changed", t.id, map[string]any{"workspace": t.workspace})
 		// The layout closes around the gap: the remaining panes share the area.
-		t.layout.fit(cols, rows, func(pid string, c, r int) {
+		t.layout.fit(min(cols, MaxSize), min(rows, MaxSize), func(pid string, c, r int) {
+			c, r = min(c, MaxSize), min(r, MaxSize)
 			q := s.panes[pid]
 			if q.cols == c && q.rows == r {
 				return

@@ -267,10 +267,10 @@ func spawnError(err error, argv []string) *Error {
 			return invalid("cwd", "not_a_directory", "%v", se.Err)
 		}
 		return newError("unavailable.spawn", map[string]any{"reason": se.Reason, "argv0": argv0(argv)},
-			"cannot start %q: %v", argv0(argv), se.Err)
+			"cannot start %q: %v", argv[0], se.Err)
 	}
 	return newError("unavailable.spawn", map[string]any{"reason": "other", "argv0": argv0(argv)},
-		"cannot start %q: %v", argv0(argv), err)
+		"cannot start %q: %v", argv[0], err)
 }
 
 // observe records an observation from a pane's output and publishes it.
@@ -353,7 +353,11 @@ func (s *Service) exited(p *pane, st pty.ExitStatus) {
 		s.completeRun(rec, st, out)
 	}
 	s.mu.Unlock()
-	s.log.Info("pane exited", "pane", p.id, "code", st.Code, "signal", st.Signal)
+	if st.Code != nil {
+		s.log.Info("pane exited", "pane", p.id, "code", *st.Code)
+	} else {
+		s.log.Info("pane exited", "pane", p.id, "signal", st.Signal)
+	}
 	p.term.Release()
 }
 

@@ -388,7 +388,8 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 	}
 	for _, sp := range snap.Panes {
 		p := &pane{id: sp.ID, workspace: sp.Workspace, tab: sp.Tab, title: sp.Title, argv: sp.Argv, cwd: sp.Cwd,
-			env: map[string]string{}, cols: sp.Cols, rows: sp.Rows, exited: true, createdAt: sp.CreatedAt}
+			env: map[string]string{}, cols: min(max(sp.Cols, MinSize), MaxSize), rows: min(max(sp.Rows, MinSize), MaxSize),
+			exited: true, createdAt: sp.CreatedAt}
 		for k, v := range sp.Env {
 			p.env[k] = v
 		}
@@ -407,7 +408,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 			p.restoreState = snapshot.RestoreRestored
 		}
 		rows := tails[sp.ID]
-		p.term = pty.NewRestoredTerminal(max(sp.Cols, 1), max(sp.Rows, 1), rows)
+		p.term = pty.NewRestoredTerminal(p.cols, p.rows, rows)
 		p.restoredRows = int64(len(rows))
 		s.panes[p.id] = p
 	}
@@ -468,6 +469,23 @@ func (s *Service) RestoreSnapshot(name string) (Status, error) {
 		s.mu.Unlock()
 		return Status{}, newError("conflict.pane_live", map[string]any{"panes": live},
 			"%d live pane(s); stop them before restoring a snapshot", len(live))
+	}
+	s.mu.Unlock()
+	// Keep the state being replaced: saved now, and copied into snapshots/.
+	if _, err := s.Save("restore"); err != nil && !errors.Is(err, ErrPersistenceOff) {
+		return Status{}, newError("internal", nil, "saving the current state before the restore failed: %v", err)
+	}
+	kept, err := store.Archive()
+	if err != nil {
+		return Status{}, newError("internal", nil, "keeping the current state before the restore failed: %v", err)
+	}
+	s.log.Info("restoring a snapshot", "snapshot", name, "kept_current_as", kept)
+	s.mu.Lock()
+	for _, p := range s.panes { // checked again: the lock was released
+		if !p.exited || p.relaunching {
+			s.mu.Unlock()
+			return Status{}, newError("conflict.pane_live", map[string]any{"panes": []string{p.id}}, "pane %s became live", p.id)
+		}
 	}
 	var removed []*pane
 	for _, wid := range append([]string{}, s.wsOrder...) {

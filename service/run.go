@@ -312,6 +312,11 @@ func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) 
 	if err := s.checkRun(&r); err != nil {
 		return RunStart{}, err
 	}
+	s.mu.Lock() // a workspace named by handle or id is the same parameter
+	if w, err := s.lookupWorkspace(r.Workspace); err == nil && r.Workspace != "" {
+		r.Workspace = w.id
+	}
+	s.mu.Unlock()
 	dig := s.digest(&r)
 	ref := keyRef{r.Principal, r.Key}
 

@@ -91,7 +91,7 @@ func (s *Service) beginRemoval(panes []*pane, recursive bool, removing func() bo
 	}
 	if len(live) > 0 {
 		return newError("conflict.pane_live", map[string]any{"panes": live},
-			"%d live pane(s); stop them first or remove recursively", len(live))
+			"%d live pane(s): kill them first, or remove with --kill (a pane) or --recursive (a tab or workspace)", len(live))
 	}
 	return nil
 }

@@ -65,6 +65,33 @@ func sortRotated(list []rotated) {
 // deletes the oldest beyond s.keep. It returns the copy's path, if it made
 // one. A clock set back by more than s.every also makes a copy.
 func (s *Store) rotate(data []byte, now time.Time) (string, error) {
+	return s.keepCopy(data, now, false)
+}
+
+// Archive keeps a copy of the current snapshot.json in snapshots/ now,
+// whatever the spacing (never an empty state; the oldest beyond the limit
+// go): the state a snapshot restore is about to replace stays recoverable.
+// It returns the copy's path ("" when there was nothing to keep).
+func (s *Store) Archive() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := os.ReadFile(s.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("snapshot: %w", err)
+	}
+	snap, _, err := decode(data)
+	if err != nil || snap.Empty() {
+		return "", err
+	}
+	return s.keepCopy(data, s.clock(), true)
+}
+
+// keepCopy writes data into snapshots/ when due (or when force), then drops
+// the oldest copies beyond the limit; s.mu is held.
+func (s *Store) keepCopy(data []byte, now time.Time, force bool) (string, error) {
 	if s.keep <= 0 {
 		return "", nil
 	}
@@ -77,7 +104,7 @@ func (s *Store) rotate(data []byte, now time.Time) (string, error) {
 		return "", err
 	}
 	due := true
-	if n := len(list); n > 0 {
+	if n := len(list); n > 0 && !force {
 		d := now.Sub(list[n-1].t)
 		due = d >= s.every || d <= -s.every
 	}

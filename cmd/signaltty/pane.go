@@ -168,7 +168,7 @@ rows are left out.`,
 				}
 				lines := r.Lines
 				if r.First < r.Restored_rows {
-					fmt.Fprintf(a.errw, "(rows before %d are history saved before a restart)\n", r.Restored_rows)
+					fmt.Fprintf(a.errw, "(rows before %d were shown by an earlier process of this pane, before a restart or relaunch)\n", r.Restored_rows)
 				}
 				for len(lines) > 0 && strings.TrimRight(lines[len(lines)-1], " ") == "" {
 					lines = lines[:len(lines)-1]

@@ -42,6 +42,17 @@ started in the background first.`,
 	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
 	root.AddCommand(statusCmd(a), doctorCmd(a), shutdownCmd(a), saveCmd(a), snapshotCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a))
+	for _, c := range root.Commands() {
+		strictGroup(c)
+	}
+	for _, arg := range args { // known before cobra parses, for usage errors too
+		if arg == "--" {
+			break
+		}
+		if arg == "--json" || arg == "--json=true" {
+			a.json = true
+		}
+	}
 	root.SetArgs(args)
 	root.SetOut(a.out)
 	root.SetErr(a.errw)
@@ -150,3 +161,22 @@ func decode(raw json.RawMessage, v any) error {
 type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// strictGroup makes a command that only groups subcommands fail on an
+// unknown subcommand (invalid_params.usage, exit 2) instead of printing its
+// help and exiting 0.
+func strictGroup(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		strictGroup(sub)
+	}
+	if c.Run != nil || c.RunE != nil || !c.HasSubCommands() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return fmt.Errorf("%s needs a subcommand (see %s --help)", cmd.CommandPath(), cmd.CommandPath())
+		}
+		return fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+	}
+}

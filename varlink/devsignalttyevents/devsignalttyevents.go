@@ -116,7 +116,8 @@ func Dispatch_Error(err error) error {
 // the daemon stops. Without "more", the single reply is the ready reply.
 // # types filters by dotted prefix ("pane" matches "pane.created" and
 // "pane.exited"; "pane.exited" matches only itself); resources filters by
-// resource id. Empty or absent filters match everything.
+// resource id (exactly: a workspace's id does not match its tabs' and panes'
+// events). Empty or absent filters match everything.
 // # With snapshot true the ready reply also carries the state the stream
 // continues from, taken together with seq: {"workspaces":[{"workspace"}],
 // "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state","restore_state"}],
@@ -272,7 +273,8 @@ func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ s
 // the daemon stops. Without "more", the single reply is the ready reply.
 // # types filters by dotted prefix ("pane" matches "pane.created" and
 // "pane.exited"; "pane.exited" matches only itself); resources filters by
-// resource id. Empty or absent filters match everything.
+// resource id (exactly: a workspace's id does not match its tabs' and panes'
+// events). Empty or absent filters match everything.
 // # With snapshot true the ready reply also carries the state the stream
 // continues from, taken together with seq: {"workspaces":[{"workspace"}],
 // "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state","restore_state"}],
@@ -338,7 +340,7 @@ type Event (
   # program.status_changed, run.started, run.terminating, run.completed,
   # run.expired.
   type: string,
-  # Id of the resource the event is about (a workspace, tab or pane id).
+  # Id of the resource the event is about: a workspace, tab, pane or run id.
   resource: string,
   # Time of the event, RFC 3339 UTC with milliseconds.
   ts: string,
@@ -353,7 +355,8 @@ type Event (
 #
 # types filters by dotted prefix ("pane" matches "pane.created" and
 # "pane.exited"; "pane.exited" matches only itself); resources filters by
-# resource id. Empty or absent filters match everything.
+# resource id (exactly: a workspace's id does not match its tabs' and panes'
+# events). Empty or absent filters match everything.
 #
 # With snapshot true the ready reply also carries the state the stream
 # continues from, taken together with seq: {"workspaces":[{"workspace"}],

@@ -2068,7 +2068,8 @@ type Pane (
   # one that had exited is EXITED; a pane with a process is LIVE. A restored
   # pane has state "exited" without a status until it is relaunched.
   restore_state: string,
-  # Rows [0, restored_rows) are history saved before a restart.
+  # Rows [0, restored_rows) were shown by an earlier process of this pane
+  # (saved before a restart, or kept by a relaunch).
   restored_rows: int
 )
 
@@ -2167,7 +2168,8 @@ method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int) -> (
   rows: int,
   screen: (primary, alternate),
   lines: []string,
-  # Rows [0, restored_rows) are history saved before a restart.
+  # Rows [0, restored_rows) were shown by an earlier process of this pane
+  # (saved before a restart, or kept by a relaunch).
   restored_rows: int
 )
 

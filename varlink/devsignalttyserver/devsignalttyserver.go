@@ -439,7 +439,8 @@ func (m ListSnapshots_methods) Upgrade(ctx context.Context, c *varlink.Connectio
 }
 
 // Replaces the current state with an older snapshot's, every pane as a
-// tombstone; only while no pane is live (conflict.pane_live). Errors:
+// tombstone; only while no pane is live (conflict.pane_live). The state it
+// replaces is saved and kept in snapshots/ first, so it can be restored too. Errors:
 // not_found.snapshot, conflict.pane_live, unavailable.persistence.
 type RestoreSnapshot_methods struct{}
 
@@ -779,7 +780,8 @@ func (s *VarlinkInterface) ListSnapshots(ctx context.Context, c VarlinkCall) err
 }
 
 // Replaces the current state with an older snapshot's, every pane as a
-// tombstone; only while no pane is live (conflict.pane_live). Errors:
+// tombstone; only while no pane is live (conflict.pane_live). The state it
+// replaces is saved and kept in snapshots/ first, so it can be restored too. Errors:
 // not_found.snapshot, conflict.pane_live, unavailable.persistence.
 func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.RestoreSnapshot")
@@ -1002,7 +1004,8 @@ method Save() -> (path: string, bytes: int, duration_ms: int)
 method ListSnapshots() -> (snapshots: []SnapshotEntry)
 
 # Replaces the current state with an older snapshot's, every pane as a
-# tombstone; only while no pane is live (conflict.pane_live). Errors:
+# tombstone; only while no pane is live (conflict.pane_live). The state it
+# replaces is saved and kept in snapshots/ first, so it can be restored too. Errors:
 # not_found.snapshot, conflict.pane_live, unavailable.persistence.
 method RestoreSnapshot(name: string) -> (status: Status)
 
