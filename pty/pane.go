@@ -101,7 +101,8 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		onEvent = func(Event) {}
 	}
 	p.term = NewTerminal(cfg.Cols, cfg.Rows, hr, hb, replyWriter{p}, onEvent)
-	p.term.preloadLocked(cfg.History) // not shared yet
+	p.term.epoch = cfg.Epoch // not shared yet
+	p.term.preloadLocked(cfg.History)
 
 	// The pidfd must be non-blocking for the netpoller; os.NewFile then
 	// registers it (a pidfd becomes readable when the process exits).

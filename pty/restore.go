@@ -9,11 +9,12 @@ import (
 // NewRestoredTerminal returns a terminal without an emulator whose rows are
 // lines (rows saved before a restart, oldest first, plain text): the last
 // min(rows, len(lines)) of them form the screen and the others its history,
-// so capturing it numbers them 0, 1, … as before. Write and Resize do
-// nothing on it.
-func NewRestoredTerminal(cols, rows int, lines []string) *Terminal {
+// numbered 0, 1, … in the given epoch (numbering restarted, so the caller
+// passes an epoch the rows' earlier numbering did not use). Write and Resize
+// do nothing on it.
+func NewRestoredTerminal(cols, rows int, lines []string, epoch int64) *Terminal {
 	cols, rows = clampDim(cols), clampDim(rows)
-	t := &Terminal{cols: cols, rows: rows, hist: newRowRing(max(len(lines), 1), DefaultHistoryBytes)}
+	t := &Terminal{cols: cols, rows: rows, hist: newRowRing(max(len(lines), 1), DefaultHistoryBytes), epoch: epoch}
 	n := min(rows, len(lines))
 	t.preloadLocked(lines[:len(lines)-n])
 	t.frozen = make([]storedRow, rows)

@@ -28,8 +28,9 @@ type Config struct {
 	HistoryRows  int // rows kept in the row store once scrolled off; 0 = DefaultHistoryRows
 	HistoryBytes int // byte budget of the row store (text + style runs); 0 = DefaultHistoryBytes
 	// History is plain-text rows shown above the first output, numbered
-	// from 0 (a relaunched pane's earlier rows).
+	// from 0 (a relaunched pane's earlier rows) in numbering epoch Epoch.
 	History []string
+	Epoch   int64
 
 	// OnEvent receives observations made in the output (titles, cwd, bell,
 	// OSC 133, OSC 7501, alternate screen). It is called from the pane's

@@ -38,7 +38,8 @@ func (s *Service) RelaunchPane(id string) (Pane, error) {
 	argv, cwd, env, cols, rows := p.argv, p.cwd, p.env, p.cols, p.rows
 	s.mu.Unlock()
 
-	history := tailOf(oldTerm) // outside s.mu: pty locks
+	history := tailOf(oldTerm)   // outside s.mu: pty locks
+	epoch := oldTerm.Epoch() + 1 // the kept rows are numbered anew
 	if cd, cerr := checkDir("cwd", cwd); cerr != nil {
 		s.mu.Lock()
 		p.relaunching = false
@@ -51,7 +52,7 @@ func (s *Service) RelaunchPane(id string) (Pane, error) {
 	s.mu.Lock()
 	proc, perr := pty.Start(pty.Config{
 		Argv: argv, Dir: cwd, Env: childEnv(s.cfg.Environ, env, p.id, s.cfg.Address),
-		Cols: cols, Rows: rows, HistoryRows: s.cfg.HistoryRows, HistoryBytes: s.cfg.HistoryBytes, History: history,
+		Cols: cols, Rows: rows, HistoryRows: s.cfg.HistoryRows, HistoryBytes: s.cfg.HistoryBytes, History: history, Epoch: epoch,
 		OnEvent: func(e pty.Event) { s.observe(p, e) },
 		OnExit:  func(st pty.ExitStatus) { s.exited(p, st) },
 	})

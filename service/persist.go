@@ -273,6 +273,9 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	for id, t := range terms {
 		tails[id] = tailOf(t)
 	}
+	for i := range snap.Panes { // outside s.mu: pty locks
+		snap.Panes[i].Epoch = terms[snap.Panes[i].ID].Epoch()
+	}
 	res, err := store.Save(snap, tails)
 
 	s.mu.Lock()
@@ -408,7 +411,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 			p.restoreState = snapshot.RestoreRestored
 		}
 		rows := tails[sp.ID]
-		p.term = pty.NewRestoredTerminal(p.cols, p.rows, rows)
+		p.term = pty.NewRestoredTerminal(p.cols, p.rows, rows, sp.Epoch+1) // numbering restarted
 		p.restoredRows = int64(len(rows))
 		s.panes[p.id] = p
 	}

@@ -68,7 +68,8 @@ func fullSnapshot() *Snapshot {
 			RestoreState: RestoreResumable, Lifecycle: "idle", Attention: "unread", LastMessage: "done",
 			Agent: &Agent{Kind: "claude", SessionID: "sess-1", ResumeArgv: []string{"claude", "--resume", "sess-1"},
 				Model: "opus", ConfigEnv: map[string]string{"CLAUDE_CONFIG_DIR": "/home/u/.claude"}},
-			CreatedAt: t0, ExitedAt: ptr(t0.Add(time.Hour)), ShutdownSave: true,
+			CreatedAt: t0, ExitedAt: ptr(t0.Add(time.Hour)), Epoch: 2,
+			ShutdownSave: true,
 		}, {
 			ID: "pane_2", Workspace: "ws_1", Tab: "tab_1", Title: "bash", Cwd: "/tmp",
 			Argv: []string{"bash", "-l"}, Cols: 80, Rows: 24, State: "live", RestoreState: RestoreLive,

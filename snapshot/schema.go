@@ -104,6 +104,9 @@ type Pane struct {
 	Agent        *Agent     `json:"agent,omitempty"`
 	CreatedAt    time.Time  `json:"created_at"`
 	ExitedAt     *time.Time `json:"exited_at,omitempty"`
+	// Epoch is the numbering epoch of the pane's rows when saved; after a
+	// restart the restored rows are numbered from 0 in a later epoch.
+	Epoch int64 `json:"epoch,omitempty"`
 	// ShutdownSave is true when the pane was live and its state was frozen
 	// for a host shutdown save: the hang-up that followed is not its exit.
 	ShutdownSave bool `json:"shutdown_save,omitempty"`

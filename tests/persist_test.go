@@ -146,6 +146,9 @@ func TestRestartRestoresTombstones(t *testing.T) {
 		RestoredRows int64 `json:"restored_rows"`
 	}
 	d2.JSON(t, &c, "pane", "capture", "--pane", sh.ID)
+	if c.Epoch == 0 {
+		t.Errorf("restored rows are numbered anew, so their epoch must change (still %d)", c.Epoch)
+	}
 	if !c.HasLine("hello-before-restart") || c.RestoredRows == 0 {
 		t.Errorf("restored tail not captured (restored_rows %d):\n%s", c.RestoredRows, strings.Join(c.Trimmed(), "\n"))
 	}
