@@ -187,9 +187,8 @@ func (s *Service) checkRun(r *RunRequest) *Error {
 		return newError("invalid_params.target", map[string]any{"param": "target", "reason": reason},
 			"give exactly one of workspace and pane")
 	}
-	if r.Source != "" && r.Source != s.source {
-		return newError("conflict.source", map[string]any{"source": s.source},
-			"this daemon's source is %s, not %s: it restarted, and the earlier run's fate is unknown", s.source, r.Source)
+	if err := s.CheckSource(r.Source); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	stopping := s.stopping
@@ -261,6 +260,17 @@ func (s *Service) checkRun(r *RunRequest) *Error {
 		return invalid("output_bytes", "range", "output_bytes must be 0..%d", maxOutputBytes)
 	}
 	return nil
+}
+
+// CheckSource fails with conflict.source unless src is "" or this daemon's
+// event source: run ids and keys die with a daemon, so a client that kept
+// them across a restart learns so instead of reaching another run.
+func (s *Service) CheckSource(src string) *Error {
+	if src == "" || src == s.source {
+		return nil
+	}
+	return newError("conflict.source", map[string]any{"source": s.source},
+		"this daemon's source is %s, not %s: it restarted, and the earlier run's fate is unknown", s.source, src)
 }
 
 // digest is HMAC-SHA-256 under the daemon's secret key of the canonical JSON

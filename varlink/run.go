@@ -48,7 +48,10 @@ func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pan
 	return c.ReplyStart(ctx, res.Run, res.Source, res.Key, res.Pane, res.Tab, res.Workspace, res.Principal, int64(res.Pid), res.Reused)
 }
 
-func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs *int64, output *bool) error {
+func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs *int64, output *bool, source *string) error {
+	if err := r.svc.CheckSource(str(source)); err != nil {
+		return r.fail(ctx, c, err)
+	}
 	timeout := time.Duration(-1)
 	if timeoutMs != nil {
 		if *timeoutMs < 0 || *timeoutMs > 86400000 {
@@ -94,7 +97,10 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 	}
 }
 
-func (r *Run) Get(ctx context.Context, c runv.VarlinkCall, id string, output *bool) error {
+func (r *Run) Get(ctx context.Context, c runv.VarlinkCall, id string, output *bool, source *string) error {
+	if err := r.svc.CheckSource(str(source)); err != nil {
+		return r.fail(ctx, c, err)
+	}
 	rec, err := r.svc.GetRun(id, output == nil || *output)
 	if err != nil {
 		return r.fail(ctx, c, err)
@@ -132,7 +138,10 @@ func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *st
 	return writeReply(ctx, c.Call, msg)
 }
 
-func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal *string, graceMs *int64) error {
+func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal *string, graceMs *int64, source *string) error {
+	if err := r.svc.CheckSource(str(source)); err != nil {
+		return r.fail(ctx, c, err)
+	}
 	grace, err := graceOf(graceMs)
 	if err != nil {
 		return r.fail(ctx, c, err)

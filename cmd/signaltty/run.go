@@ -94,7 +94,7 @@ timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 			}
 			defer cl.conn.Close()
 			var last json.RawMessage
-			err = cl.stream(cmd.Context(), "dev.signaltty.Run.Wait", params(cmd, "run", "timeout-ms", "output"), func(raw json.RawMessage) error {
+			err = cl.stream(cmd.Context(), "dev.signaltty.Run.Wait", params(cmd, "run", "timeout-ms", "output", "source"), func(raw json.RawMessage) error {
 				last = raw
 				return nil
 			})
@@ -122,6 +122,7 @@ timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 	requiredString(c, "run", "run id")
 	c.Flags().Int64("timeout-ms", 0, "give up waiting after this many ms (0: just check)")
 	c.Flags().Bool("output", true, "include the output tail")
+	c.Flags().String("source", "", "fail with conflict.source unless the daemon's event source is this one")
 	return c
 }
 
@@ -131,11 +132,12 @@ func runGetCmd(a *app) *cobra.Command {
 		Short: "Show a run's record (Run.Get)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Run.Get", params(cmd, "run", "output"), a.printRecordReply)
+			return a.run(cmd, "dev.signaltty.Run.Get", params(cmd, "run", "output", "source"), a.printRecordReply)
 		},
 	}
 	requiredString(c, "run", "run id")
 	c.Flags().Bool("output", true, "include the output tail")
+	c.Flags().String("source", "", "fail with conflict.source unless the daemon's event source is this one")
 	return c
 }
 
@@ -188,10 +190,11 @@ func runCancelCmd(a *app) *cobra.Command {
 group, SIGKILL after --grace-ms (default 2000). Prints the completed record.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Run.Cancel", params(cmd, "run", "signal", "grace-ms"), a.printRecordReply)
+			return a.run(cmd, "dev.signaltty.Run.Cancel", params(cmd, "run", "signal", "grace-ms", "source"), a.printRecordReply)
 		},
 	}
 	requiredString(c, "run", "run id")
+	c.Flags().String("source", "", "fail with conflict.source unless the daemon's event source is this one")
 	c.Flags().String("signal", "", "first signal (default HUP)")
 	c.Flags().Int64("grace-ms", 0, "milliseconds before SIGKILL (default 2000)")
 	return c

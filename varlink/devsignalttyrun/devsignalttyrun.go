@@ -472,12 +472,16 @@ func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_i
 //
 //	unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
 //	output false and read rows with CaptureRows).
+//
+// source (as on Start, Get and Cancel): fail with conflict.source unless it
+// is this daemon's event source; run ids restart at r0 with every daemon, so
+// a client that kept an id across a restart must not reach another run.
 type Wait_methods struct{}
 
 func Wait() Wait_methods { return Wait_methods{} }
 
-func (m Wait_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool) (record_out_ Record, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, run_in_, timeout_ms_in_, output_in_)
+func (m Wait_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string) (record_out_ Record, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_in_, timeout_ms_in_, output_in_, source_in_)
 	if err_ != nil {
 		return
 	}
@@ -485,15 +489,17 @@ func (m Wait_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ s
 	return
 }
 
-func (m Wait_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool) (func(ctx context.Context) (Record, uint64, error), error) {
+func (m Wait_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (Record, uint64, error), error) {
 	var in struct {
-		Run        string `json:"run"`
-		Timeout_ms *int64 `json:"timeout_ms,omitempty"`
-		Output     *bool  `json:"output,omitempty"`
+		Run        string  `json:"run"`
+		Timeout_ms *int64  `json:"timeout_ms,omitempty"`
+		Output     *bool   `json:"output,omitempty"`
+		Source     *string `json:"source,omitempty"`
 	}
 	in.Run = run_in_
 	in.Timeout_ms = timeout_ms_in_
 	in.Output = output_in_
+	in.Source = source_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Run.Wait", in, flags)
 	if err != nil {
 		return nil, err
@@ -512,15 +518,17 @@ func (m Wait_methods) Send(ctx context.Context, c *varlink.Connection, flags uin
 	}, nil
 }
 
-func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Run        string `json:"run"`
-		Timeout_ms *int64 `json:"timeout_ms,omitempty"`
-		Output     *bool  `json:"output,omitempty"`
+		Run        string  `json:"run"`
+		Timeout_ms *int64  `json:"timeout_ms,omitempty"`
+		Output     *bool   `json:"output,omitempty"`
+		Source     *string `json:"source,omitempty"`
 	}
 	in.Run = run_in_
 	in.Timeout_ms = timeout_ms_in_
 	in.Output = output_in_
+	in.Source = source_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Run.Wait", in)
 	if err != nil {
 		return nil, err
@@ -544,8 +552,8 @@ type Get_methods struct{}
 
 func Get() Get_methods { return Get_methods{} }
 
-func (m Get_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool) (record_out_ Record, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, run_in_, output_in_)
+func (m Get_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool, source_in_ *string) (record_out_ Record, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_in_, output_in_, source_in_)
 	if err_ != nil {
 		return
 	}
@@ -553,13 +561,15 @@ func (m Get_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ st
 	return
 }
 
-func (m Get_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, output_in_ *bool) (func(ctx context.Context) (Record, uint64, error), error) {
+func (m Get_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (Record, uint64, error), error) {
 	var in struct {
-		Run    string `json:"run"`
-		Output *bool  `json:"output,omitempty"`
+		Run    string  `json:"run"`
+		Output *bool   `json:"output,omitempty"`
+		Source *string `json:"source,omitempty"`
 	}
 	in.Run = run_in_
 	in.Output = output_in_
+	in.Source = source_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Run.Get", in, flags)
 	if err != nil {
 		return nil, err
@@ -578,13 +588,15 @@ func (m Get_methods) Send(ctx context.Context, c *varlink.Connection, flags uint
 	}, nil
 }
 
-func (m Get_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Get_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Run    string `json:"run"`
-		Output *bool  `json:"output,omitempty"`
+		Run    string  `json:"run"`
+		Output *bool   `json:"output,omitempty"`
+		Source *string `json:"source,omitempty"`
 	}
 	in.Run = run_in_
 	in.Output = output_in_
+	in.Source = source_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Run.Get", in)
 	if err != nil {
 		return nil, err
@@ -696,8 +708,8 @@ type Cancel_methods struct{}
 
 func Cancel() Cancel_methods { return Cancel_methods{} }
 
-func (m Cancel_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, signal_in_ *string, grace_ms_in_ *int64) (record_out_ Record, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, run_in_, signal_in_, grace_ms_in_)
+func (m Cancel_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, signal_in_ *string, grace_ms_in_ *int64, source_in_ *string) (record_out_ Record, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_in_, signal_in_, grace_ms_in_, source_in_)
 	if err_ != nil {
 		return
 	}
@@ -705,15 +717,17 @@ func (m Cancel_methods) Call(ctx context.Context, c *varlink.Connection, run_in_
 	return
 }
 
-func (m Cancel_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, signal_in_ *string, grace_ms_in_ *int64) (func(ctx context.Context) (Record, uint64, error), error) {
+func (m Cancel_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, signal_in_ *string, grace_ms_in_ *int64, source_in_ *string) (func(ctx context.Context) (Record, uint64, error), error) {
 	var in struct {
 		Run      string  `json:"run"`
 		Signal   *string `json:"signal,omitempty"`
 		Grace_ms *int64  `json:"grace_ms,omitempty"`
+		Source   *string `json:"source,omitempty"`
 	}
 	in.Run = run_in_
 	in.Signal = signal_in_
 	in.Grace_ms = grace_ms_in_
+	in.Source = source_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Run.Cancel", in, flags)
 	if err != nil {
 		return nil, err
@@ -732,15 +746,17 @@ func (m Cancel_methods) Send(ctx context.Context, c *varlink.Connection, flags u
 	}, nil
 }
 
-func (m Cancel_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, signal_in_ *string, grace_ms_in_ *int64) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Cancel_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, signal_in_ *string, grace_ms_in_ *int64, source_in_ *string) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Run      string  `json:"run"`
 		Signal   *string `json:"signal,omitempty"`
 		Grace_ms *int64  `json:"grace_ms,omitempty"`
+		Source   *string `json:"source,omitempty"`
 	}
 	in.Run = run_in_
 	in.Signal = signal_in_
 	in.Grace_ms = grace_ms_in_
+	in.Source = source_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Run.Cancel", in)
 	if err != nil {
 		return nil, err
@@ -763,10 +779,10 @@ func (m Cancel_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_
 
 type devsignalttyrunInterface interface {
 	Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string) error
-	Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool) error
-	Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool) error
+	Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string) error
+	Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string) error
 	List(ctx context.Context, c VarlinkCall, pane_ *string, key_ *string, after_ *string, limit_ *int64) error
-	Cancel(ctx context.Context, c VarlinkCall, run_ string, signal_ *string, grace_ms_ *int64) error
+	Cancel(ctx context.Context, c VarlinkCall, run_ string, signal_ *string, grace_ms_ *int64, source_ *string) error
 }
 
 // Generated service object with all methods
@@ -963,12 +979,16 @@ func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string
 //
 //	unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
 //	output false and read rows with CaptureRows).
-func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool) error {
+//
+// source (as on Start, Get and Cancel): fail with conflict.source unless it
+// is this daemon's event source; run ids restart at r0 with every daemon, so
+// a client that kept an id across a restart must not reach another run.
+func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Wait")
 }
 
 // Returns a run's record. Errors: not_found.run, unsupported.result_size.
-func (s *VarlinkInterface) Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool) error {
+func (s *VarlinkInterface) Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Get")
 }
 
@@ -986,7 +1006,7 @@ func (s *VarlinkInterface) List(ctx context.Context, c VarlinkCall, pane_ *strin
 // Errors: not_found.run, invalid_params.signal, .grace_ms, timeout.terminate
 //
 //	(data.panes; the run stays terminating and completes when reaped).
-func (s *VarlinkInterface) Cancel(ctx context.Context, c VarlinkCall, run_ string, signal_ *string, grace_ms_ *int64) error {
+func (s *VarlinkInterface) Cancel(ctx context.Context, c VarlinkCall, run_ string, signal_ *string, grace_ms_ *int64, source_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Cancel")
 }
 
@@ -1018,26 +1038,28 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "Wait":
 		var in struct {
-			Run        string `json:"run"`
-			Timeout_ms *int64 `json:"timeout_ms,omitempty"`
-			Output     *bool  `json:"output,omitempty"`
+			Run        string  `json:"run"`
+			Timeout_ms *int64  `json:"timeout_ms,omitempty"`
+			Output     *bool   `json:"output,omitempty"`
+			Source     *string `json:"source,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyrunInterface.Wait(ctx, VarlinkCall{call}, in.Run, in.Timeout_ms, in.Output)
+		return s.devsignalttyrunInterface.Wait(ctx, VarlinkCall{call}, in.Run, in.Timeout_ms, in.Output, in.Source)
 
 	case "Get":
 		var in struct {
-			Run    string `json:"run"`
-			Output *bool  `json:"output,omitempty"`
+			Run    string  `json:"run"`
+			Output *bool   `json:"output,omitempty"`
+			Source *string `json:"source,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyrunInterface.Get(ctx, VarlinkCall{call}, in.Run, in.Output)
+		return s.devsignalttyrunInterface.Get(ctx, VarlinkCall{call}, in.Run, in.Output, in.Source)
 
 	case "List":
 		var in struct {
@@ -1057,12 +1079,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Run      string  `json:"run"`
 			Signal   *string `json:"signal,omitempty"`
 			Grace_ms *int64  `json:"grace_ms,omitempty"`
+			Source   *string `json:"source,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyrunInterface.Cancel(ctx, VarlinkCall{call}, in.Run, in.Signal, in.Grace_ms)
+		return s.devsignalttyrunInterface.Cancel(ctx, VarlinkCall{call}, in.Run, in.Signal, in.Grace_ms, in.Source)
 
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
@@ -1197,10 +1220,13 @@ method Start(
 # Errors: not_found.run (data.reason "expired" or "unknown"), timeout.wait,
 #   unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
 #   output false and read rows with CaptureRows).
-method Wait(run: string, timeout_ms: ?int, output: ?bool) -> (record: Record)
+# source (as on Start, Get and Cancel): fail with conflict.source unless it
+# is this daemon's event source; run ids restart at r0 with every daemon, so
+# a client that kept an id across a restart must not reach another run.
+method Wait(run: string, timeout_ms: ?int, output: ?bool, source: ?string) -> (record: Record)
 
 # Returns a run's record. Errors: not_found.run, unsupported.result_size.
-method Get(run: string, output: ?bool) -> (record: Record)
+method Get(run: string, output: ?bool, source: ?string) -> (record: Record)
 
 # Lists retained runs in id order, without output, optionally those of one
 # pane or key, after a run id, at most limit (1..1024, default 256); next is
@@ -1217,7 +1243,7 @@ method List(pane: ?string, key: ?string, after: ?string, limit: ?int) -> (
 # A completed run's record is returned unchanged and nothing is sent.
 # Errors: not_found.run, invalid_params.signal, .grace_ms, timeout.terminate
 #   (data.panes; the run stays terminating and completes when reaped).
-method Cancel(run: string, signal: ?string, grace_ms: ?int) -> (record: Record)
+method Cancel(run: string, signal: ?string, grace_ms: ?int, source: ?string) -> (record: Record)
 
 # The request's parameters are invalid ("invalid_params.<what>").
 error InvalidParams (code: string, message: string, data: object)
