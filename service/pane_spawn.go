@@ -38,15 +38,35 @@ func checkSize(cols, rows int) *Error {
 	return nil
 }
 
-// checkSpawn validates a request before any state is looked at.
-func checkSpawn(r *SpawnRequest) *Error {
-	if len(r.Argv) == 0 || r.Argv[0] == "" {
+// checkSizeOpt checks a requested size; absent parts are the defaults.
+func checkSizeOpt(cols, rows *int) *Error {
+	c, r := DefaultCols, DefaultRows
+	if cols != nil {
+		c = *cols
+	}
+	if rows != nil {
+		r = *rows
+	}
+	return checkSize(c, r)
+}
+
+// checkArgv checks a command: a program named, no NUL byte.
+func checkArgv(argv []string) *Error {
+	if len(argv) == 0 || argv[0] == "" {
 		return invalid("argv", "missing", "argv must name a program")
 	}
-	for _, a := range r.Argv {
+	for _, a := range argv {
 		if strings.IndexByte(a, 0) >= 0 {
 			return invalid("argv", "nul", "argv contains a NUL byte")
 		}
+	}
+	return nil
+}
+
+// checkSpawn validates a request before any state is looked at.
+func checkSpawn(r *SpawnRequest) *Error {
+	if err := checkArgv(r.Argv); err != nil {
+		return err
 	}
 	n := 0
 	for _, t := range []string{r.Workspace, r.Tab, r.Split} {
@@ -66,17 +86,8 @@ func checkSpawn(r *SpawnRequest) *Error {
 	case r.Split != "" && (r.Cols != nil || r.Rows != nil):
 		return invalid("size", "misplaced", "a split pane's size comes from the pane it splits")
 	}
-	if r.Cols != nil || r.Rows != nil {
-		cols, rows := DefaultCols, DefaultRows
-		if r.Cols != nil {
-			cols = *r.Cols
-		}
-		if r.Rows != nil {
-			rows = *r.Rows
-		}
-		if err := checkSize(cols, rows); err != nil {
-			return err
-		}
+	if err := checkSizeOpt(r.Cols, r.Rows); err != nil {
+		return err
 	}
 	if strings.IndexByte(r.Cwd, 0) >= 0 {
 		return invalid("cwd", "nul", "cwd contains a NUL byte")

@@ -223,13 +223,8 @@ func (s *Service) checkRun(r *RunRequest) *Error {
 			"key must be 1..128 bytes of [A-Za-z0-9._:-]")
 	}
 	if r.Argv != nil {
-		if len(r.Argv) == 0 || r.Argv[0] == "" {
-			return invalid("argv", "missing", "argv must name a program")
-		}
-		for _, a := range r.Argv {
-			if strings.IndexByte(a, 0) >= 0 {
-				return invalid("argv", "nul", "argv contains a NUL byte")
-			}
+		if err := checkArgv(r.Argv); err != nil {
+			return err
 		}
 	}
 	if r.Name != nil {
@@ -240,14 +235,7 @@ func (s *Service) checkRun(r *RunRequest) *Error {
 	if r.Pane != "" && (r.Cols != nil || r.Rows != nil) {
 		return invalid("size", "misplaced", "a split pane's size comes from the pane it splits")
 	}
-	cols, rows := DefaultCols, DefaultRows
-	if r.Cols != nil {
-		cols = *r.Cols
-	}
-	if r.Rows != nil {
-		rows = *r.Rows
-	}
-	if err := checkSize(cols, rows); err != nil {
+	if err := checkSizeOpt(r.Cols, r.Rows); err != nil {
 		return err
 	}
 	if r.DeadlineMs != nil && (*r.DeadlineMs < 1 || *r.DeadlineMs > maxDeadlineMs) {
