@@ -17,7 +17,7 @@ import (
 // the owner, which signaltty does not have yet.
 func authSkip(t *testing.T, name, what string) {
 	t.Run(name, func(t *testing.T) {
-		t.Skip("waits for the authorization issue: " + what)
+		t.Skip("needs principals and grants (not implemented yet): " + what)
 	})
 }
 

@@ -236,7 +236,7 @@ func TestRunRow28Canaries(t *testing.T) {
 		}
 	})
 	t.Run("audit log", func(t *testing.T) {
-		t.Skip("waits for the authorization issue: signaltty has no audit log yet")
+		t.Skip("needs principals and grants (not implemented yet): signaltty has no audit log yet")
 	})
 	t.Run("env and cwd canaries", func(t *testing.T) {
 		t.Skip("waits for RFC-0013 (run cwd, env, env_unset)")
