@@ -151,20 +151,7 @@ func (s *Service) snapshotLocked() map[string]any {
 		}
 	}
 	for _, r := range s.runs.order {
-		e := map[string]any{"run": r.id, "pane": r.paneID, "state": r.state}
-		if r.outcome != "" {
-			e["outcome"] = r.outcome
-		}
-		if r.exitCode != nil {
-			e["exit_code"] = *r.exitCode
-		}
-		if r.signal != "" {
-			e["signal"] = r.signal
-		}
-		if r.cause != "" {
-			e["cause"] = r.cause
-		}
-		runs = append(runs, e)
+		runs = append(runs, r.resultData(map[string]any{"run": r.id, "pane": r.paneID, "state": r.state}))
 	}
 	return map[string]any{"workspaces": ws, "tabs": tabs, "panes": panes, "runs": runs}
 }

@@ -222,15 +222,22 @@ func (s *Service) CaptureRows(id string, req pty.CaptureRequest) (Capture, error
 // Termination limits.
 const MaxGrace = 60 * time.Second
 
+// parseStop checks a termination request (KillPane, Run.Cancel): the signal
+// (default SIGHUP) and a grace of at most MaxGrace.
+func parseStop(signal string, grace time.Duration) (syscall.Signal, *Error) {
+	sig, err := parseSignal(signal, unix.SIGHUP)
+	if err == nil && grace > MaxGrace {
+		err = invalid("grace_ms", "range", "grace_ms must be 0..%d", MaxGrace.Milliseconds())
+	}
+	return sig, err
+}
+
 // KillPane terminates a pane's processes (Mux.KillPane, RFC-0012 as in the
 // specs README) and returns the exited pane. grace < 0 means the default.
 func (s *Service) KillPane(ctx context.Context, id, signal string, grace time.Duration) (Pane, error) {
-	sig, err := parseSignal(signal, unix.SIGHUP)
+	sig, err := parseStop(signal, grace)
 	if err != nil {
 		return Pane{}, err
-	}
-	if grace > MaxGrace {
-		return Pane{}, invalid("grace_ms", "range", "grace_ms must be 0..%d", MaxGrace.Milliseconds())
 	}
 	s.mu.Lock()
 	p, err := s.lookupPane(id)

@@ -7,9 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
@@ -543,17 +543,7 @@ func (s *Service) ListRuns(paneID, key, after string, limit int) ([]Run, string,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if paneID != "" {
-		if _, err := s.lookupPane(paneID); err != nil {
-			if err.Code == "not_found.pane" {
-				// a removed pane's runs are still listed
-				err = nil
-			} else {
-				return nil, "", err
-			}
-		}
-	}
-	out := []Run{}
+	out := []Run{} // a removed pane's runs are still listed: no pane lookup
 	next := ""
 	for _, rec := range s.runs.order {
 		if rec.n <= afterN || (paneID != "" && rec.paneID != paneID) || (key != "" && (rec.key != key || rec.principal != Owner)) {
@@ -571,12 +561,9 @@ func (s *Service) ListRuns(paneID, key, after string, limit int) ([]Run, string,
 // CancelRun stops a run (Run.Cancel) and returns its completed record; a
 // completed run's record is returned unchanged.
 func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.Duration) (Run, error) {
-	sig, err := parseSignal(signal, unix.SIGHUP)
+	sig, err := parseStop(signal, grace)
 	if err != nil {
 		return Run{}, err
-	}
-	if grace > MaxGrace {
-		return Run{}, invalid("grace_ms", "range", "grace_ms must be 0..%d", MaxGrace.Milliseconds())
 	}
 	s.mu.Lock()
 	rec, err := s.lookupRun(id)
@@ -648,27 +635,33 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 	rec.completedAt = time.Now()
 	rec.duration = rec.completedAt.Sub(rec.startedAt) // monotonic readings
 	rec.output = out
-	data := map[string]any{"run": rec.id, "pane": rec.paneID, "outcome": rec.outcome}
-	if rec.exitCode != nil {
-		data["exit_code"] = *rec.exitCode
-	}
-	if rec.signal != "" {
-		data["signal"] = rec.signal
-	}
-	if rec.cause != "" {
-		data["cause"] = rec.cause
-	}
-	s.emit("run.completed", rec.id, data)
+	s.emit("run.completed", rec.id, rec.resultData(map[string]any{"run": rec.id, "pane": rec.paneID}))
 	close(rec.done)
 	s.log.Info("run completed", "run", rec.id, "outcome", rec.outcome, "status", rec.status)
-	if s.runs.cfg.RetainMs >= 0 {
-		rec.expiry = time.AfterFunc(time.Duration(s.runs.cfg.RetainMs)*time.Millisecond, func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.evictRuns()
-		})
-	}
+	rec.expiry = time.AfterFunc(time.Duration(s.runs.cfg.RetainMs)*time.Millisecond, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.evictRuns()
+	})
 	s.evictRuns()
+}
+
+// resultData adds to m what is known of a run's result (outcome, exit_code,
+// signal, cause), as run.completed events and the Events snapshot carry it.
+func (rec *run) resultData(m map[string]any) map[string]any {
+	if rec.outcome != "" {
+		m["outcome"] = rec.outcome
+	}
+	if rec.exitCode != nil {
+		m["exit_code"] = *rec.exitCode
+	}
+	if rec.signal != "" {
+		m["signal"] = rec.signal
+	}
+	if rec.cause != "" {
+		m["cause"] = rec.cause
+	}
+	return m
 }
 
 // evictRuns drops completed records, oldest-completed first, while a
@@ -685,12 +678,7 @@ func (s *Service) evictRuns() {
 			}
 		}
 	}
-	// oldest completed first
-	for i := 1; i < len(completed); i++ {
-		for j := i; j > 0 && completed[j].completedAt.Before(completed[j-1].completedAt); j-- {
-			completed[j], completed[j-1] = completed[j-1], completed[j]
-		}
-	}
+	slices.SortStableFunc(completed, func(a, b *run) int { return a.completedAt.Compare(b.completedAt) }) // oldest completed first
 	now := time.Now()
 	for _, r := range completed {
 		expired := now.Sub(r.completedAt) >= time.Duration(cfg.RetainMs)*time.Millisecond
@@ -784,5 +772,3 @@ func signalNumber(name string) int {
 	}
 	return 0
 }
-
-var _ = syscall.Signal(0)

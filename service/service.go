@@ -107,13 +107,13 @@ func (s *Service) Status() Status {
 func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	s.stopping = true
-	var live []*pane
+	var all []*pane
 	for _, p := range s.panes {
-		live = append(live, p)
+		all = append(all, p)
 	}
 	s.mu.Unlock()
-	s.terminate(ctx, live, 0, -1, CauseShutdown)
-	closeAll(live)
+	s.terminate(ctx, all, 0, -1, CauseShutdown) // skips the exited ones
+	closeAll(all)
 	s.mu.Lock()
 	s.stopped = true
 	for sub := range s.subs {
