@@ -1,5 +1,5 @@
-// Package logind saves signaltty's state when the host shuts down, following
-// the "Host shutdown" section of the persistence-and-restore spec.
+// Package logind saves signaltty's state when the host shuts down
+// (docs/persistence.md, "Host shutdown").
 //
 // A Monitor connects to the system bus ($DBUS_SYSTEM_BUS_ADDRESS or the
 // default system bus socket) and watches org.freedesktop.login1. It holds a

@@ -5,8 +5,8 @@
 //
 // Processes never survive a restart: a snapshot holds what is needed to
 // rebuild workspaces, tabs and panes as tombstones, never PTY descriptors,
-// process ids or secrets (the persistence-and-restore spec, "What is
-// persisted" and "Crash safety").
+// process ids or secrets (docs/persistence.md, "What is saved" and "Crash
+// safety").
 //
 // Files under the state directory ($XDG_STATE_HOME/signaltty):
 //

@@ -71,7 +71,7 @@ type Layout struct {
 	Second *Layout `json:"second,omitempty"`
 }
 
-// Restore states of a pane (the spec's "Restore states").
+// Restore states of a pane (docs/persistence.md, "Restore states").
 const (
 	RestoreLive      = "LIVE"      // running, PTY attached (only while the daemon runs)
 	RestoreRestored  = "RESTORED"  // rebuilt after a restart, no process

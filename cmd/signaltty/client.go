@@ -27,7 +27,7 @@ type callError struct {
 
 func (e *callError) Error() string { return e.Message }
 
-// exitStatus maps an error class to the CLI's exit status (the specs README, RFC-0002).
+// exitStatus maps an error class to the CLI's exit status (docs/errors.md, "Classes").
 func (e *callError) exitStatus() int {
 	class, _, _ := strings.Cut(e.Code, ".")
 	switch class {
