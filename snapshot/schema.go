@@ -25,7 +25,7 @@ type Server struct {
 	SavedAt  time.Time `json:"saved_at"`
 	Protocol string    `json:"protocol"`
 	// Reason is why the save happened: "debounce", "periodic", "request",
-	// "shutdown", "sigterm", "logind".
+	// "shutdown", "logind", "restore".
 	Reason string `json:"reason,omitempty"`
 }
 
