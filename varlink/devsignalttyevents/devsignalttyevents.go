@@ -7,6 +7,8 @@
 // anything trusted.
 // # Events never carry argv beyond argv0 (the basename of argv[0]), the
 // environment, pane input or pane output text.
+// # Every event type with its data, their order and the save each triggers are
+// described in docs/events.md of the signaltty sources.
 package devsignalttyevents
 
 import (
@@ -324,6 +326,9 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 #
 # Events never carry argv beyond argv0 (the basename of argv[0]), the
 # environment, pane input or pane output text.
+#
+# Every event type with its data, their order and the save each triggers are
+# described in docs/events.md of the signaltty sources.
 interface dev.signaltty.Events
 
 # One event.
@@ -333,8 +338,8 @@ type Event (
   # Increasing sequence number, starting at 1 for each source.
   seq: int,
   # Dotted type: workspace.created, workspace.updated, workspace.removed,
-  # tab.created, tab.updated, tab.layout_changed, tab.removed,
-  # pane.created, pane.updated, pane.resized, pane.terminating (data.signal:
+  # tab.created, tab.layout_changed, tab.removed, pane.created,
+  # pane.updated (data.screen), pane.resized, pane.terminating (data.signal:
   # the first signal sent), pane.exited, pane.removed, pane.relaunched,
   # pane.title, pane.cwd, pane.bell, command.started, command.finished,
   # program.status_changed, run.started, run.terminating, run.completed,

@@ -8,6 +8,9 @@
 // Wherever a method takes a workspace, its unique handle works too.
 // # Every error carries a dotted code whose first part is its class
 // ("not_found.pane", "invalid_params.argv"), a human message and a data object.
+// # Contracts in the signaltty sources: docs/rows.md (CaptureRows),
+// docs/termination.md (KillPane and removals), docs/persistence.md
+// (restore states, RelaunchPane), docs/errors.md.
 package devsignalttymux
 
 import (
@@ -681,6 +684,7 @@ func (m RemoveTab_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 // not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
 type SpawnPane_methods struct{}
 
@@ -1097,7 +1101,8 @@ func (m SignalPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 }
 
 // Returns a pane's rows. Rows are numbered from 0 since the pane was created
-// (or since its history was last cleared, which changes epoch); oldest is the
+// or since its numbering last restarted, which changes epoch (the history
+// cleared with ESC[3J, a restore after a restart, a relaunch); oldest is the
 // first row still kept, end one past the last screen row. Without start and
 // end the visible screen is returned. start is inclusive, end exclusive.
 // Each line is one physical row of exactly cols cells (a wide character takes
@@ -1105,7 +1110,8 @@ func (m SignalPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // "alternate" while a full-screen program uses the alternate screen (its rows
 // never enter history). Errors: not_found.pane; invalid_params.range
 // (data: oldest, end, reason "before_oldest" | "after_end" | "inverted");
-// conflict.epoch when epoch is given and no longer current (data.epoch).
+// conflict.epoch when epoch is given and no longer current (capture without
+// epoch to learn the current one).
 type CaptureRows_methods struct{}
 
 func CaptureRows() CaptureRows_methods { return CaptureRows_methods{} }
@@ -1282,12 +1288,13 @@ func (m KillPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 	}, nil
 }
 
-// Starts a pane's saved command again (its argv, cwd, allowlisted
-// environment and size) as a fresh PTY child in the same pane: same id, tab
-// and title, its earlier rows kept above the new output. Only for a pane
-// without a process (restored after a restart, or exited). Nothing is ever
-// relaunched by the daemon on its own. Errors: not_found.pane,
-// conflict.pane_live, invalid_params.cwd (the saved directory is gone),
+// Starts a pane's saved command again (its argv, cwd, the environment its
+// spawn added, allowlisted after a restart, and size) as a fresh PTY child in
+// the same pane: same id, tab and title, its earlier rows kept above the new
+// output. Only for a pane without a process (restored after a restart, or
+// exited). Nothing is ever relaunched by the daemon on its own. Errors:
+// not_found.pane, conflict.pane_live, conflict.relaunching,
+// invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
 // unavailable.spawn (the pane stays as it was).
 type RelaunchPane_methods struct{}
 
@@ -1689,6 +1696,7 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 // not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
 func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
@@ -1727,7 +1735,8 @@ func (s *VarlinkInterface) SignalPane(ctx context.Context, c VarlinkCall, pane_ 
 }
 
 // Returns a pane's rows. Rows are numbered from 0 since the pane was created
-// (or since its history was last cleared, which changes epoch); oldest is the
+// or since its numbering last restarted, which changes epoch (the history
+// cleared with ESC[3J, a restore after a restart, a relaunch); oldest is the
 // first row still kept, end one past the last screen row. Without start and
 // end the visible screen is returned. start is inclusive, end exclusive.
 // Each line is one physical row of exactly cols cells (a wide character takes
@@ -1735,7 +1744,8 @@ func (s *VarlinkInterface) SignalPane(ctx context.Context, c VarlinkCall, pane_ 
 // "alternate" while a full-screen program uses the alternate screen (its rows
 // never enter history). Errors: not_found.pane; invalid_params.range
 // (data: oldest, end, reason "before_oldest" | "after_end" | "inverted");
-// conflict.epoch when epoch is given and no longer current (data.epoch).
+// conflict.epoch when epoch is given and no longer current (capture without
+// epoch to learn the current one).
 func (s *VarlinkInterface) CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.CaptureRows")
 }
@@ -1750,12 +1760,13 @@ func (s *VarlinkInterface) KillPane(ctx context.Context, c VarlinkCall, pane_ st
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.KillPane")
 }
 
-// Starts a pane's saved command again (its argv, cwd, allowlisted
-// environment and size) as a fresh PTY child in the same pane: same id, tab
-// and title, its earlier rows kept above the new output. Only for a pane
-// without a process (restored after a restart, or exited). Nothing is ever
-// relaunched by the daemon on its own. Errors: not_found.pane,
-// conflict.pane_live, invalid_params.cwd (the saved directory is gone),
+// Starts a pane's saved command again (its argv, cwd, the environment its
+// spawn added, allowlisted after a restart, and size) as a fresh PTY child in
+// the same pane: same id, tab and title, its earlier rows kept above the new
+// output. Only for a pane without a process (restored after a restart, or
+// exited). Nothing is ever relaunched by the daemon on its own. Errors:
+// not_found.pane, conflict.pane_live, conflict.relaunching,
+// invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
 // unavailable.spawn (the pane stays as it was).
 func (s *VarlinkInterface) RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RelaunchPane")
@@ -1984,6 +1995,10 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 #
 # Every error carries a dotted code whose first part is its class
 # ("not_found.pane", "invalid_params.argv"), a human message and a data object.
+#
+# Contracts in the signaltty sources: docs/rows.md (CaptureRows),
+# docs/termination.md (KillPane and removals), docs/persistence.md
+# (restore states, RelaunchPane), docs/errors.md.
 interface dev.signaltty.Mux
 
 type Workspace (
@@ -2114,6 +2129,7 @@ method RemoveTab(tab: string, recursive: ?bool) -> ()
 # the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 # Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 # not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+# conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 # unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
 method SpawnPane(
   workspace: ?string,
@@ -2150,7 +2166,8 @@ method ResizePane(pane: string, cols: int, rows: int) -> (pane: Pane)
 method SignalPane(pane: string, signal: string) -> ()
 
 # Returns a pane's rows. Rows are numbered from 0 since the pane was created
-# (or since its history was last cleared, which changes epoch); oldest is the
+# or since its numbering last restarted, which changes epoch (the history
+# cleared with ESC[3J, a restore after a restart, a relaunch); oldest is the
 # first row still kept, end one past the last screen row. Without start and
 # end the visible screen is returned. start is inclusive, end exclusive.
 # Each line is one physical row of exactly cols cells (a wide character takes
@@ -2158,7 +2175,8 @@ method SignalPane(pane: string, signal: string) -> ()
 # "alternate" while a full-screen program uses the alternate screen (its rows
 # never enter history). Errors: not_found.pane; invalid_params.range
 # (data: oldest, end, reason "before_oldest" | "after_end" | "inverted");
-# conflict.epoch when epoch is given and no longer current (data.epoch).
+# conflict.epoch when epoch is given and no longer current (capture without
+# epoch to learn the current one).
 method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int) -> (
   epoch: int,
   oldest: int,
@@ -2181,12 +2199,13 @@ method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int) -> (
 # invalid_params.grace_ms, timeout.terminate (the pane stays terminating).
 method KillPane(pane: string, signal: ?string, grace_ms: ?int) -> (pane: Pane)
 
-# Starts a pane's saved command again (its argv, cwd, allowlisted
-# environment and size) as a fresh PTY child in the same pane: same id, tab
-# and title, its earlier rows kept above the new output. Only for a pane
-# without a process (restored after a restart, or exited). Nothing is ever
-# relaunched by the daemon on its own. Errors: not_found.pane,
-# conflict.pane_live, invalid_params.cwd (the saved directory is gone),
+# Starts a pane's saved command again (its argv, cwd, the environment its
+# spawn added, allowlisted after a restart, and size) as a fresh PTY child in
+# the same pane: same id, tab and title, its earlier rows kept above the new
+# output. Only for a pane without a process (restored after a restart, or
+# exited). Nothing is ever relaunched by the daemon on its own. Errors:
+# not_found.pane, conflict.pane_live, conflict.relaunching,
+# invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
 # unavailable.spawn (the pane stays as it was).
 method RelaunchPane(pane: string) -> (pane: Pane)
 

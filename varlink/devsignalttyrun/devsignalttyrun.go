@@ -9,6 +9,9 @@
 // again, so a retry after a lost reply is safe.
 // # Every error carries a dotted code whose first part is its class
 // ("timeout.wait", "conflict.run_key"), a human message and a data object.
+// # The full contract (keys, the order of checks, outcomes, output tails,
+// retention) is docs/run-wait.md of the signaltty sources; errors are in
+// docs/errors.md.
 package devsignalttyrun
 
 import (
@@ -471,7 +474,8 @@ func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_i
 // Errors: not_found.run (data.reason "expired" or "unknown"), timeout.wait,
 //
 //	unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
-//	output false and read rows with CaptureRows).
+//	output false and read rows with CaptureRows), invalid_params.timeout_ms,
+//	conflict.source, cancelled (the client hung up; the run keeps running).
 //
 // source (as on Start, Get and Cancel): fail with conflict.source unless it
 // is this daemon's event source; run ids restart at r0 with every daemon, so
@@ -978,7 +982,8 @@ func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string
 // Errors: not_found.run (data.reason "expired" or "unknown"), timeout.wait,
 //
 //	unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
-//	output false and read rows with CaptureRows).
+//	output false and read rows with CaptureRows), invalid_params.timeout_ms,
+//	conflict.source, cancelled (the client hung up; the run keeps running).
 //
 // source (as on Start, Get and Cancel): fail with conflict.source unless it
 // is this daemon's event source; run ids restart at r0 with every daemon, so
@@ -1112,6 +1117,10 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 #
 # Every error carries a dotted code whose first part is its class
 # ("timeout.wait", "conflict.run_key"), a human message and a data object.
+#
+# The full contract (keys, the order of checks, outcomes, output tails,
+# retention) is docs/run-wait.md of the signaltty sources; errors are in
+# docs/errors.md.
 interface dev.signaltty.Run
 
 # The last rows of a run's pane when it completed. Rows are numbered as by
@@ -1219,7 +1228,8 @@ method Start(
 # end a long wait. output (default true) includes the output tail.
 # Errors: not_found.run (data.reason "expired" or "unknown"), timeout.wait,
 #   unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
-#   output false and read rows with CaptureRows).
+#   output false and read rows with CaptureRows), invalid_params.timeout_ms,
+#   conflict.source, cancelled (the client hung up; the run keeps running).
 # source (as on Start, Get and Cancel): fail with conflict.source unless it
 # is this daemon's event source; run ids restart at r0 with every daemon, so
 # a client that kept an id across a restart must not reach another run.

@@ -3,6 +3,8 @@
 // The signaltty daemon itself: its identity, counts and lifetime.
 // # Every error carries a dotted code whose first part is its class (for example
 // "unavailable.shutdown"), a human message, and a data object with details.
+// # Saving and restoring are described in docs/persistence.md of the signaltty
+// sources, errors in docs/errors.md.
 package devsignalttyserver
 
 import (
@@ -278,9 +280,10 @@ func (m GetStatus_methods) Upgrade(ctx context.Context, c *varlink.Connection) (
 	}, nil
 }
 
-// Stops the daemon: every live pane is terminated (SIGHUP to its process
-// group, SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is
-// sent before the daemon exits.
+// Stops the daemon: the state is saved with every live pane recorded as
+// live, then every live pane is terminated (SIGHUP to its process group,
+// SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is sent
+// before the daemon exits.
 type Shutdown_methods struct{}
 
 func Shutdown() Shutdown_methods { return Shutdown_methods{} }
@@ -760,9 +763,10 @@ func (s *VarlinkInterface) GetStatus(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.GetStatus")
 }
 
-// Stops the daemon: every live pane is terminated (SIGHUP to its process
-// group, SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is
-// sent before the daemon exits.
+// Stops the daemon: the state is saved with every live pane recorded as
+// live, then every live pane is terminated (SIGHUP to its process group,
+// SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is sent
+// before the daemon exits.
 func (s *VarlinkInterface) Shutdown(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.Shutdown")
 }
@@ -861,6 +865,9 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 #
 # Every error carries a dotted code whose first part is its class (for example
 # "unavailable.shutdown"), a human message, and a data object with details.
+#
+# Saving and restoring are described in docs/persistence.md of the signaltty
+# sources, errors in docs/errors.md.
 interface dev.signaltty.Server
 
 # The daemon's status.
@@ -990,9 +997,10 @@ type Config (
 # Returns the daemon's status.
 method GetStatus() -> (status: Status)
 
-# Stops the daemon: every live pane is terminated (SIGHUP to its process
-# group, SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is
-# sent before the daemon exits.
+# Stops the daemon: the state is saved with every live pane recorded as
+# live, then every live pane is terminated (SIGHUP to its process group,
+# SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is sent
+# before the daemon exits.
 method Shutdown() -> ()
 
 # Writes the snapshot and the panes' tails now.
