@@ -7,7 +7,7 @@ import (
 
 // Error is a request failure with a stable dotted code whose first part is its
 // class: invalid_params, not_found, denied, conflict, unavailable, timeout,
-// cancelled, unsupported or internal (the specs README, RFC-0002).
+// cancelled, unsupported or internal (docs/errors.md).
 type Error struct {
 	Code    string
 	Message string

@@ -9,15 +9,15 @@ import (
 // it is dropped as lagged (it is told, never silently skipped).
 const SubscriberQueue = 4096
 
-// Event is one published event. Data never holds argv beyond argv0, the
-// environment, input or output text.
+// Event is one published event (docs/events.md). Data never holds argv
+// beyond argv0, the environment, input or output text.
 type Event struct {
 	Source   string
 	Seq      int64
-	Type     string
+	Type     EventType
 	Resource string
 	Time     time.Time
-	Data     map[string]any
+	Data     EventData // one of the structs of event_types.go
 }
 
 // Filter selects events: Types are dotted prefixes ("pane" matches
@@ -30,7 +30,7 @@ type Filter struct {
 func (f Filter) match(e *Event) bool {
 	ok := len(f.Types) == 0
 	for _, t := range f.Types {
-		if e.Type == t || strings.HasPrefix(e.Type, t+".") {
+		if string(e.Type) == t || strings.HasPrefix(string(e.Type), t+".") {
 			ok = true
 			break
 		}
@@ -111,16 +111,19 @@ func (s *Service) dropSubscriber(sub *Subscription) {
 }
 
 // emit publishes an event; s.mu is held, so the events of one critical
-// section reach every subscriber together and in order.
-func (s *Service) emit(typ, resource string, data map[string]any) {
-	if data == nil {
-		data = map[string]any{}
+// section reach every subscriber together and in order. A structural event
+// schedules a save.
+func (s *Service) emit(data EventData) {
+	typ := data.EventType()
+	spec, ok := eventTypes[typ]
+	if !ok {
+		panic("service: undeclared event type " + string(typ))
 	}
-	if structural(typ) {
+	if spec.structural {
 		s.markDirty()
 	}
 	s.seq++
-	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: resource, Time: time.Now(), Data: data}
+	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: data.EventResource(), Time: time.Now(), Data: data}
 	for sub := range s.subs {
 		if !sub.filter.match(&e) {
 			continue
@@ -142,16 +145,17 @@ func (s *Service) snapshotLocked() map[string]any {
 		for _, tid := range s.workspaces[wid].tabs {
 			tabs = append(tabs, map[string]any{"tab": tid, "workspace": wid})
 			for _, p := range s.tabPanes(s.tabs[tid]) {
-				st := StateLive
-				if p.exited {
-					st = StateExited
-				}
-				panes = append(panes, map[string]any{"pane": p.id, "tab": tid, "state": st, "restore_state": p.restoreState})
+				panes = append(panes, map[string]any{"pane": p.id, "tab": tid, "state": p.publicState(), "restore_state": p.restoreState()})
 			}
 		}
 	}
 	for _, r := range s.runs.order {
-		runs = append(runs, r.resultData(map[string]any{"run": r.id, "pane": r.paneID, "state": r.state}))
+		runs = append(runs, struct {
+			Run   string `json:"run"`
+			Pane  string `json:"pane"`
+			State string `json:"state"`
+			RunResult
+		}{r.id, r.paneID, r.state, r.result()})
 	}
 	return map[string]any{"workspaces": ws, "tabs": tabs, "panes": panes, "runs": runs}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 )
 
 // Pane states.
@@ -66,11 +66,11 @@ type Pane struct {
 	ReportedCwd string
 	Env         map[string]string
 	Cols, Rows  int
-	State       string // StateLive or StateExited
+	State       string // StateLive or StateExited (a pane that is starting shows the state it started from)
 	Terminating bool
 	Pid         int // 0 once exited
 	Status      *WaitStatus
-	Screen      string // pty.ScreenPrimary or pty.ScreenAlternate
+	Screen      string // term.ScreenPrimary or term.ScreenAlternate
 	CreatedAt   time.Time
 	ExitedAt    time.Time // zero while live or unknown
 	// RestoreState is LIVE, RESTORED, RESUMABLE or EXITED (the persistence
@@ -85,7 +85,7 @@ type workspace struct {
 	tabs                  []string
 	activeTab             string
 	createdAt             time.Time
-	removing              bool
+	removing              bool // a removal is terminating its panes
 }
 
 type tab struct {
@@ -104,29 +104,33 @@ type node struct {
 	first, second *node
 }
 
+// pane is a pane of the model; s.mu guards every field (none may be read
+// without it), except that a removed pane's proc and term are stable and are
+// released by whoever removed it, outside s.mu.
 type pane struct {
 	id, workspace, tab string
-	title              string
-	argv               []string
-	cwd, reportedCwd   string
-	env                map[string]string
-	cols, rows         int
-	pid                int
-	exited             bool
-	terminating        bool
-	status             *WaitStatus
-	altScreen          bool
-	commandOpen        bool // OSC 133;C seen without its D
-	programStatus      bool // an OSC 7501 status was reported
-	createdAt          time.Time
-	exitedAt           time.Time
-	proc               *pty.Pane     // nil for a pane restored after a restart
-	term               *pty.Terminal // the pane's rows: proc's terminal, or restored ones
-	run                *run          // the run whose command this pane's leader is, if any
-	restoreState       string        // snapshot.Restore*: LIVE while a process runs
-	restoredRows       int64         // rows [0, restoredRows) came from before a restart
-	relaunching        bool
-	shutdownSave       bool // frozen as live for a host shutdown save
+	state              paneState // changed only by Service.transition (lifecycle.go)
+	start              *start    // while starting: the reservation (start.go)
+	announced          bool      // pane.created was published (false until a new pane's first start commits)
+	observers          []paneObserver
+
+	title            string
+	argv             []string
+	cwd, reportedCwd string
+	env              map[string]string
+	cols, rows       int
+	status           *WaitStatus // nil unless exited (or restored as exited)
+	altScreen        bool
+	commandOpen      bool // OSC 133;C seen without its D
+	programStatus    bool // an OSC 7501 status was reported
+	createdAt        time.Time
+	exitedAt         time.Time
+	resumable        bool  // restored with an agent's official resume command
+	restoredRows     int64 // rows [0, restoredRows) came from before a restart or relaunch
+	shutdownSave     bool  // saved as live for a host shutdown (persist.go)
+
+	inst *instance      // the current process, nil for a restored pane
+	term *term.Terminal // the pane's rows: the instance's terminal, or restored ones
 }
 
 // newID returns prefix + "_" + 12 random hex digits.
@@ -155,26 +159,35 @@ func (n *node) snapshot() *Layout {
 	return &Layout{Pane: n.pane, Axis: n.axis, Ratio: n.ratio, First: n.first.snapshot(), Second: n.second.snapshot()}
 }
 
+// publicState is StateLive or StateExited (what Pane.State says).
+func (p *pane) publicState() string {
+	if p.shown().hasProcess() {
+		return StateLive
+	}
+	return StateExited
+}
+
 func (p *pane) snapshot() Pane {
 	s := Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Argv0: argv0(p.argv),
 		Argv: append([]string{}, p.argv...), Cwd: p.cwd, ReportedCwd: p.reportedCwd,
-		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: StateLive,
-		Terminating: p.terminating && !p.exited, Pid: p.pid, Status: p.status,
-		Screen: pty.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
-		RestoreState: p.restoreState, RestoredRows: p.restoredRows}
+		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: p.publicState(),
+		Terminating: p.shown() == stateTerminating, Status: p.status,
+		Screen: term.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
+		RestoreState: p.restoreState(), RestoredRows: p.restoredRows}
 	for k, v := range p.env {
 		s.Env[k] = v
 	}
-	if p.exited {
-		s.State, s.Pid = StateExited, 0
+	if p.shown().hasProcess() {
+		s.Pid = p.inst.proc.Pid()
 	}
 	if p.altScreen {
-		s.Screen = pty.ScreenAlternate
+		s.Screen = term.ScreenAlternate
 	}
 	return s
 }
 
-// argv0 is the basename of argv[0], at most 255 bytes (RFC-0007 as in the specs README).
+// argv0 is the basename of argv[0], at most 255 bytes: all of a command that
+// events and logs may show (docs/events.md).
 func argv0(argv []string) string {
 	if len(argv) == 0 {
 		return ""

@@ -3,12 +3,10 @@ package service
 import (
 	"context"
 	"errors"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
-	"golang.org/x/sys/unix"
+	"github.com/signaltty/signaltty/term"
 )
 
 // ListPanes returns panes in workspace, tab and layout order, optionally only
@@ -65,8 +63,9 @@ func (s *Service) GetPane(id string) (Pane, error) {
 	return p.snapshot(), nil
 }
 
-// livePane finds a pane that must be live and not terminating, with its
-// process handle read under s.mu.
+// livePane finds a pane that must be live (not terminating), with its
+// process handle read under s.mu. A terminating pane is returned with its
+// process and conflict.pane_terminating.
 func (s *Service) livePane(id string) (*pane, *pty.Pane, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -74,13 +73,13 @@ func (s *Service) livePane(id string) (*pane, *pty.Pane, *Error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	switch {
-	case p.exited || p.proc == nil:
-		return nil, nil, newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
-	case p.terminating:
-		return nil, nil, newError("conflict.pane_terminating", map[string]any{"pane": id}, "pane %s is terminating", id)
+	switch p.state {
+	case stateLive:
+		return p, p.inst.proc, nil
+	case stateTerminating:
+		return p, p.inst.proc, newError("conflict.pane_terminating", map[string]any{"pane": id}, "pane %s is terminating", id)
 	}
-	return p, p.proc, nil
+	return nil, nil, newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
 }
 
 // Input limits.
@@ -135,28 +134,9 @@ func (s *Service) ResizePane(id string, cols, rows int) (Pane, error) {
 	defer s.mu.Unlock()
 	if p.cols != cols || p.rows != rows {
 		p.cols, p.rows = cols, rows
-		s.emit("pane.resized", p.id, map[string]any{"cols": cols, "rows": rows})
+		s.emit(PaneResized{Pane: p.id, Cols: cols, Rows: rows})
 	}
 	return p.snapshot(), nil
-}
-
-// signals maps the names SignalPane and KillPane accept.
-var signals = map[string]syscall.Signal{
-	"HUP": unix.SIGHUP, "INT": unix.SIGINT, "QUIT": unix.SIGQUIT, "KILL": unix.SIGKILL,
-	"TERM": unix.SIGTERM, "USR1": unix.SIGUSR1, "USR2": unix.SIGUSR2, "CONT": unix.SIGCONT,
-	"STOP": unix.SIGSTOP, "TSTP": unix.SIGTSTP, "WINCH": unix.SIGWINCH, "ALRM": unix.SIGALRM,
-}
-
-// parseSignal accepts "TERM", "term", "SIGTERM"; "" gives def.
-func parseSignal(name string, def syscall.Signal) (syscall.Signal, *Error) {
-	if name == "" {
-		return def, nil
-	}
-	n := strings.TrimPrefix(strings.ToUpper(name), "SIG")
-	if sig, ok := signals[n]; ok {
-		return sig, nil
-	}
-	return 0, invalid("signal", "unknown", "unknown signal %q (one of HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH ALRM)", name)
 }
 
 // SignalPane sends a signal to a live pane's process group (Mux.SignalPane).
@@ -169,13 +149,8 @@ func (s *Service) SignalPane(id, name string) error {
 		return invalid("signal", "missing", "signal is required")
 	}
 	_, proc, err := s.livePane(id)
-	if err != nil && err.Code != "conflict.pane_terminating" {
+	if err != nil && err.Code != "conflict.pane_terminating" { // a terminating pane may still be signalled
 		return err
-	}
-	if err != nil { // signals may still be sent to a terminating pane
-		s.mu.Lock()
-		proc = s.panes[id].proc
-		s.mu.Unlock()
 	}
 	if serr := proc.Signal(sig); serr != nil {
 		return newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
@@ -183,195 +158,55 @@ func (s *Service) SignalPane(id, name string) error {
 	return nil
 }
 
-// Capture is the result of CaptureRows: see pty.Capture; rows
-// [0, RestoredRows) are history saved before a restart.
-type Capture struct {
-	pty.Capture
-	RestoredRows int64
+// CaptureRequest selects a pane's rows (docs/rows.md): nil Start and End
+// select the screen; Start is inclusive, End exclusive, both absolute row
+// numbers; a non-nil Epoch must be the pane's current epoch.
+type CaptureRequest struct {
+	Start, End, Epoch *int64
 }
 
-// CaptureRows returns a pane's rows (Mux.CaptureRows, RFC-0014 as in the specs README).
-func (s *Service) CaptureRows(id string, req pty.CaptureRequest) (Capture, error) {
+// Capture is the result of CaptureRows (docs/rows.md): Lines are rows
+// [First, First+len(Lines)), each padded to Cols cells; rows
+// [0, RestoredRows) are history saved before a restart or relaunch.
+type Capture struct {
+	Epoch, Oldest, End, First int64
+	Cols, Rows                int
+	Screen                    string // term.ScreenPrimary or term.ScreenAlternate
+	Lines                     []string
+	RestoredRows              int64
+}
+
+// CaptureRows returns a pane's rows (Mux.CaptureRows; docs/rows.md).
+// Errors: not_found.pane, conflict.epoch, invalid_params.range.
+func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 	s.mu.Lock()
 	p, err := s.lookupPane(id)
-	var term *pty.Terminal
+	var t *term.Terminal
 	var restored int64
 	if err == nil {
-		term, restored = p.term, p.restoredRows
+		t, restored = p.term, p.restoredRows
 	}
 	s.mu.Unlock()
 	if err != nil {
 		return Capture{}, err
 	}
-	pc, cerr := term.Capture(req)
-	c := Capture{Capture: pc, RestoredRows: restored}
-	var re *pty.RangeError
+	if t == nil { // a new pane whose first start is not committed: nothing shown yet
+		return Capture{}, notFound("pane", id)
+	}
+	pc, cerr := t.Capture(term.CaptureRequest{Start: req.Start, End: req.End, Epoch: req.Epoch})
+	c := Capture{Epoch: pc.Epoch, Oldest: pc.Oldest, End: pc.End, First: pc.First, Cols: pc.Cols, Rows: pc.Rows,
+		Screen: pc.Screen, Lines: pc.Lines, RestoredRows: restored}
+	var re *term.RangeError
 	switch {
 	case cerr == nil:
 		return c, nil
-	case errors.Is(cerr, pty.ErrStaleEpoch):
-		return Capture{}, newError("conflict.epoch", map[string]any{"epoch": c.Epoch},
-			"epoch %d is no longer current", *req.Epoch)
+	case errors.Is(cerr, term.ErrStaleEpoch):
+		cur := t.Epoch()
+		return Capture{}, newError("conflict.epoch", map[string]any{"epoch": cur},
+			"epoch %d is no longer current (it is %d)", *req.Epoch, cur)
 	case errors.As(cerr, &re):
 		return Capture{}, newError("invalid_params.range", map[string]any{"param": "range", "reason": re.Reason,
 			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept", re.Reason, re.Oldest, re.End)
 	}
 	return Capture{}, newError("internal", nil, "capture: %v", cerr)
-}
-
-// Termination limits.
-const MaxGrace = 60 * time.Second
-
-// parseStop checks a termination request (KillPane, Run.Cancel): the signal
-// (default SIGHUP) and a grace of at most MaxGrace.
-func parseStop(signal string, grace time.Duration) (syscall.Signal, *Error) {
-	sig, err := parseSignal(signal, unix.SIGHUP)
-	if err == nil && grace > MaxGrace {
-		err = invalid("grace_ms", "range", "grace_ms must be 0..%d", MaxGrace.Milliseconds())
-	}
-	return sig, err
-}
-
-// KillPane terminates a pane's processes (Mux.KillPane, RFC-0012 as in the
-// specs README) and returns the exited pane. grace < 0 means the default.
-func (s *Service) KillPane(ctx context.Context, id, signal string, grace time.Duration) (Pane, error) {
-	sig, err := parseStop(signal, grace)
-	if err != nil {
-		return Pane{}, err
-	}
-	s.mu.Lock()
-	p, err := s.lookupPane(id)
-	s.mu.Unlock()
-	if err != nil {
-		return Pane{}, err
-	}
-	if err := s.terminate(ctx, []*pane{p}, sig, grace, CausePaneKill); err != nil {
-		return Pane{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return p.snapshot(), nil
-}
-
-// terminate terminates the live panes among ps concurrently and waits
-// until each has exited and been recorded. sig 0 means SIGHUP; grace < 0
-// means pty.DefaultGrace; cause is recorded on a run in a pane (first cause
-// wins). It fails with timeout.terminate when a leader was not reaped within
-// the kill-wait, or with cancelled when ctx ended.
-func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal, grace time.Duration, cause string) *Error {
-	if sig == 0 {
-		sig = unix.SIGHUP
-	}
-	if grace < 0 {
-		grace = pty.DefaultGrace
-	}
-	var started []*pane
-	var procs []*pty.Pane
-	s.mu.Lock()
-	for _, p := range ps {
-		if !p.exited && p.proc != nil {
-			if !p.terminating {
-				p.terminating = true
-				if _, ok := s.panes[p.id]; ok {
-					s.emit("pane.terminating", p.id, map[string]any{"signal": unix.SignalName(sig)})
-				}
-				s.beginRunTermination(p, cause)
-			}
-			started = append(started, p)
-			procs = append(procs, p.proc)
-		}
-	}
-	s.mu.Unlock()
-	errs := make(chan error, len(started))
-	for _, proc := range procs {
-		go func(proc *pty.Pane) {
-			err := proc.Terminate(ctx, sig, grace, pty.DefaultKillWait)
-			if err == nil {
-				select { // the service records the exit right after the reap
-				case <-proc.Done():
-				case <-ctx.Done():
-					err = ctx.Err()
-				}
-			}
-			errs <- err
-		}(proc)
-	}
-	var first error
-	for range started {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	switch {
-	case first == nil:
-		return nil
-	case errors.Is(first, pty.ErrTerminateTimeout):
-		return newError("timeout.terminate", nil, "a process was not reaped %v after SIGKILL", pty.DefaultKillWait)
-	case errors.Is(first, context.Canceled), errors.Is(first, context.DeadlineExceeded):
-		return newError("cancelled", nil, "request cancelled while terminating")
-	}
-	return newError("internal", nil, "terminate: %v", first)
-}
-
-// RemovePane removes a pane from its tab; a tab left empty is removed too
-// (Mux.RemovePane). A live pane fails with conflict.pane_live unless kill.
-func (s *Service) RemovePane(ctx context.Context, id string, kill bool) error {
-	s.mu.Lock()
-	p, err := s.lookupPane(id)
-	if err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	if err := s.beginRemoval([]*pane{p}, kill, func() bool { return false }); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	s.mu.Unlock()
-	if err := s.terminate(ctx, []*pane{p}, 0, -1, CausePaneKill); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if _, ok := s.panes[id]; !ok { // a concurrent removal won
-		s.mu.Unlock()
-		return notFound("pane", id)
-	}
-	t := s.tabs[p.tab]
-	cols, rows := t.layout.area(s.paneSize) // the tab's area, before p leaves it
-	delete(s.panes, id)
-	s.emit("pane.removed", id, map[string]any{"workspace": p.workspace, "tab": p.tab})
-	t.layout = t.layout.without(id)
-	var resize []func()
-	if t.layout == nil {
-		s.deleteTab(t)
-	} else {
-		if t.activePane == id {
-			t.activePane = t.layout.leaves()[0]
-		}
-		s.emit("tab.layout_changed", t.id, map[string]any{"workspace": t.workspace})
-		// The layout closes around the gap: the remaining panes share the area.
-		t.layout.fit(min(cols, MaxSize), min(rows, MaxSize), func(pid string, c, r int) {
-			c, r = min(c, MaxSize), min(r, MaxSize)
-			q := s.panes[pid]
-			if q.cols == c && q.rows == r {
-				return
-			}
-			q.cols, q.rows = c, r
-			s.emit("pane.resized", q.id, map[string]any{"cols": c, "rows": r})
-			if proc := q.proc; proc != nil && !q.exited {
-				resize = append(resize, func() { _ = proc.Resize(c, r) })
-			}
-		})
-	}
-	s.mu.Unlock()
-	for _, f := range resize { // outside s.mu: pty locks
-		f()
-	}
-	closeAll([]*pane{p})
-	return nil
-}
-
-// paneSize is a pane's recorded size; s.mu is held.
-func (s *Service) paneSize(id string) (int, int) {
-	p := s.panes[id]
-	return p.cols, p.rows
 }

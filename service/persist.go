@@ -2,12 +2,13 @@ package service
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/snapshot"
+	"github.com/signaltty/signaltty/term"
 )
 
 // Persistence follows the persistence-and-restore spec: structural changes
@@ -32,7 +33,8 @@ type persistState struct {
 	quit     chan struct{}
 	done     chan struct{}
 	saveMu   sync.Mutex // serializes export+write
-	lastAt   time.Time
+	lastAt   time.Time  // the last save that succeeded
+	lastTry  time.Time  // the last save tried (debounced saves keep SaveDebounce from it)
 	last     snapshot.SaveResult
 	lastErr  error
 	restored string // what startup restored from, for status
@@ -65,19 +67,6 @@ func (s *Service) PersistStatus() PersistStatus {
 		st.LastError = ps.lastErr.Error()
 	}
 	return st
-}
-
-// structural reports whether an event type changes what a snapshot holds.
-func structural(typ string) bool {
-	switch {
-	case strings.HasPrefix(typ, "workspace."), strings.HasPrefix(typ, "tab."):
-		return true
-	}
-	switch typ {
-	case "pane.created", "pane.removed", "pane.exited", "pane.resized", "pane.title", "pane.cwd", "pane.relaunched":
-		return true
-	}
-	return false
 }
 
 // markDirty records that the state changed; s.mu is held.
@@ -160,7 +149,7 @@ func (s *Service) saver() {
 			reason = "periodic"
 		}
 		s.mu.Lock()
-		wait := SaveDebounce - time.Since(ps.lastAt)
+		wait := SaveDebounce - time.Since(ps.lastTry)
 		s.mu.Unlock()
 		if wait > 0 && reason == "debounce" {
 			select {
@@ -255,34 +244,40 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	if freeze {
 		ps.frozen = true
 		for _, p := range s.panes {
-			if !p.exited {
+			if p.state.holdsPTY() {
 				p.shutdownSave = true
 			}
 		}
 	}
 	snap := s.exportLocked(reason)
-	terms := map[string]*pty.Terminal{}
-	for id, p := range s.panes {
-		terms[id] = p.term
+	terms := map[string]*term.Terminal{}
+	for _, sp := range snap.Panes {
+		terms[sp.ID] = s.panes[sp.ID].term
 	}
 	ps.dirty = false
 	store := ps.store
 	s.mu.Unlock()
 
 	tails := make(map[string][]string, len(terms))
-	for id, t := range terms {
-		tails[id] = tailOf(t)
-	}
-	for i := range snap.Panes { // outside s.mu: pty locks
-		snap.Panes[i].Epoch = terms[snap.Panes[i].ID].Epoch()
+	for i, sp := range snap.Panes { // outside s.mu: terminal locks
+		t := terms[sp.ID]
+		if t == nil { // a relaunch under way before its first output: nothing yet
+			continue
+		}
+		tails[sp.ID] = savedRows(t)
+		snap.Panes[i].Epoch = t.Epoch()
 	}
 	res, err := store.Save(snap, tails)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ps.lastErr = err
+	ps.lastErr, ps.lastTry = err, time.Now()
 	if err != nil {
-		ps.dirty = true // retried by the next debounced or explicit save
+		ps.dirty = true
+		select { // the saver tries again after the debounce interval
+		case ps.kick <- struct{}{}:
+		default:
+		}
 		return res, err
 	}
 	ps.lastAt, ps.last = time.Now(), res
@@ -290,23 +285,12 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	return res, nil
 }
 
-// tailOf returns a pane's last rows without trailing spaces.
-func tailOf(t *pty.Terminal) []string {
-	scr, err := t.Capture(pty.CaptureRequest{})
-	if err != nil {
-		return nil
-	}
-	start := max(scr.Oldest, scr.End-tailRows)
-	c, err := t.Capture(pty.CaptureRequest{Start: &start, End: &scr.End})
-	if err != nil {
-		return nil
-	}
-	rows := c.Lines
-	for len(rows) > 0 && strings.TrimRight(rows[len(rows)-1], " ") == "" {
-		rows = rows[:len(rows)-1]
-	}
-	out := make([]string, len(rows))
-	for i, r := range rows {
+// savedRows is what a snapshot keeps of a pane's rows: its last tailRows
+// rows up to the last non-blank one (paneTail), without trailing spaces.
+func savedRows(t *term.Terminal) []string {
+	tail := paneTail(t, tailRows, math.MaxInt)
+	out := make([]string, len(tail.Lines))
+	for i, r := range tail.Lines {
 		out[i] = strings.TrimRight(r, " ")
 	}
 	return out
@@ -345,11 +329,11 @@ func exportLayout(n *node) *snapshot.Layout {
 func exportPane(p *pane) snapshot.Pane {
 	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
 		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), Cols: p.cols, Rows: p.rows,
-		RestoreState: p.restoreState, CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave}
-	switch {
-	case p.shutdownSave || (!p.exited && p.proc != nil):
+		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave}
+	switch st := p.shown(); {
+	case p.shutdownSave || st.hasProcess():
 		sp.State, sp.RestoreState = StateLive, snapshot.RestoreLive
-	case p.restoreState == snapshot.RestoreRestored || p.restoreState == snapshot.RestoreResumable:
+	case st == stateRestored:
 		sp.State = StateLive // still never seen to exit: restored again as such
 	default:
 		sp.State = StateExited
@@ -392,26 +376,25 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 	for _, sp := range snap.Panes {
 		p := &pane{id: sp.ID, workspace: sp.Workspace, tab: sp.Tab, title: sp.Title, argv: sp.Argv, cwd: sp.Cwd,
 			env: map[string]string{}, cols: min(max(sp.Cols, MinSize), MaxSize), rows: min(max(sp.Rows, MinSize), MaxSize),
-			exited: true, createdAt: sp.CreatedAt}
+			createdAt: sp.CreatedAt, announced: true}
 		for k, v := range sp.Env {
 			p.env[k] = v
 		}
 		switch {
 		case sp.State == StateExited:
-			p.restoreState = snapshot.RestoreExited
+			s.transition(p, change{to: stateExited})
 			if sp.Status != nil {
 				p.status = &WaitStatus{Code: sp.Status.Code, Signal: sp.Status.Signal, CoreDumped: sp.Status.CoreDumped}
 			}
 			if sp.ExitedAt != nil {
 				p.exitedAt = *sp.ExitedAt
 			}
-		case sp.Agent != nil && sp.Agent.SessionID != "" && len(sp.Agent.ResumeArgv) > 0:
-			p.restoreState = snapshot.RestoreResumable
 		default:
-			p.restoreState = snapshot.RestoreRestored
+			p.resumable = sp.Agent != nil && sp.Agent.SessionID != "" && len(sp.Agent.ResumeArgv) > 0
+			s.transition(p, change{to: stateRestored})
 		}
 		rows := tails[sp.ID]
-		p.term = pty.NewRestoredTerminal(p.cols, p.rows, rows, sp.Epoch+1) // numbering restarted
+		p.term = term.NewRestoredTerminal(p.cols, p.rows, rows, sp.Epoch+1) // numbering restarted
 		p.restoredRows = int64(len(rows))
 		s.panes[p.id] = p
 	}
@@ -464,7 +447,7 @@ func (s *Service) RestoreSnapshot(name string) (Status, error) {
 	s.mu.Lock()
 	var live []string
 	for _, p := range s.panes {
-		if !p.exited || p.relaunching {
+		if p.state.holdsPTY() {
 			live = append(live, p.id)
 		}
 	}
@@ -485,29 +468,33 @@ func (s *Service) RestoreSnapshot(name string) (Status, error) {
 	s.log.Info("restoring a snapshot", "snapshot", name, "kept_current_as", kept)
 	s.mu.Lock()
 	for _, p := range s.panes { // checked again: the lock was released
-		if !p.exited || p.relaunching {
+		if p.state.holdsPTY() {
 			s.mu.Unlock()
 			return Status{}, newError("conflict.pane_live", map[string]any{"panes": []string{p.id}}, "pane %s became live", p.id)
 		}
 	}
 	var removed []*pane
+	for _, p := range s.panes {
+		removed = append(removed, p)
+	}
 	for _, wid := range append([]string{}, s.wsOrder...) {
 		w := s.workspaces[wid]
 		for _, tid := range append([]string{}, w.tabs...) {
-			removed = append(removed, s.deleteTab(s.tabs[tid])...)
+			s.deleteTab(s.tabs[tid])
 		}
 		delete(s.workspaces, wid)
-		s.emit("workspace.removed", wid, nil)
+		s.emit(WorkspaceRemoved{Workspace: wid})
 	}
 	s.wsOrder = nil
 	s.mu.Unlock()
-	closeAll(removed)
+	release(removed)
 
 	tails := map[string][]string{} // an older snapshot's tails are gone; keep structure only
 	s.Restore(snap, tails, "snapshots/"+name)
 	s.mu.Lock()
 	for _, wid := range s.wsOrder {
-		s.emit("workspace.created", wid, map[string]any{"name": s.workspaces[wid].name, "handle": s.workspaces[wid].handle, "restored": true})
+		w := s.workspaces[wid]
+		s.emit(WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
 	}
 	s.mu.Unlock()
 	if _, err := s.Save("restore"); err != nil {

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,14 +15,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Runs follow the trusted run/wait spec (run-wait-rfc.txt in the specs,
-// "RFC" below; its session is our workspace, its window our tab).
+// Runs follow the run/wait contract, docs/run-wait.md: a run is a command
+// the daemon starts as the leader of a new pane; its result comes only from
+// the daemon's wait on that leader.
 
-// Run states (RFC §2) and outcomes (RFC §5).
+// Run states and outcomes (docs/run-wait.md, "States" and "Outcomes and status").
 const (
-	RunRunning     = "running"
-	RunTerminating = "terminating"
-	RunCompleted   = "completed"
+	RunStateRunning     = "running"
+	RunStateTerminating = "terminating"
+	RunStateCompleted   = "completed"
 
 	OutcomeSucceeded  = "succeeded"
 	OutcomeFailed     = "failed"
@@ -31,7 +31,7 @@ const (
 	OutcomeTerminated = "terminated"
 )
 
-// Termination causes (RFC §7).
+// Termination causes (docs/run-wait.md, "Causes"); the first one wins.
 const (
 	CauseCancel   = "cancel"
 	CauseDeadline = "deadline"
@@ -44,7 +44,7 @@ const (
 // with the daemon's uid is the owner.
 const Owner = "owner"
 
-// RunRequest is the input of StartRun (RFC §3).
+// RunRequest is the input of StartRun (docs/run-wait.md, "Start").
 type RunRequest struct {
 	Key         string
 	Workspace   string
@@ -68,7 +68,7 @@ type RunStart struct {
 	Reused                                            bool
 }
 
-// RunOutput is the output tail of a completed run (RFC §4).
+// RunOutput is the output tail of a completed run (docs/run-wait.md, "Output tail").
 type RunOutput struct {
 	Screen             string
 	Epoch, Offset      int64
@@ -79,7 +79,7 @@ type RunOutput struct {
 	bytes              int // line bytes, for retain_bytes
 }
 
-// Run is a snapshot of a run record (RFC §3).
+// Run is a snapshot of a run record.
 type Run struct {
 	ID, Source, Key, Pane, Tab, Workspace, Principal string
 	Pid                                              int
@@ -95,7 +95,7 @@ type Run struct {
 	Output                                           *RunOutput // nil unless completed
 }
 
-// RunConfig holds the run limits (RFC §12).
+// RunConfig holds the run limits (docs/run-wait.md, "Retention").
 type RunConfig struct {
 	MaxActive   int   // 1..4096: runs not yet completed
 	RetainCount int   // 0..65536: completed records kept
@@ -103,7 +103,7 @@ type RunConfig struct {
 	RetainBytes int64 // 0..1073741824: total retained output line bytes
 }
 
-// DefaultRunConfig is RFC §12's defaults.
+// DefaultRunConfig is the default limits.
 var DefaultRunConfig = RunConfig{MaxActive: 64, RetainCount: 256, RetainMs: 3600000, RetainBytes: 16 << 20}
 
 type keyRef struct{ principal, key string }
@@ -129,6 +129,7 @@ type run struct {
 	duration           time.Duration
 	output             *RunOutput
 	done               chan struct{} // closed at completion
+	deadlineAfter      time.Duration // 0: none
 	deadline           *time.Timer
 	expiry             *time.Timer
 }
@@ -150,6 +151,7 @@ type runState struct {
 	order     []*run // by id
 	keys      map[keyRef]*run
 	preparing map[keyRef]*preparing
+	reserved  int // starts that hold a reservation (counted against max_active)
 	// testBarrier, when set (test builds only, testhooks.go), is called at
 	// the start barrier: phase "before" and "after".
 	testBarrier func(key, phase string)
@@ -164,92 +166,6 @@ func newRunState() runState {
 		preparing: map[keyRef]*preparing{}}
 }
 
-var runKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
-// Bounds of a run request (RFC §3).
-const (
-	maxShell       = 65536
-	maxDeadlineMs  = 86400000
-	maxOutputRows  = 1000
-	maxOutputBytes = 262144
-	defOutputRows  = 100
-	defOutputBytes = 65536
-	runWaitMax     = 86400000
-)
-
-// checkRun applies RFC §11 steps 2, 4 and 6 (no effects).
-func (s *Service) checkRun(r *RunRequest) *Error {
-	if (r.Workspace == "") == (r.Pane == "") {
-		reason := "missing"
-		if r.Workspace != "" {
-			reason = "exclusive"
-		}
-		return newError("invalid_params.target", map[string]any{"param": "target", "reason": reason},
-			"give exactly one of workspace and pane")
-	}
-	if err := s.CheckSource(r.Source); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	stopping := s.stopping
-	s.mu.Unlock()
-	if stopping {
-		return newError("unavailable.shutdown", nil, "the daemon is shutting down")
-	}
-	switch {
-	case r.Pane != "" && r.Axis == "":
-		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "missing"}, "pane needs axis \"cols\" or \"rows\"")
-	case r.Workspace != "" && r.Axis != "":
-		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "misplaced"}, "axis goes only with pane")
-	case r.Pane != "" && r.Name != nil:
-		return newError("invalid_params.target", map[string]any{"param": "name", "reason": "misplaced"}, "name goes only with workspace")
-	case r.Axis != "" && r.Axis != AxisCols && r.Axis != AxisRows:
-		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "choice"}, "axis must be \"cols\" or \"rows\"")
-	}
-	switch {
-	case (r.Argv == nil) == (r.Shell == nil):
-		reason := "missing"
-		if r.Argv != nil {
-			reason = "exclusive"
-		}
-		return newError("invalid_params.command", map[string]any{"param": "command", "reason": reason}, "give exactly one of argv and shell")
-	case r.Shell != nil && (len(*r.Shell) == 0 || len(*r.Shell) > maxShell):
-		return newError("invalid_params.command", map[string]any{"param": "shell", "reason": "size"}, "shell must be 1..%d bytes", maxShell)
-	case r.Shell != nil && strings.IndexByte(*r.Shell, 0) >= 0:
-		return newError("invalid_params.command", map[string]any{"param": "shell", "reason": "nul"}, "shell contains a NUL byte")
-	}
-	if !runKey.MatchString(r.Key) {
-		return newError("invalid_params.key", map[string]any{"param": "key", "reason": "syntax"},
-			"key must be 1..128 bytes of [A-Za-z0-9._:-]")
-	}
-	if r.Argv != nil {
-		if err := checkArgv(r.Argv); err != nil {
-			return err
-		}
-	}
-	if r.Name != nil {
-		if err := checkName("name", *r.Name); err != nil {
-			return err
-		}
-	}
-	if r.Pane != "" && (r.Cols != nil || r.Rows != nil) {
-		return invalid("size", "misplaced", "a split pane's size comes from the pane it splits")
-	}
-	if err := checkSizeOpt(r.Cols, r.Rows); err != nil {
-		return err
-	}
-	if r.DeadlineMs != nil && (*r.DeadlineMs < 1 || *r.DeadlineMs > maxDeadlineMs) {
-		return invalid("deadline_ms", "range", "deadline_ms must be 1..%d", maxDeadlineMs)
-	}
-	if r.OutputRows != nil && (*r.OutputRows < 0 || *r.OutputRows > maxOutputRows) {
-		return invalid("output_rows", "range", "output_rows must be 0..%d", maxOutputRows)
-	}
-	if r.OutputBytes != nil && (*r.OutputBytes < 0 || *r.OutputBytes > maxOutputBytes) {
-		return invalid("output_bytes", "range", "output_bytes must be 0..%d", maxOutputBytes)
-	}
-	return nil
-}
-
 // CheckSource fails with conflict.source unless src is "" or this daemon's
 // event source: run ids and keys die with a daemon, so a client that kept
 // them across a restart learns so instead of reaching another run.
@@ -262,7 +178,7 @@ func (s *Service) CheckSource(src string) *Error {
 }
 
 // digest is HMAC-SHA-256 under the daemon's secret key of the canonical JSON
-// of every parameter after defaults, except source (RFC §8).
+// of every parameter after defaults, except source (docs/run-wait.md, "Keys").
 func (s *Service) digest(r *RunRequest) []byte {
 	canon := map[string]any{"key": r.Key, "axis": r.Axis, "workspace": r.Workspace, "pane": r.Pane,
 		"cols": DefaultCols, "rows": DefaultRows, "output_rows": defOutputRows, "output_bytes": defOutputBytes}
@@ -307,12 +223,13 @@ func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) 
 	if r.Principal == "" {
 		r.Principal = Owner
 	}
-	if err := s.checkRun(&r); err != nil {
+	spec, err := s.checkRun(&r)
+	if err != nil {
 		return RunStart{}, err
 	}
 	s.mu.Lock() // a workspace named by handle or id is the same parameter
 	if w, err := s.lookupWorkspace(r.Workspace); err == nil && r.Workspace != "" {
-		r.Workspace = w.id
+		r.Workspace, spec.Workspace = w.id, w.id
 	}
 	s.mu.Unlock()
 	dig := s.digest(&r)
@@ -352,16 +269,19 @@ func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) 
 	s.runs.preparing[ref] = prep
 	s.mu.Unlock()
 
-	res, err := s.startRun(ctx, &r, dig, prep)
+	res, serr := s.startRun(ctx, &r, spec, dig)
 	s.mu.Lock()
 	delete(s.runs.preparing, ref)
-	prep.result, prep.err = res, err
+	prep.result, prep.err = res, serr
 	close(prep.done)
 	s.mu.Unlock()
-	return res, err
+	return res, serr
 }
 
-func (s *Service) startRun(ctx context.Context, r *RunRequest, dig []byte, prep *preparing) (RunStart, error) {
+// startRun makes the run's pane through the one start path (start.go) and
+// commits the run record in the pane's commit: run.started follows the
+// pane's events in the same critical section.
+func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, dig []byte) (RunStart, error) {
 	s.mu.Lock()
 	barrier := s.runs.testBarrier
 	s.mu.Unlock()
@@ -374,15 +294,7 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, dig []byte, prep 
 	if barrier != nil {
 		barrier(r.Key, "after")
 	}
-	argv := r.Argv
-	if r.Shell != nil {
-		argv = []string{"/bin/sh", "-c", *r.Shell}
-	}
-	sr := SpawnRequest{Workspace: r.Workspace, Split: r.Pane, Axis: r.Axis, Argv: argv, Cols: r.Cols, Rows: r.Rows}
-	if err := checkSpawn(&sr); err != nil {
-		return RunStart{}, err
-	}
-	rec := &run{key: r.Key, principal: r.Principal, digest: dig, shell: r.Shell != nil, state: RunRunning,
+	rec := &run{key: r.Key, principal: r.Principal, digest: dig, shell: r.Shell != nil, state: RunStateRunning,
 		outputRows: defOutputRows, outputBytes: defOutputBytes, done: make(chan struct{})}
 	if r.OutputRows != nil {
 		rec.outputRows = *r.OutputRows
@@ -390,48 +302,99 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, dig []byte, prep 
 	if r.OutputBytes != nil {
 		rec.outputBytes = *r.OutputBytes
 	}
+	if r.DeadlineMs != nil {
+		rec.deadlineAfter = time.Duration(*r.DeadlineMs) * time.Millisecond
+	}
+
 	s.mu.Lock()
 	rec.n = s.runs.next
-	s.runs.next++ // consumed even if the start fails (RFC §8 allows it)
+	s.runs.next++ // consumed even if the start fails (docs/run-wait.md, "Run ids and source")
 	rec.id = "r" + strconv.FormatInt(rec.n, 10)
+	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.id}
+	st, err := s.reserveNew(spec)
+	if err == nil {
+		if err = s.admitRun(); err != nil {
+			s.abandon(st)
+		}
+	}
 	s.mu.Unlock()
+	if err != nil {
+		if st != nil {
+			s.settle(st, err)
+		}
+		return RunStart{}, err
+	}
 
-	h := spawnHooks{env: map[string]string{"SIGNALTTY_RUN": rec.id}}
-	if r.Name != nil {
-		h.tabTitle = *r.Name
+	s.launch(st)
+	s.mu.Lock()
+	s.runs.reserved--
+	err = s.commit(st)
+	if err == nil {
+		s.commitRun(rec, st)
 	}
-	h.precheck = func() *Error { // in spawn's critical section: exact with the commit
-		active := 0
-		for _, o := range s.runs.order {
-			if o.state != RunCompleted {
-				active++
-			}
-		}
-		if active >= s.runs.cfg.MaxActive {
-			return newError("unavailable.run_limit", map[string]any{"max_active": s.runs.cfg.MaxActive},
-				"%d runs are not completed yet (max_active)", s.runs.cfg.MaxActive)
-		}
-		return nil
-	}
-	h.commit = func(p *pane) {
-		rec.pane, rec.paneID, rec.tab, rec.ws, rec.pid = p, p.id, p.tab, p.workspace, p.pid
-		rec.startedAt = time.Now()
-		p.run = rec
-		s.runs.runs[rec.id] = rec
-		s.runs.order = append(s.runs.order, rec)
-		s.runs.keys[keyRef{rec.principal, rec.key}] = rec
-		s.emit("run.started", rec.id, map[string]any{"run": rec.id, "pane": p.id})
-		if r.DeadlineMs != nil {
-			rec.deadline = time.AfterFunc(time.Duration(*r.DeadlineMs)*time.Millisecond, func() {
-				s.terminate(context.Background(), []*pane{p}, unix.SIGHUP, pty.DefaultGrace, CauseDeadline)
-			})
-		}
-	}
-	if _, err := s.spawn(sr, h); err != nil {
+	s.mu.Unlock()
+	s.settle(st, err)
+	if err != nil {
 		return RunStart{}, err
 	}
 	s.log.Info("run started", "run", rec.id, "pane", rec.paneID)
 	return s.runStart(rec, false), nil
+}
+
+// admitRun counts a reservation against max_active (docs/run-wait.md,
+// "Limits"): runs not completed plus starts reserved; s.mu is held.
+func (s *Service) admitRun() *Error {
+	active := s.runs.reserved
+	for _, o := range s.runs.order {
+		if o.state != RunStateCompleted {
+			active++
+		}
+	}
+	if active >= s.runs.cfg.MaxActive {
+		return newError("unavailable.run_limit", map[string]any{"max_active": s.runs.cfg.MaxActive},
+			"%d runs are not completed yet (max_active)", s.runs.cfg.MaxActive)
+	}
+	s.runs.reserved++
+	return nil
+}
+
+// commitRun binds rec to the pane of a committed start and publishes
+// run.started; s.mu is held. From here on the run follows its pane's
+// transitions (paneChanged).
+func (s *Service) commitRun(rec *run, st *start) {
+	p := st.p
+	rec.pane, rec.paneID, rec.tab, rec.ws, rec.pid = p, p.id, p.tab, p.workspace, st.proc.Pid()
+	rec.startedAt = time.Now()
+	s.runs.runs[rec.id] = rec
+	s.runs.order = append(s.runs.order, rec)
+	s.runs.keys[keyRef{rec.principal, rec.key}] = rec
+	p.observers = append(p.observers, rec)
+	st.inst.wantTail, st.inst.tailRows, st.inst.tailBytes = true, rec.outputRows, rec.outputBytes
+	s.emit(RunStarted{Run: rec.id, Pane: p.id})
+	if rec.deadlineAfter > 0 {
+		rec.deadline = time.AfterFunc(rec.deadlineAfter, func() {
+			s.terminate(context.Background(), []*pane{p}, unix.SIGHUP, pty.DefaultGrace, CauseDeadline)
+		})
+	}
+}
+
+// paneChanged makes a run follow its pane: the pane terminating is the
+// run terminating (first cause wins), the pane exiting completes it from
+// the leader's wait status; s.mu is held.
+func (rec *run) paneChanged(s *Service, p *pane, from paneState, c change) {
+	switch c.to {
+	case stateTerminating:
+		if rec.state != RunStateRunning {
+			return
+		}
+		rec.state, rec.cause = RunStateTerminating, c.cause
+		if rec.deadline != nil {
+			rec.deadline.Stop()
+		}
+		s.emit(RunTerminating{Run: rec.id, Cause: c.cause})
+	case stateExited:
+		s.completeRun(rec, c.exit.status, c.exit.output)
+	}
 }
 
 func (s *Service) runStart(rec *run, reused bool) RunStart {
@@ -460,7 +423,7 @@ func (rec *run) snapshot(source string, withOutput bool) Run {
 		Principal: rec.principal, Pid: rec.pid, Shell: rec.shell, State: rec.state, Outcome: rec.outcome,
 		ExitCode: rec.exitCode, Signal: rec.signal, Cause: rec.cause, StartedAt: rec.startedAt,
 		CompletedAt: rec.completedAt, Duration: rec.duration}
-	if rec.state == RunCompleted {
+	if rec.state == RunStateCompleted {
 		st := rec.status
 		out.Status = &st
 		if withOutput {
@@ -508,7 +471,7 @@ func (s *Service) WaitRun(ctx context.Context, id string, timeout time.Duration,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rec.state != RunCompleted {
+	if rec.state != RunStateCompleted {
 		return Run{}, newError("timeout.wait", map[string]any{"run": id, "state": rec.state}, "run %s is still %s", id, rec.state)
 	}
 	return rec.snapshot(s.source, withOutput), nil
@@ -571,7 +534,7 @@ func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.D
 		s.mu.Unlock()
 		return Run{}, err
 	}
-	if rec.state == RunCompleted {
+	if rec.state == RunStateCompleted {
 		defer s.mu.Unlock()
 		return rec.snapshot(s.source, true), nil
 	}
@@ -593,24 +556,10 @@ func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.D
 	return rec.snapshot(s.source, true), nil
 }
 
-// beginRunTermination marks p's run terminating with cause (first cause
-// wins) and publishes run.terminating; s.mu is held.
-func (s *Service) beginRunTermination(p *pane, cause string) {
-	rec := p.run
-	if rec == nil || rec.state != RunRunning {
-		return
-	}
-	rec.state, rec.cause = RunTerminating, cause
-	if rec.deadline != nil {
-		rec.deadline.Stop()
-	}
-	s.emit("run.terminating", rec.id, map[string]any{"run": rec.id, "cause": cause})
-}
-
 // completeRun records a run's result from its leader's wait status; s.mu is
-// held; out is the output tail captured after the exit (RFC §4, §5).
+// held; out is the output tail captured after the exit.
 func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
-	if rec.state == RunCompleted {
+	if rec.state == RunStateCompleted {
 		return
 	}
 	if rec.deadline != nil {
@@ -618,7 +567,7 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 	}
 	rec.exitCode, rec.signal = st.Code, st.Signal
 	switch {
-	case rec.state == RunTerminating:
+	case rec.state == RunStateTerminating:
 		rec.outcome = OutcomeTerminated
 		rec.status = 125
 		if rec.cause == CauseDeadline {
@@ -631,11 +580,11 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 	default:
 		rec.outcome, rec.status = OutcomeSignaled, min(128+signalNumber(st.Signal), 255)
 	}
-	rec.state = RunCompleted
+	rec.state = RunStateCompleted
 	rec.completedAt = time.Now()
 	rec.duration = rec.completedAt.Sub(rec.startedAt) // monotonic readings
 	rec.output = out
-	s.emit("run.completed", rec.id, rec.resultData(map[string]any{"run": rec.id, "pane": rec.paneID}))
+	s.emit(RunCompleted{Run: rec.id, Pane: rec.paneID, RunResult: rec.result()})
 	close(rec.done)
 	s.log.Info("run completed", "run", rec.id, "outcome", rec.outcome, "status", rec.status)
 	rec.expiry = time.AfterFunc(time.Duration(s.runs.cfg.RetainMs)*time.Millisecond, func() {
@@ -646,32 +595,19 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 	s.evictRuns()
 }
 
-// resultData adds to m what is known of a run's result (outcome, exit_code,
-// signal, cause), as run.completed events and the Events snapshot carry it.
-func (rec *run) resultData(m map[string]any) map[string]any {
-	if rec.outcome != "" {
-		m["outcome"] = rec.outcome
-	}
-	if rec.exitCode != nil {
-		m["exit_code"] = *rec.exitCode
-	}
-	if rec.signal != "" {
-		m["signal"] = rec.signal
-	}
-	if rec.cause != "" {
-		m["cause"] = rec.cause
-	}
-	return m
+// result is what is known of a run's result; s.mu is held.
+func (rec *run) result() RunResult {
+	return RunResult{Outcome: rec.outcome, ExitCode: rec.exitCode, Signal: rec.signal, Cause: rec.cause}
 }
 
 // evictRuns drops completed records, oldest-completed first, while a
-// retention limit is exceeded (RFC §12); s.mu is held.
+// retention limit is exceeded (docs/run-wait.md, "Retention"); s.mu is held.
 func (s *Service) evictRuns() {
 	cfg := s.runs.cfg
 	var completed []*run
 	var bytes int64
 	for _, r := range s.runs.order {
-		if r.state == RunCompleted {
+		if r.state == RunStateCompleted {
 			completed = append(completed, r)
 			if r.output != nil {
 				bytes += int64(r.output.bytes)
@@ -708,10 +644,7 @@ func (s *Service) dropRun(r *run) {
 			break
 		}
 	}
-	if r.pane != nil && r.pane.run == r {
-		r.pane.run = nil
-	}
-	s.emit("run.expired", r.id, map[string]any{"run": r.id})
+	s.emit(RunExpired{Run: r.id})
 }
 
 // RunConfig returns the run limits.
@@ -745,7 +678,7 @@ func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainByte
 	if retainMs != nil {
 		c.RetainMs = *retainMs
 		for _, r := range s.runs.order {
-			if r.state == RunCompleted {
+			if r.state == RunStateCompleted {
 				if r.expiry != nil {
 					r.expiry.Stop()
 				}

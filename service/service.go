@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/signaltty/signaltty/pty"
 )
 
 // Config configures a Service.
@@ -35,11 +36,15 @@ type Service struct {
 	wsOrder    []string
 	tabs       map[string]*tab
 	panes      map[string]*pane
-	stopping   bool // Shutdown began: no new panes
-	stopped    bool // Shutdown finished
-	runs       runState
-	persist    persistState
-	escaped    int // see Status.Escaped
+	stopping   bool           // Shutdown began: no new panes
+	stopped    bool           // Shutdown finished
+	starts     sync.WaitGroup // starts between reserve and settle (start.go)
+	// startProcess starts a pane's process: pty.Start, or a stand-in that
+	// tests use to slow a start down.
+	startProcess func(pty.Config) (*pty.Pane, error)
+	runs         runState
+	persist      persistState
+	escaped      int // see Status.Escaped
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -50,7 +55,7 @@ func New(cfg Config) *Service {
 	return &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
-		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(),
+		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), startProcess: pty.Start,
 	}
 }
 
@@ -86,34 +91,43 @@ func (s *Service) Status() Status {
 	defer s.mu.Unlock()
 	st := Status{Version: s.cfg.Version, Source: s.source, Address: s.cfg.Address, Pid: os.Getpid(),
 		SocketActivated: s.cfg.SocketActivated, StartedAt: s.started, Uptime: time.Since(s.started),
-		Workspaces: len(s.workspaces), Tabs: len(s.tabs), Panes: len(s.panes), Seq: s.seq}
+		Workspaces: len(s.workspaces), Tabs: len(s.tabs), Seq: s.seq}
 	for _, p := range s.panes {
-		if !p.exited {
+		if p.announced {
+			st.Panes++
+		}
+		if p.announced && p.shown().hasProcess() {
 			st.LivePanes++
 		}
 	}
 	st.RunsRetained, st.RunsStarted, st.Escaped = len(s.runs.order), s.runs.next, s.escaped
 	for _, r := range s.runs.order {
-		if r.state != RunCompleted {
+		if r.state != RunStateCompleted {
 			st.RunsActive++
 		}
 	}
 	return st
 }
 
-// Shutdown refuses new panes, terminates every live pane (RFC-0012 defaults)
-// concurrently, releases every pane's resources and ends all subscriptions.
-// It returns when all of that is done or ctx ends.
+// Shutdown refuses new panes, lets starts under way settle (a start that
+// commits after Shutdown began fails with unavailable.shutdown and its
+// process is killed), terminates every pane with a process (the default
+// stop sequence, docs/termination.md) concurrently, releases every pane's
+// resources and ends all subscriptions. It returns when all of that is done
+// or ctx ends. The model is not used after it.
 func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	s.stopping = true
+	s.mu.Unlock()
+	s.starts.Wait()
+	s.mu.Lock()
 	var all []*pane
 	for _, p := range s.panes {
 		all = append(all, p)
 	}
 	s.mu.Unlock()
-	s.terminate(ctx, all, 0, -1, CauseShutdown) // skips the exited ones
-	closeAll(all)
+	s.terminate(ctx, all, 0, -1, CauseShutdown) // those with a process
+	release(all)
 	s.mu.Lock()
 	s.stopped = true
 	for sub := range s.subs {
@@ -148,11 +162,13 @@ func (s *Service) lookupTab(id string) (*tab, *Error) {
 	return nil, notFound("tab", id)
 }
 
+// lookupPane finds a pane of the model; a new pane whose first start has
+// not committed is not there yet. s.mu is held.
 func (s *Service) lookupPane(id string) (*pane, *Error) {
 	if id == "" {
 		return nil, invalid("pane", "missing", "pane is required")
 	}
-	if p, ok := s.panes[id]; ok {
+	if p, ok := s.panes[id]; ok && p.announced {
 		return p, nil
 	}
 	return nil, notFound("pane", id)

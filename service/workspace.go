@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,7 +71,7 @@ func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
 	w.handle = s.uniqueHandle(slug(name))
 	s.workspaces[w.id] = w
 	s.wsOrder = append(s.wsOrder, w.id)
-	s.emit("workspace.created", w.id, map[string]any{"name": w.name, "handle": w.handle})
+	s.emit(WorkspaceCreated{Workspace: w.id, Name: w.name, Handle: w.handle})
 	return w.snapshot(), nil
 }
 
@@ -113,9 +112,7 @@ func (s *Service) GetWorkspace(ref string) (Workspace, []Tab, []Pane, error) {
 	for _, tid := range w.tabs {
 		t := s.tabs[tid]
 		tabs = append(tabs, t.snapshot())
-		for _, pid := range t.layout.leaves() {
-			panes = append(panes, s.panes[pid].snapshot())
-		}
+		panes = append(panes, snapshots(s.tabPanes(t))...)
 	}
 	return w.snapshot(), tabs, panes, nil
 }
@@ -133,53 +130,7 @@ func (s *Service) RenameWorkspace(ref, name string) (Workspace, error) {
 	}
 	if w.name != name {
 		w.name = name
-		s.emit("workspace.updated", w.id, map[string]any{"name": name})
+		s.emit(WorkspaceUpdated{Workspace: w.id, Name: name})
 	}
 	return w.snapshot(), nil
-}
-
-// RemoveWorkspace removes a workspace, its tabs and panes (Mux.RemoveWorkspace).
-// Live panes make it fail with conflict.pane_live unless recursive, which
-// terminates them first.
-func (s *Service) RemoveWorkspace(ctx context.Context, ref string, recursive bool) error {
-	s.mu.Lock()
-	w, err := s.lookupWorkspace(ref)
-	if err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	var panes []*pane
-	for _, tid := range w.tabs {
-		panes = append(panes, s.tabPanes(s.tabs[tid])...)
-	}
-	if err := s.beginRemoval(panes, recursive, func() bool { return w.removing }); err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	w.removing = true
-	s.mu.Unlock()
-
-	if err := s.terminate(ctx, panes, 0, -1, CauseRemoval); err != nil {
-		s.mu.Lock()
-		w.removing = false
-		s.mu.Unlock()
-		return err
-	}
-
-	s.mu.Lock()
-	var removed []*pane
-	for _, tid := range append([]string{}, w.tabs...) {
-		removed = append(removed, s.deleteTab(s.tabs[tid])...)
-	}
-	delete(s.workspaces, w.id)
-	for i, id := range s.wsOrder {
-		if id == w.id {
-			s.wsOrder = append(s.wsOrder[:i], s.wsOrder[i+1:]...)
-			break
-		}
-	}
-	s.emit("workspace.removed", w.id, nil)
-	s.mu.Unlock()
-	closeAll(removed)
-	return nil
 }

@@ -57,7 +57,7 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 					&service.Error{Code: "unavailable.shutdown", Message: "the daemon is shutting down"})
 			}
 			data, _ := json.Marshal(evt.Data)
-			out := &ev.Event{Source: evt.Source, Seq: evt.Seq, Type: evt.Type, Resource: evt.Resource,
+			out := &ev.Event{Source: evt.Source, Seq: evt.Seq, Type: string(evt.Type), Resource: evt.Resource,
 				Ts: timestamp(evt.Time), Data: data}
 			if err := c.ReplySubscribe(ctx, false, evt.Source, evt.Seq, nil, out); err != nil {
 				return err

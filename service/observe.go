@@ -1,0 +1,92 @@
+package service
+
+import (
+	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
+)
+
+// observe records an observation from a pane's output and publishes it
+// (docs/events.md, "Observations"). Called by the instance's emulation
+// goroutine; it waits until the start was decided, and drops observations
+// of an instance that is not (or no longer) the pane's.
+func (s *Service) observe(p *pane, inst *instance, e term.Event) {
+	<-inst.decided
+	if !inst.committed {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.inst != inst || !p.state.hasProcess() {
+		return
+	}
+	switch e.Kind {
+	case term.EventTitle:
+		if p.title != e.Text {
+			p.title = e.Text
+			s.emit(PaneTitle{Pane: p.id, Title: e.Text})
+		}
+	case term.EventCwd:
+		p.reportedCwd = e.Text
+		s.emit(PaneCwd{Pane: p.id, Cwd: e.Text})
+	case term.EventBell:
+		s.emit(PaneBell{Pane: p.id})
+	case term.EventCommandStart:
+		p.commandOpen = true
+		s.emit(CommandStarted{Pane: p.id})
+	case term.EventCommandFinish:
+		p.commandOpen = false
+		s.emit(CommandFinished{Pane: p.id, Code: e.Code})
+	case term.EventProgramStatus:
+		st := e.Text
+		if len(st) > 1024 {
+			st = st[:1024]
+		}
+		p.programStatus = true
+		s.emit(ProgramStatusChanged{Pane: p.id, Status: st})
+	case term.EventAltScreen:
+		if p.altScreen != e.Bool {
+			p.altScreen = e.Bool
+			screen := term.ScreenPrimary
+			if e.Bool {
+				screen = term.ScreenAlternate
+			}
+			s.emit(PaneUpdated{Pane: p.id, Screen: screen})
+		}
+	}
+}
+
+// processExited moves a pane to exited when its instance's leader was
+// reaped and its output emulated (called once per instance, on its own
+// goroutine). The output tail an observer asked for is taken first,
+// outside s.mu: the terminal is final by now.
+func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
+	<-inst.decided
+	if !inst.committed {
+		return
+	}
+	info := &exitInfo{status: es}
+	if inst.wantTail {
+		info.output = runOutput(paneTail(inst.proc.Terminal(), inst.tailRows, inst.tailBytes), inst.proc.Offset())
+	}
+	s.mu.Lock()
+	if p.inst == inst && p.state.hasProcess() {
+		s.transition(p, change{to: stateExited, exit: info})
+	}
+	s.mu.Unlock()
+	if es.Code != nil {
+		s.log.Info("pane exited", "pane", p.id, "code", *es.Code)
+	} else {
+		s.log.Info("pane exited", "pane", p.id, "signal", es.Signal)
+	}
+	inst.proc.Terminal().Release()
+}
+
+// paneTail is a terminal's last rows (term.Tail): the one tail algorithm
+// behind a run's output and a snapshot's saved rows.
+func paneTail(t *term.Terminal, maxRows, maxBytes int) term.Tail {
+	return term.TailOf(t, maxRows, maxBytes)
+}
+
+func statusData(w *WaitStatus) ExitData {
+	return ExitData{CoreDumped: w.CoreDumped, Code: w.Code, Signal: w.Signal}
+}

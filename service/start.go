@@ -1,0 +1,351 @@
+package service
+
+import (
+	"errors"
+	"time"
+
+	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
+)
+
+// Starting a process for a pane is one path for every verb that does it
+// (SpawnPane, RelaunchPane, Run.Start; docs/pane-lifecycle.md, "Starting"):
+//
+//  1. reserve, under s.mu: validate against the model and move the pane to
+//     starting (a new pane is in the model but not yet announced or placed);
+//  2. launch, without s.mu: PATH search, fork and exec (pty.Start);
+//  3. commit, under s.mu: only if the pane is still starting under this
+//     reservation and the world is as it was reserved (target, tab,
+//     workspace, no shutdown) does it become live, with its events; else it
+//     falls back (a new pane is dropped, a relaunched one goes back to the
+//     state it started from) and the verb fails with what won;
+//  4. settle, without s.mu: the instance's callbacks are let through, a
+//     process of a failed start is killed and reaped, sizes applied.
+
+// start is one reservation: a pane in state starting and what its process needs.
+type start struct {
+	p       *pane
+	from    paneState     // the state the pane started from (set by transition)
+	settled chan struct{} // closed when the pane leaves starting
+	lost    *Error        // set when a removal took the pane while it was starting
+
+	spec spawnSpec // a new pane: where it goes (resolved again at commit)
+	cfg  pty.Config
+	inst *instance
+	err  error     // the launch failed (or a check before it did)
+	proc *pty.Pane // the launched process
+
+	// After a commit: a split target to resize, and the previous instance
+	// of a relaunched pane to release (outside s.mu).
+	resizeTarget *pty.Pane
+	targetCols   int
+	targetRows   int
+	resizeSelf   bool
+	oldInst      *instance
+	oldTerm      *term.Terminal
+}
+
+// reserve makes the reservation for p (already in the model, or new) and
+// moves it to starting; s.mu is held. env is what the daemon adds to the
+// pane's own environment for this process (a run's SIGNALTTY_RUN).
+func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start {
+	st := &start{p: p, spec: spec, settled: make(chan struct{}), inst: newInstance()}
+	s.transition(p, change{to: stateStarting, start: st})
+	merged := map[string]string{}
+	for k, v := range p.env {
+		merged[k] = v
+	}
+	for k, v := range env {
+		merged[k] = v
+	}
+	inst := st.inst
+	st.cfg = pty.Config{
+		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.id, s.cfg.Address),
+		Cols: p.cols, Rows: p.rows, HistoryRows: s.cfg.HistoryRows, HistoryBytes: s.cfg.HistoryBytes,
+		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
+		OnExit:  func(es pty.ExitStatus) { s.processExited(p, inst, es) },
+	}
+	s.starts.Add(1)
+	return st
+}
+
+// launch starts the reserved process; s.mu is not held.
+func (s *Service) launch(st *start) {
+	if st.err == nil {
+		st.proc, st.err = s.startProcess(st.cfg)
+	}
+}
+
+// commit makes a launched start live, or falls back; s.mu is held. On
+// success the pane's events are published; the caller may add its own
+// (a run's) in the same critical section before unlocking, then calls settle.
+func (s *Service) commit(st *start) *Error {
+	p := st.p
+	fail := func(err *Error) *Error {
+		s.abandon(st)
+		return err
+	}
+	switch {
+	case p.state != stateStarting || p.start != st: // a removal won
+		return st.lost
+	case st.err != nil:
+		var se *Error
+		if errors.As(st.err, &se) {
+			return fail(se)
+		}
+		return fail(spawnError(st.err, p.argv))
+	case s.stopping:
+		return fail(newError("unavailable.shutdown", nil, "the daemon is shutting down"))
+	}
+	isNew := !p.announced
+	var target *pane
+	if isNew {
+		var err *Error
+		if target, err = s.place(st); err != nil {
+			return fail(err)
+		}
+	}
+	st.inst.proc, st.inst.committed = st.proc, true
+	st.oldInst, st.oldTerm = p.inst, p.term
+	p.inst, p.term = st.inst, st.proc.Terminal()
+	s.transition(p, change{to: stateLive})
+	if target != nil {
+		s.emit(PaneResized{Pane: target.id, Cols: target.cols, Rows: target.rows})
+	}
+	if isNew {
+		s.emit(TabLayoutChanged{Tab: p.tab, Workspace: p.workspace})
+	}
+	return nil
+}
+
+// abandon undoes a reservation that did not commit: a new pane is dropped
+// unannounced, a relaunched one goes back to the state it started from;
+// s.mu is held. A reservation a removal took is left as the removal left it.
+func (s *Service) abandon(st *start) {
+	p := st.p
+	if p.state != stateStarting || p.start != st {
+		return
+	}
+	back := st.from
+	if back == stateNone {
+		back = stateRemoved // a new pane that never was
+	}
+	s.transition(p, change{to: back})
+}
+
+// settle finishes a start after commit; s.mu is not held.
+func (s *Service) settle(st *start, err *Error) {
+	close(st.inst.decided)
+	defer s.starts.Done()
+	if err != nil {
+		if st.proc != nil { // a process nobody will ever see: kill and reap it
+			st.proc.Close()
+		}
+		return
+	}
+	if st.resizeTarget != nil { // an exited target keeps its recorded size
+		_ = st.resizeTarget.Resize(st.targetCols, st.targetRows)
+	}
+	if st.resizeSelf { // the target was resized while this pane was starting
+		_ = st.proc.Resize(st.p.cols, st.p.rows)
+	}
+	if st.oldInst != nil {
+		st.oldInst.proc.Close()
+	}
+	if st.oldTerm != nil {
+		st.oldTerm.Close()
+	}
+}
+
+// place puts a new pane into its tab (a new one for a workspace target);
+// s.mu is held. The target is resolved again: the reservation did not
+// hold it, so a target or tab removed, or a split target that stopped
+// being live, fails the start.
+func (s *Service) place(st *start) (target *pane, _ *Error) {
+	p := st.p
+	w, t, target, err := s.spawnTarget(&st.spec.SpawnRequest, p)
+	if err != nil {
+		return nil, err
+	}
+	if target != nil { // live: spawnTarget checked
+		cols, rows, tcols, trows, err := splitSizes(target, st.spec.Axis)
+		if err != nil {
+			return nil, err
+		}
+		st.resizeSelf = cols != st.cfg.Cols || rows != st.cfg.Rows
+		p.cols, p.rows = cols, rows
+		target.cols, target.rows = tcols, trows
+		st.resizeTarget, st.targetCols, st.targetRows = target.inst.proc, tcols, trows
+		t.layout.split(target.id, p.id, st.spec.Axis)
+	} else {
+		if t == nil {
+			title := st.spec.tabTitle
+			if title == "" {
+				title = "tab"
+			}
+			t = s.addTab(w, title)
+		}
+		t.layout = &node{pane: p.id}
+	}
+	p.tab = t.id
+	t.activePane = p.id
+	return target, nil
+}
+
+// spawnTarget resolves where a new pane goes; s.mu is held. self is the
+// pane being placed (nil at its reservation).
+func (s *Service) spawnTarget(r *SpawnRequest, self *pane) (*workspace, *tab, *pane, *Error) {
+	switch {
+	case r.Workspace != "":
+		w, err := s.lookupWorkspace(r.Workspace)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if w.removing {
+			return nil, nil, nil, newError("conflict.removing", map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
+		}
+		return w, nil, nil, nil
+	case r.Tab != "":
+		t, err := s.lookupTab(r.Tab)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		w := s.workspaces[t.workspace]
+		if t.removing || w.removing {
+			return nil, nil, nil, newError("conflict.removing", map[string]any{"tab": t.id}, "tab %s is being removed", t.id)
+		}
+		if t.layout != nil {
+			return nil, nil, nil, newError("conflict.tab_not_empty", map[string]any{"tab": t.id},
+				"tab %s already has panes; split one of them", t.id)
+		}
+		for _, q := range s.panes { // another start already reserved this empty tab
+			if q.tab == t.id && !q.announced && q != self {
+				return nil, nil, nil, newError("conflict.tab_not_empty", map[string]any{"tab": t.id},
+					"a pane is being started in tab %s; split it once it is there", t.id)
+			}
+		}
+		return w, t, nil, nil
+	default:
+		target, err := s.lookupPane(r.Split)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		t := s.tabs[target.tab]
+		w := s.workspaces[target.workspace]
+		switch target.state {
+		case stateExited, stateRestored:
+			return nil, nil, nil, newError("conflict.pane_exited", map[string]any{"pane": target.id}, "pane %s has exited", target.id)
+		case stateTerminating:
+			return nil, nil, nil, newError("conflict.pane_terminating", map[string]any{"pane": target.id}, "pane %s is terminating", target.id)
+		case stateStarting:
+			return nil, nil, nil, newError("conflict.pane_starting", map[string]any{"pane": target.id}, "pane %s is starting", target.id)
+		}
+		if t.removing || w.removing {
+			return nil, nil, nil, newError("conflict.removing", map[string]any{"tab": t.id}, "tab %s is being removed", t.id)
+		}
+		return w, t, target, nil
+	}
+}
+
+// splitSizes divides target along axis: the new pane's size and the
+// target's new size, or invalid_params.size when it is too small.
+func splitSizes(target *pane, axis string) (cols, rows, tcols, trows int, err *Error) {
+	cols, rows = target.cols, target.rows
+	tcols, trows = cols, rows
+	size, other := &cols, &tcols
+	if axis == AxisRows {
+		size, other = &rows, &trows
+	}
+	first, second, ok := splitSize(*size, 0.5)
+	if !ok {
+		return 0, 0, 0, 0, newError("invalid_params.size", map[string]any{"param": "size", "reason": "too_small"},
+			"pane %s is too small to split along %s", target.id, axis)
+	}
+	*other, *size = first, second
+	return cols, rows, tcols, trows, nil
+}
+
+// reserveNew reserves a new pane for spec (validated); s.mu is held.
+func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
+	if s.stopping {
+		return nil, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+	}
+	w, t, target, err := s.spawnTarget(&spec.SpawnRequest, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols, rows := DefaultCols, DefaultRows
+	if target != nil {
+		if cols, rows, _, _, err = splitSizes(target, spec.Axis); err != nil {
+			return nil, err
+		}
+	} else {
+		if spec.Cols != nil {
+			cols = *spec.Cols
+		}
+		if spec.Rows != nil {
+			rows = *spec.Rows
+		}
+	}
+	cwd := spec.Cwd
+	if cwd == "" {
+		cwd = w.cwd
+	}
+	p := &pane{id: newID("pane"), workspace: w.id, title: argv0(spec.Argv), argv: append([]string{}, spec.Argv...),
+		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now()}
+	for k, v := range spec.Env {
+		p.env[k] = v
+	}
+	switch {
+	case t != nil:
+		p.tab = t.id
+	case target != nil:
+		p.tab = target.tab
+	}
+	s.panes[p.id] = p
+	return s.reserve(p, spec.extraEnv, spec), nil
+}
+
+// SpawnPane starts a program in a new pane (Mux.SpawnPane). A failed spawn
+// leaves nothing behind: no tab, pane, process or descriptor.
+func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
+	spec, err := checkSpawn(r)
+	if err != nil {
+		return Pane{}, err
+	}
+	s.mu.Lock()
+	st, err := s.reserveNew(spec)
+	s.mu.Unlock()
+	if err != nil {
+		return Pane{}, err
+	}
+	s.launch(st)
+	s.mu.Lock()
+	err = s.commit(st)
+	var snap Pane
+	if err == nil {
+		snap = st.p.snapshot()
+	}
+	s.mu.Unlock()
+	s.settle(st, err)
+	if err != nil {
+		return Pane{}, err
+	}
+	// No argv, not even argv0, in logs (docs/run-wait.md, "What stays out of events and logs").
+	s.log.Info("pane spawned", "pane", snap.ID, "workspace", snap.Workspace, "tab", snap.Tab, "pid", snap.Pid)
+	return snap, nil
+}
+
+// spawnError maps a pty start failure to unavailable.spawn (or invalid_params).
+func spawnError(err error, argv []string) *Error {
+	var se *pty.SpawnError
+	if errors.As(err, &se) {
+		if se.Reason == "cwd" {
+			return invalid("cwd", "not_a_directory", "%v", se.Err)
+		}
+		return newError("unavailable.spawn", map[string]any{"reason": se.Reason, "argv0": argv0(argv)},
+			"cannot start %q: %v", argv[0], se.Err)
+	}
+	return newError("unavailable.spawn", map[string]any{"reason": "other", "argv0": argv0(argv)},
+		"cannot start %q: %v", argv[0], err)
+}
