@@ -72,3 +72,35 @@ func TestShutdownSaveFreezes(t *testing.T) {
 		t.Fatalf("after thawing the exit is saved: %+v", snap.Panes[0])
 	}
 }
+
+// A debounced save that failed is tried again by itself once the cause is
+// gone, without another change or an explicit save.
+func TestFailedDebouncedSaveIsRetried(t *testing.T) {
+	s := newTestService(t)
+	dir := t.TempDir()
+	store := snapshot.Open(dir)
+	if _, _, _, err := store.Load(); err != nil {
+		t.Fatal(err)
+	}
+	s.StartPersistence(store, 0)
+	t.Cleanup(s.StopPersistence)
+	obstacle := filepath.Join(dir, snapshot.FileName) // as root, permissions stop nothing: a directory does
+	if err := os.MkdirAll(filepath.Join(obstacle, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateWorkspace("w", ""); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the debounced save to fail", func() bool { return s.PersistStatus().LastError != "" })
+	failedAt := time.Now()
+	if err := os.RemoveAll(obstacle); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the retried save", func() bool { st := s.PersistStatus(); return st.LastError == "" && !st.LastSave.IsZero() })
+	if since := time.Since(failedAt); since < SaveDebounce/2 { // retried after the debounce, not in a loop
+		t.Fatalf("the retry came %v after the failure, before the debounce interval %v", since, SaveDebounce)
+	}
+	if b, err := os.ReadFile(obstacle); err != nil || len(b) == 0 {
+		t.Fatalf("snapshot after the retry: %v", err)
+	}
+}

@@ -3,17 +3,17 @@ package service
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/signaltty/signaltty/pty"
 )
 
 func newTestService(t *testing.T) *Service {
 	t.Helper()
-	s := New(Config{Version: "test", Address: "unix:/nonexistent", Environ: os.Environ()})
+	s := New(Config{Version: "test", Address: "unix:/nonexistent", Environ: os.Environ(), Logger: quiet})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -21,6 +21,9 @@ func newTestService(t *testing.T) *Service {
 	})
 	return s
 }
+
+// quiet drops the service's logs in tests.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func code(err error) string {
 	var se *Error
@@ -66,7 +69,7 @@ func expectTypes(t *testing.T, sub *Subscription, types ...string) []Event {
 	for _, want := range types {
 		e := next(t, sub)
 		got = append(got, e)
-		if e.Type != want {
+		if string(e.Type) != want {
 			t.Fatalf("event %d: got %s, want %s (so far %v)", len(got), e.Type, want, got)
 		}
 	}
@@ -88,7 +91,7 @@ func TestSpawnCaptureKillRemove(t *testing.T) {
 		t.Fatalf("unexpected pane %+v", p)
 	}
 	waitFor(t, "hello on screen", func() bool {
-		c, err := s.CaptureRows(p.ID, pty.CaptureRequest{})
+		c, err := s.CaptureRows(p.ID, CaptureRequest{})
 		return err == nil && strings.HasPrefix(c.Lines[0], "hello-"+p.ID)
 	})
 	expectTypes(t, sub, "workspace.created", "tab.created", "pane.created", "tab.layout_changed")
@@ -101,7 +104,7 @@ func TestSpawnCaptureKillRemove(t *testing.T) {
 		t.Fatalf("kill: %+v %v", killed, err)
 	}
 	expectTypes(t, sub, "pane.terminating", "pane.exited")
-	c, err := s.CaptureRows(p.ID, pty.CaptureRequest{})
+	c, err := s.CaptureRows(p.ID, CaptureRequest{})
 	if err != nil || !strings.HasPrefix(c.Lines[0], "hello-") {
 		t.Fatalf("capture after exit: %v %q", err, c.Lines)
 	}
@@ -280,5 +283,25 @@ func TestRunRetention(t *testing.T) {
 	st, err := s.StartRun(context.Background(), RunRequest{Key: "k0", Workspace: w.ID, Argv: []string{"true"}})
 	if err != nil || st.Reused || st.Run != "r4" {
 		t.Fatalf("reuse of an expired key: %+v %v", st, err)
+	}
+}
+
+// A capture naming an old epoch fails with the current epoch in its data.
+func TestStaleEpochNamesCurrentEpoch(t *testing.T) {
+	s := newTestService(t)
+	w, _ := s.CreateWorkspace("e", t.TempDir())
+	p, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: []string{"sh", "-c", "seq 100; printf '\\033[3J'; sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the history to be cleared", func() bool {
+		c, err := s.CaptureRows(p.ID, CaptureRequest{})
+		return err == nil && c.Epoch == 1
+	})
+	zero := int64(0)
+	_, err = s.CaptureRows(p.ID, CaptureRequest{Epoch: &zero})
+	var se *Error
+	if !errors.As(err, &se) || se.Code != "conflict.epoch" || se.Data["epoch"] != int64(1) {
+		t.Fatalf("capture of epoch 0: %v (data %v)", err, se)
 	}
 }
