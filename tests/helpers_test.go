@@ -109,3 +109,16 @@ func contains(list []string, s string) bool {
 }
 
 func lines(ls []string) string { return strings.Join(ls, "\n") }
+
+// hung is a shell command that writes marker name in dir and then sleeps.
+func hung(dir, name string) string {
+	return harness.Mark(dir, name) + "; exec sleep 100"
+}
+
+// authSkip marks a sub-case that needs principals and grants other than
+// the owner, which signaltty does not have yet.
+func authSkip(t *testing.T, name, what string) {
+	t.Run(name, func(t *testing.T) {
+		t.Skip("needs principals and grants (not implemented yet): " + what)
+	})
+}

@@ -14,7 +14,7 @@ import (
 	"github.com/signaltty/signaltty/tests/harness"
 )
 
-// Host shutdown (persistence-and-restore spec, "Host shutdown"): the
+// Host shutdown (docs/persistence.md, saving before the host shuts down): the
 // daemon's logind monitor against the REAL systemd-logind on a private
 // system bus wherever the case allows, and against harness.FakeLogind for
 // what the real one cannot do on demand. Each case checks the snapshot on

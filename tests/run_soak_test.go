@@ -37,8 +37,8 @@ func TestRunRetrySoak(t *testing.T) {
 		n = v
 	}
 	d := harness.Start(t)
-	ws := newWorkspace(t, d, "soak")
-	markerFile := filepath.Join(markers(t), "starts")
+	ws := d.CreateWorkspace(t, "soak").ID
+	markerFile := filepath.Join(harness.TempDir(t), "starts")
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	t.Logf("seed %d, %d iterations", seed, n)
@@ -60,7 +60,7 @@ func TestRunRetrySoak(t *testing.T) {
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		key := fmt.Sprintf("soak-%04d", i)
-		params := shellSpec(key, ws, "echo "+key+" >> '"+markerFile+"'; exit 0").params()
+		params := harness.ShellSpec(key, ws, "echo "+key+" >> '"+markerFile+"'; exit 0").Params()
 		c := dial()
 		// The reply is never read.
 		if _, err := c.Send(context.Background(), "dev.signaltty.Run.Start", params, 0); err != nil {

@@ -6,6 +6,12 @@
 // Use it from a TestMain:
 //
 //	func TestMain(m *testing.M) { harness.Main(m) }
+//
+// Runs (dev.signaltty.Run) have their own helpers: run.go (requests, the
+// CLI and varlinkctl transports, their replies), runcheck.go (checks of
+// records and errors), world.go (what a failed request must leave
+// unchanged), background.go (clients in the background, raw calls) and
+// markers.go (marker and test-seam files).
 package harness
 
 import (

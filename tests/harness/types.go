@@ -100,18 +100,19 @@ type Capture struct {
 }
 
 type Status struct {
-	Version         string `json:"version"`
-	Source          string `json:"source"`
-	Address         string `json:"address"`
-	Pid             int    `json:"pid"`
-	SocketActivated bool   `json:"socket_activated"`
-	StartedAt       string `json:"started_at"`
-	UptimeMs        int64  `json:"uptime_ms"`
-	Workspaces      int    `json:"workspaces"`
-	Tabs            int    `json:"tabs"`
-	Panes           int    `json:"panes"`
-	LivePanes       int    `json:"live_panes"`
-	Seq             int64  `json:"seq"`
+	Version         string     `json:"version"`
+	Source          string     `json:"source"`
+	Address         string     `json:"address"`
+	Pid             int        `json:"pid"`
+	SocketActivated bool       `json:"socket_activated"`
+	StartedAt       string     `json:"started_at"`
+	UptimeMs        int64      `json:"uptime_ms"`
+	Workspaces      int        `json:"workspaces"`
+	Tabs            int        `json:"tabs"`
+	Panes           int        `json:"panes"`
+	LivePanes       int        `json:"live_panes"`
+	Seq             int64      `json:"seq"`
+	Runs            StatusRuns `json:"runs"`
 }
 
 // Event is one dev.signaltty.Events event; Raw is its JSON as received.
@@ -138,4 +139,185 @@ type ErrorReply struct {
 	Code    string         `json:"code"`
 	Message string         `json:"message"`
 	Data    map[string]any `json:"data"`
+}
+
+// StatusRuns is status.runs of Server.GetStatus.
+type StatusRuns struct {
+	Active   int `json:"active"`
+	Retained int `json:"retained"`
+	Started  int `json:"started"`
+	Escaped  int `json:"escaped"`
+}
+
+// RunConfig is config.run of Server.GetConfig and Server.SetConfig.
+type RunConfig struct {
+	MaxActive   int `json:"max_active"`
+	RetainCount int `json:"retain_count"`
+	RetainMs    int `json:"retain_ms"`
+	RetainBytes int `json:"retain_bytes"`
+}
+
+// Config is the reply of Server.GetConfig and Server.SetConfig.
+type Config struct {
+	Run            RunConfig `json:"run"`
+	SaveIntervalMs int       `json:"save_interval_ms"`
+}
+
+// The run types below keep, in Raw, the JSON they were decoded from, and
+// marshal back to it: comparing two of them as JSON (SameJSON,
+// SameRecords) compares every field the daemon sent, including any the
+// struct does not name.
+
+// RunStart is the reply of Run.Start.
+type RunStart struct {
+	Run       string          `json:"run"`
+	Source    string          `json:"source"`
+	Key       string          `json:"key"`
+	Pane      string          `json:"pane"`
+	Tab       string          `json:"tab"`
+	Workspace string          `json:"workspace"`
+	Principal string          `json:"principal"`
+	Pid       int             `json:"pid"`
+	Reused    bool            `json:"reused"`
+	Raw       json.RawMessage `json:"-"`
+}
+
+// RunOutput is a record's output: the last rows of the run's pane when it
+// completed, numbered as by Mux.CaptureRows.
+type RunOutput struct {
+	Screen   string   `json:"screen"`
+	Epoch    int      `json:"epoch"`
+	Offset   int      `json:"offset"`
+	Cols     int      `json:"cols"`
+	Rows     int      `json:"rows"`
+	Oldest   int      `json:"oldest"`
+	Start    int      `json:"start"`
+	End      int      `json:"end"`
+	Complete bool     `json:"complete"`
+	Lines    []string `json:"lines"`
+}
+
+// RunRecord is a run's record (Run.Wait, Run.Get, Run.Cancel, Run.List).
+// Optional fields are nil when absent.
+type RunRecord struct {
+	Run         string          `json:"run"`
+	Source      string          `json:"source"`
+	Key         string          `json:"key"`
+	Pane        string          `json:"pane"`
+	Tab         string          `json:"tab"`
+	Workspace   string          `json:"workspace"`
+	Principal   string          `json:"principal"`
+	Pid         int             `json:"pid"`
+	Shell       bool            `json:"shell"`
+	State       string          `json:"state"`
+	Outcome     *string         `json:"outcome,omitempty"`
+	ExitCode    *int            `json:"exit_code,omitempty"`
+	Signal      *string         `json:"signal,omitempty"`
+	Cause       *string         `json:"cause,omitempty"`
+	Status      *int            `json:"status,omitempty"`
+	StartedAt   string          `json:"started_at"`
+	CompletedAt *string         `json:"completed_at,omitempty"`
+	DurationMs  *int            `json:"duration_ms,omitempty"`
+	Output      *RunOutput      `json:"output,omitempty"`
+	Raw         json.RawMessage `json:"-"`
+}
+
+// RunList is the reply of Run.List; Next is nil when no more runs follow.
+type RunList struct {
+	Source string      `json:"source"`
+	Runs   []RunRecord `json:"runs"`
+	Next   *string     `json:"next"`
+}
+
+// Events.Subscribe's snapshot: the state a stream continues from.
+type EventsSnapshot struct {
+	Workspaces []SnapshotWorkspace `json:"workspaces"`
+	Tabs       []SnapshotTab       `json:"tabs"`
+	Panes      []SnapshotPane      `json:"panes"`
+	Runs       []SnapshotRun       `json:"runs"`
+	Raw        json.RawMessage     `json:"-"`
+}
+
+type SnapshotWorkspace struct {
+	Workspace string `json:"workspace"`
+}
+
+type SnapshotTab struct {
+	Tab       string `json:"tab"`
+	Workspace string `json:"workspace"`
+}
+
+type SnapshotPane struct {
+	Pane         string `json:"pane"`
+	Tab          string `json:"tab"`
+	State        string `json:"state"`
+	RestoreState string `json:"restore_state"`
+}
+
+// SnapshotRun is a run in the snapshot; the result fields once known.
+type SnapshotRun struct {
+	Run      string          `json:"run"`
+	Pane     string          `json:"pane"`
+	State    string          `json:"state"`
+	Outcome  *string         `json:"outcome,omitempty"`
+	ExitCode *int            `json:"exit_code,omitempty"`
+	Signal   *string         `json:"signal,omitempty"`
+	Cause    *string         `json:"cause,omitempty"`
+	Raw      json.RawMessage `json:"-"`
+}
+
+func (s *RunStart) UnmarshalJSON(b []byte) error {
+	type plain RunStart
+	s.Raw = append(json.RawMessage(nil), b...)
+	return json.Unmarshal(b, (*plain)(s))
+}
+
+func (s RunStart) MarshalJSON() ([]byte, error) {
+	if s.Raw != nil {
+		return s.Raw, nil
+	}
+	type plain RunStart
+	return json.Marshal(plain(s))
+}
+
+func (r *RunRecord) UnmarshalJSON(b []byte) error {
+	type plain RunRecord
+	r.Raw = append(json.RawMessage(nil), b...)
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+func (r RunRecord) MarshalJSON() ([]byte, error) {
+	if r.Raw != nil {
+		return r.Raw, nil
+	}
+	type plain RunRecord
+	return json.Marshal(plain(r))
+}
+
+func (s *EventsSnapshot) UnmarshalJSON(b []byte) error {
+	type plain EventsSnapshot
+	s.Raw = append(json.RawMessage(nil), b...)
+	return json.Unmarshal(b, (*plain)(s))
+}
+
+func (s EventsSnapshot) MarshalJSON() ([]byte, error) {
+	if s.Raw != nil {
+		return s.Raw, nil
+	}
+	type plain EventsSnapshot
+	return json.Marshal(plain(s))
+}
+
+func (r *SnapshotRun) UnmarshalJSON(b []byte) error {
+	type plain SnapshotRun
+	r.Raw = append(json.RawMessage(nil), b...)
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+func (r SnapshotRun) MarshalJSON() ([]byte, error) {
+	if r.Raw != nil {
+		return r.Raw, nil
+	}
+	type plain SnapshotRun
+	return json.Marshal(plain(r))
 }
