@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/signaltty/signaltty/term"
 )
 
 var testEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/", "TERM=xterm-256color", "LC_ALL=C"}
@@ -64,7 +66,7 @@ func poll(t testing.TB, d time.Duration, what string, cond func() bool) {
 // screen returns the visible screen, rows trimmed, joined with newlines.
 func screen(t testing.TB, p *Pane) string {
 	t.Helper()
-	c, err := p.Terminal().Capture(CaptureRequest{})
+	c, err := p.Terminal().Capture(term.CaptureRequest{})
 	if err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
@@ -78,11 +80,11 @@ func screen(t testing.TB, p *Pane) string {
 // history returns every row kept (history and screen), trimmed, joined with newlines.
 func history(t testing.TB, p *Pane) string {
 	t.Helper()
-	c, err := p.Terminal().Capture(CaptureRequest{})
+	c, err := p.Terminal().Capture(term.CaptureRequest{})
 	if err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
-	if c, err = p.Terminal().Capture(CaptureRequest{Start: &c.Oldest, End: &c.End}); err != nil {
+	if c, err = p.Terminal().Capture(term.CaptureRequest{Start: &c.Oldest, End: &c.End}); err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
 	lines := make([]string, len(c.Lines))

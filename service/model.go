@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 )
 
 // Pane states.
@@ -70,7 +71,7 @@ type Pane struct {
 	Terminating bool
 	Pid         int // 0 once exited
 	Status      *WaitStatus
-	Screen      string // pty.ScreenPrimary or pty.ScreenAlternate
+	Screen      string // term.ScreenPrimary or term.ScreenAlternate
 	CreatedAt   time.Time
 	ExitedAt    time.Time // zero while live or unknown
 	// RestoreState is LIVE, RESTORED, RESUMABLE or EXITED (the persistence
@@ -120,11 +121,11 @@ type pane struct {
 	programStatus      bool // an OSC 7501 status was reported
 	createdAt          time.Time
 	exitedAt           time.Time
-	proc               *pty.Pane     // nil for a pane restored after a restart
-	term               *pty.Terminal // the pane's rows: proc's terminal, or restored ones
-	run                *run          // the run whose command this pane's leader is, if any
-	restoreState       string        // snapshot.Restore*: LIVE while a process runs
-	restoredRows       int64         // rows [0, restoredRows) came from before a restart
+	proc               *pty.Pane      // nil for a pane restored after a restart
+	term               *term.Terminal // the pane's rows: proc's terminal, or restored ones
+	run                *run           // the run whose command this pane's leader is, if any
+	restoreState       string         // snapshot.Restore*: LIVE while a process runs
+	restoredRows       int64          // rows [0, restoredRows) came from before a restart
 	relaunching        bool
 	shutdownSave       bool // frozen as live for a host shutdown save
 }
@@ -160,7 +161,7 @@ func (p *pane) snapshot() Pane {
 		Argv: append([]string{}, p.argv...), Cwd: p.cwd, ReportedCwd: p.reportedCwd,
 		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: StateLive,
 		Terminating: p.terminating && !p.exited, Pid: p.pid, Status: p.status,
-		Screen: pty.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
+		Screen: term.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
 		RestoreState: p.restoreState, RestoredRows: p.restoredRows}
 	for k, v := range p.env {
 		s.Env[k] = v
@@ -169,7 +170,7 @@ func (p *pane) snapshot() Pane {
 		s.State, s.Pid = StateExited, 0
 	}
 	if p.altScreen {
-		s.Screen = pty.ScreenAlternate
+		s.Screen = term.ScreenAlternate
 	}
 	return s
 }

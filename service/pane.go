@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -183,33 +184,33 @@ func (s *Service) SignalPane(id, name string) error {
 	return nil
 }
 
-// Capture is the result of CaptureRows: see pty.Capture; rows
+// Capture is the result of CaptureRows: see term.Capture; rows
 // [0, RestoredRows) are history saved before a restart.
 type Capture struct {
-	pty.Capture
+	term.Capture
 	RestoredRows int64
 }
 
 // CaptureRows returns a pane's rows (Mux.CaptureRows, RFC-0014 as in the specs README).
-func (s *Service) CaptureRows(id string, req pty.CaptureRequest) (Capture, error) {
+func (s *Service) CaptureRows(id string, req term.CaptureRequest) (Capture, error) {
 	s.mu.Lock()
 	p, err := s.lookupPane(id)
-	var term *pty.Terminal
+	var t *term.Terminal
 	var restored int64
 	if err == nil {
-		term, restored = p.term, p.restoredRows
+		t, restored = p.term, p.restoredRows
 	}
 	s.mu.Unlock()
 	if err != nil {
 		return Capture{}, err
 	}
-	pc, cerr := term.Capture(req)
+	pc, cerr := t.Capture(req)
 	c := Capture{Capture: pc, RestoredRows: restored}
-	var re *pty.RangeError
+	var re *term.RangeError
 	switch {
 	case cerr == nil:
 		return c, nil
-	case errors.Is(cerr, pty.ErrStaleEpoch):
+	case errors.Is(cerr, term.ErrStaleEpoch):
 		return Capture{}, newError("conflict.epoch", map[string]any{"epoch": c.Epoch},
 			"epoch %d is no longer current", *req.Epoch)
 	case errors.As(cerr, &re):

@@ -5,6 +5,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/snapshot"
+	"github.com/signaltty/signaltty/term"
 )
 
 // RelaunchPane starts a pane's saved argv again, in its saved cwd, with its
@@ -53,7 +54,7 @@ func (s *Service) RelaunchPane(id string) (Pane, error) {
 	proc, perr := pty.Start(pty.Config{
 		Argv: argv, Dir: cwd, Env: childEnv(s.cfg.Environ, env, p.id, s.cfg.Address),
 		Cols: cols, Rows: rows, HistoryRows: s.cfg.HistoryRows, HistoryBytes: s.cfg.HistoryBytes, History: history, Epoch: epoch,
-		OnEvent: func(e pty.Event) { s.observe(p, e) },
+		OnEvent: func(e term.Event) { s.observe(p, e) },
 		OnExit:  func(st pty.ExitStatus) { s.exited(p, st) },
 	})
 	p.relaunching = false

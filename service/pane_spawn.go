@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/snapshot"
+	"github.com/signaltty/signaltty/term"
 )
 
 // Size limits of a pane, in cells.
@@ -179,7 +180,7 @@ func (s *Service) spawn(r SpawnRequest, h spawnHooks) (Pane, error) {
 	proc, perr := pty.Start(pty.Config{
 		Argv: r.Argv, Dir: cwd, Env: childEnv(s.cfg.Environ, env, p.id, s.cfg.Address),
 		Cols: cols, Rows: rows, HistoryRows: s.cfg.HistoryRows, HistoryBytes: s.cfg.HistoryBytes,
-		OnEvent: func(e pty.Event) { s.observe(p, e) },
+		OnEvent: func(e term.Event) { s.observe(p, e) },
 		OnExit:  func(st pty.ExitStatus) { s.exited(p, st) },
 	})
 	if perr != nil {
@@ -286,46 +287,46 @@ func spawnError(err error, argv []string) *Error {
 
 // observe records an observation from a pane's output and publishes it.
 // Called by the pane's emulation goroutine.
-func (s *Service) observe(p *pane, e pty.Event) {
+func (s *Service) observe(p *pane, e term.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.panes[p.id]; !ok {
 		return
 	}
 	switch e.Kind {
-	case pty.EventTitle:
+	case term.EventTitle:
 		if p.title != e.Text {
 			p.title = e.Text
 			s.emit("pane.title", p.id, map[string]any{"title": e.Text})
 		}
-	case pty.EventCwd:
+	case term.EventCwd:
 		p.reportedCwd = e.Text
 		s.emit("pane.cwd", p.id, map[string]any{"cwd": e.Text})
-	case pty.EventBell:
+	case term.EventBell:
 		s.emit("pane.bell", p.id, nil)
-	case pty.EventCommandStart:
+	case term.EventCommandStart:
 		p.commandOpen = true
 		s.emit("command.started", p.id, nil)
-	case pty.EventCommandFinish:
+	case term.EventCommandFinish:
 		p.commandOpen = false
 		data := map[string]any{}
 		if e.Code != nil {
 			data["code"] = *e.Code
 		}
 		s.emit("command.finished", p.id, data)
-	case pty.EventProgramStatus:
+	case term.EventProgramStatus:
 		st := e.Text
 		if len(st) > 1024 {
 			st = st[:1024]
 		}
 		p.programStatus = true
 		s.emit("program.status_changed", p.id, map[string]any{"status": st})
-	case pty.EventAltScreen:
+	case term.EventAltScreen:
 		if p.altScreen != e.Bool {
 			p.altScreen = e.Bool
-			screen := pty.ScreenPrimary
+			screen := term.ScreenPrimary
 			if e.Bool {
-				screen = pty.ScreenAlternate
+				screen = term.ScreenAlternate
 			}
 			s.emit("pane.updated", p.id, map[string]any{"screen": screen})
 		}

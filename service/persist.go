@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/snapshot"
+	"github.com/signaltty/signaltty/term"
 )
 
 // Persistence follows the persistence-and-restore spec: structural changes
@@ -261,7 +261,7 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 		}
 	}
 	snap := s.exportLocked(reason)
-	terms := map[string]*pty.Terminal{}
+	terms := map[string]*term.Terminal{}
 	for id, p := range s.panes {
 		terms[id] = p.term
 	}
@@ -291,13 +291,13 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 }
 
 // tailOf returns a pane's last rows without trailing spaces.
-func tailOf(t *pty.Terminal) []string {
-	scr, err := t.Capture(pty.CaptureRequest{})
+func tailOf(t *term.Terminal) []string {
+	scr, err := t.Capture(term.CaptureRequest{})
 	if err != nil {
 		return nil
 	}
 	start := max(scr.Oldest, scr.End-tailRows)
-	c, err := t.Capture(pty.CaptureRequest{Start: &start, End: &scr.End})
+	c, err := t.Capture(term.CaptureRequest{Start: &start, End: &scr.End})
 	if err != nil {
 		return nil
 	}
@@ -411,7 +411,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 			p.restoreState = snapshot.RestoreRestored
 		}
 		rows := tails[sp.ID]
-		p.term = pty.NewRestoredTerminal(p.cols, p.rows, rows, sp.Epoch+1) // numbering restarted
+		p.term = term.NewRestoredTerminal(p.cols, p.rows, rows, sp.Epoch+1) // numbering restarted
 		p.restoredRows = int64(len(rows))
 		s.panes[p.id] = p
 	}

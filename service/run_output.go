@@ -3,7 +3,7 @@ package service
 import (
 	"strings"
 
-	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 )
 
 // runOutput captures a finished pane's output tail (RFC §4): rows [start,
@@ -11,8 +11,8 @@ import (
 // none) and start the smallest row ≥ oldest keeping at most maxRows rows and
 // maxBytes bytes of line text; rows are whole or left out. offset is the
 // bytes of output the pane produced.
-func runOutput(t *pty.Terminal, offset int64, maxRows, maxBytes int) *RunOutput {
-	scr, err := t.Capture(pty.CaptureRequest{})
+func runOutput(t *term.Terminal, offset int64, maxRows, maxBytes int) *RunOutput {
+	scr, err := t.Capture(term.CaptureRequest{})
 	if err != nil {
 		return nil
 	}
@@ -28,7 +28,7 @@ func runOutput(t *pty.Terminal, offset int64, maxRows, maxBytes int) *RunOutput 
 	}
 	for hi := scr.First; end == scr.Oldest && hi > scr.Oldest; {
 		lo := max(scr.Oldest, hi-256)
-		c, err := t.Capture(pty.CaptureRequest{Start: &lo, End: &hi})
+		c, err := t.Capture(term.CaptureRequest{Start: &lo, End: &hi})
 		if err != nil {
 			break
 		}
@@ -43,7 +43,7 @@ func runOutput(t *pty.Terminal, offset int64, maxRows, maxBytes int) *RunOutput 
 	out.End, out.Start = end, end
 	if maxRows > 0 && maxBytes > 0 && end > scr.Oldest {
 		lo := max(scr.Oldest, end-int64(maxRows))
-		c, err := t.Capture(pty.CaptureRequest{Start: &lo, End: &end})
+		c, err := t.Capture(term.CaptureRequest{Start: &lo, End: &end})
 		if err == nil {
 			n := 0
 			i := len(c.Lines)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 )
 
 func newTestService(t *testing.T) *Service {
@@ -88,7 +88,7 @@ func TestSpawnCaptureKillRemove(t *testing.T) {
 		t.Fatalf("unexpected pane %+v", p)
 	}
 	waitFor(t, "hello on screen", func() bool {
-		c, err := s.CaptureRows(p.ID, pty.CaptureRequest{})
+		c, err := s.CaptureRows(p.ID, term.CaptureRequest{})
 		return err == nil && strings.HasPrefix(c.Lines[0], "hello-"+p.ID)
 	})
 	expectTypes(t, sub, "workspace.created", "tab.created", "pane.created", "tab.layout_changed")
@@ -101,7 +101,7 @@ func TestSpawnCaptureKillRemove(t *testing.T) {
 		t.Fatalf("kill: %+v %v", killed, err)
 	}
 	expectTypes(t, sub, "pane.terminating", "pane.exited")
-	c, err := s.CaptureRows(p.ID, pty.CaptureRequest{})
+	c, err := s.CaptureRows(p.ID, term.CaptureRequest{})
 	if err != nil || !strings.HasPrefix(c.Lines[0], "hello-") {
 		t.Fatalf("capture after exit: %v %q", err, c.Lines)
 	}

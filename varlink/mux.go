@@ -5,8 +5,8 @@ import (
 	"encoding/base64"
 	"time"
 
-	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/term"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
@@ -154,7 +154,7 @@ func (m *Mux) SignalPane(ctx context.Context, c mux.VarlinkCall, id, signal stri
 }
 
 func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, start, end, epoch *int64) error {
-	cap, err := m.svc.CaptureRows(id, pty.CaptureRequest{Start: start, End: end, Epoch: epoch})
+	cap, err := m.svc.CaptureRows(id, term.CaptureRequest{Start: start, End: end, Epoch: epoch})
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}

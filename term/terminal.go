@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ const (
 // Terminal is a terminal emulator (github.com/charmbracelet/x/vt) plus the
 // pane's numbered rows: rows that scroll off the top of the primary screen
 // move into a compact row store (text plus style runs), and the screen rows
-// follow them. See the capture-rows contract in doc.go.
+// follow them; docs/rows.md describes the numbering.
 //
 // The emulator's own scrollback is emptied into the row store after every
 // emulator write (it would otherwise shift all its lines per pushed line),
@@ -102,17 +102,13 @@ type Terminal struct {
 	replies io.Writer
 }
 
-// NewTerminal makes a terminal of cols×rows cells (its emulator is made on
-// the first output; until then the screen is blank). historyRows and
-// historyBytes bound the row store (0 or less: DefaultHistoryRows,
-// DefaultHistoryBytes). replies receives what the terminal answers to queries
-// (DA, DSR/CPR, OSC 10/11 ...); its errors are ignored and it is written from
-// a goroutine of its own, so a blocked replies writer never blocks Write
-// (replies beyond a 64 KiB backlog are dropped). onEvent (may be nil) gets
-// observations synchronously from inside Write, in output order; it must not
-// call back into the Terminal. Release or Close ends its goroutines.
-func NewTerminal(cols, rows, historyRows, historyBytes int, replies io.Writer, onEvent func(Event)) *Terminal {
-	cols, rows = clampDim(cols), clampDim(rows)
+// NewTerminal makes a terminal of cfg.Cols×cfg.Rows cells (its emulator is
+// made on the first output; until then the screen is blank) holding
+// cfg.History as rows 0, 1, … of epoch cfg.Epoch; see Config. Release or
+// Close ends its goroutines.
+func NewTerminal(cfg Config) *Terminal {
+	cols, rows := clampDim(cfg.Cols), clampDim(cfg.Rows)
+	historyRows, historyBytes := cfg.HistoryRows, cfg.HistoryBytes
 	if historyRows <= 0 {
 		historyRows = DefaultHistoryRows
 	}
@@ -122,15 +118,17 @@ func NewTerminal(cols, rows, historyRows, historyBytes int, replies io.Writer, o
 	t := &Terminal{
 		cols:       cols,
 		rows:       rows,
-		onEvent:    onEvent,
+		onEvent:    cfg.OnEvent,
+		epoch:      cfg.Epoch,
 		hist:       newRowRing(historyRows, historyBytes),
 		autowrap:   true,
 		regionFull: [2]bool{true, true},
 		fast:       true,
 		lazy:       true,
-		replies:    replies,
+		replies:    cfg.Replies,
 	}
 	t.tr.init()
+	t.preloadLocked(cfg.History)
 	return t
 }
 
@@ -642,7 +640,7 @@ func (t *Terminal) screenRow(y int, withRuns bool) storedRow {
 	return r
 }
 
-// Capture returns rows; see CaptureRequest and the capture-rows contract.
+// Capture returns rows; see CaptureRequest, and docs/rows.md for the numbering.
 // Errors: ErrStaleEpoch, *RangeError.
 func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	t.mu.Lock()

@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 
 func newTerm(t testing.TB, cols, rows, histRows, histBytes int) *Terminal {
 	t.Helper()
-	term := NewTerminal(cols, rows, histRows, histBytes, nil, nil)
+	term := NewTerminal(Config{Cols: cols, Rows: rows, HistoryRows: histRows, HistoryBytes: histBytes})
 	t.Cleanup(term.Close)
 	return term
 }
@@ -186,7 +186,7 @@ func TestEraseDisplay(t *testing.T) {
 
 func TestAlternateScreen(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
 	term.Write(seqData(1, 8))
 	before := capture(t, term, nil, nil)
@@ -226,7 +226,7 @@ func TestAlternateScreen(t *testing.T) {
 
 func TestTitles(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
 	term.Write([]byte("\x1b]0;a;b c\x07"))
 	if got := term.Title(); got != "a;b c" {
@@ -269,7 +269,7 @@ func TestTitles(t *testing.T) {
 
 func TestCwd(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
 	url := "file://host.example/home/u/a;b%20c"
 	term.Write([]byte("\x1b]7;" + url + "\x1b\\"))
@@ -289,7 +289,7 @@ func TestCwd(t *testing.T) {
 
 func TestSemanticEventsAndBell(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
 	term.Write([]byte("\x1b]133;A\x07$ \x1b]133;B\x07ls\r\n\x1b]133;C\x07out\a\r\n\x1b]133;D;3\x07" +
 		"\x1b]133;D\x07\x1b]7501;{\"k\":\"v;w\"}\x1b\\\x1b]133;A;aid=1\x07"))
@@ -323,7 +323,7 @@ func (c chanWriter) Write(p []byte) (int, error) {
 
 func TestDSRReply(t *testing.T) {
 	ch := make(chanWriter, 16)
-	term := NewTerminal(20, 5, 100, 1<<20, ch, nil)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: ch})
 	defer term.Close()
 	term.Write([]byte("ab\r\ncd\x1b[6n"))
 	var got string
@@ -345,7 +345,7 @@ func (b blockingWriter) Write(p []byte) (int, error) {
 
 func TestRepliesNeverBlockWrite(t *testing.T) {
 	bw := blockingWriter{release: make(chan struct{})}
-	term := NewTerminal(20, 5, 100, 1<<20, bw, nil)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: bw})
 	// Far more replies than any pipe or backlog holds; Write must return.
 	q := bytes.Repeat([]byte("\x1b[6n\x1b[c\x1b]11;?\x07"), 20000)
 	term.Write(q)
@@ -606,7 +606,7 @@ func TestReleaseKeepsCapture(t *testing.T) {
 // TestReleaseFreesEmulator: once released, nothing keeps the emulator (and
 // its 4 MiB parser buffer) alive, and its goroutines end.
 func TestReleaseFreesEmulator(t *testing.T) {
-	term := NewTerminal(80, 24, 100, 1<<20, io.Discard, nil)
+	term := NewTerminal(Config{Cols: 80, Rows: 24, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: io.Discard})
 	term.Write([]byte("hello\x1b[6n"))
 	freed := make(chan struct{})
 	term.mu.Lock()
@@ -721,7 +721,7 @@ func TestHostileSequences(t *testing.T) {
 
 // TestConcurrentUse runs readers and resizes against a writer (go test -race).
 func TestConcurrentUse(t *testing.T) {
-	term := NewTerminal(40, 10, 500, 1<<20, io.Discard, func(Event) {})
+	term := NewTerminal(Config{Cols: 40, Rows: 10, HistoryRows: 500, HistoryBytes: 1 << 20, Replies: io.Discard, OnEvent: func(Event) {}})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for g := 0; g < 3; g++ {
@@ -1078,7 +1078,7 @@ func TestLazyEmulator(t *testing.T) {
 	}
 
 	// Released before any output: a blank screen, and later writes do nothing.
-	idle := NewTerminal(10, 2, 0, 0, nil, nil)
+	idle := NewTerminal(Config{Cols: 10, Rows: 2})
 	idle.Release()
 	idle.Write([]byte("late"))
 	if c := capture(t, idle, nil, nil); len(c.Lines) != 2 || strings.TrimSpace(strings.Join(c.Lines, "")) != "" {
@@ -1254,7 +1254,7 @@ func benchWrite(b *testing.B, data []byte, chunk int, slow bool) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		term := NewTerminal(80, 24, DefaultHistoryRows, DefaultHistoryBytes, nil, nil)
+		term := NewTerminal(Config{Cols: 80, Rows: 24, HistoryRows: DefaultHistoryRows, HistoryBytes: DefaultHistoryBytes})
 		term.fast = !slow
 		writeChunks(term, data, chunk)
 		term.Close()
@@ -1293,7 +1293,7 @@ func BenchmarkTerminalSizes(b *testing.B) {
 					b.SetBytes(int64(len(in.data)))
 					b.ReportAllocs()
 					for b.Loop() {
-						term := NewTerminal(cols, rows, DefaultHistoryRows, DefaultHistoryBytes, nil, nil)
+						term := NewTerminal(Config{Cols: cols, Rows: rows, HistoryRows: DefaultHistoryRows, HistoryBytes: DefaultHistoryBytes})
 						writeChunks(term, in.data, chunk)
 						term.Close()
 					}
