@@ -307,8 +307,17 @@ var simple = func() (s [256]bool) {
 	return s
 }()
 
+// scan is where process is in the bytes it feeds (indexes into them).
+type scan struct {
+	pending          int // p[pending:i] still has to go to the emulator
+	text             int // p[text:i] is printable text in the ground state
+	runeStart        int // where the UTF-8 sequence being collected started
+	seqStart         int // where the parser last left the ground state
+	repStart, repEnd int // the last REP sequence; -1 before one
+}
+
 // process feeds p to the emulator, taking runs of plain text with many line
-// feeds through the fast path.
+// feeds through the fast path, and holds back the last grapheme cluster.
 func (t *Terminal) process(p []byte) {
 	in := len(p)
 	if len(t.held) > 0 {
@@ -318,124 +327,155 @@ func (t *Terminal) process(p []byte) {
 		t.held = nil
 	}
 	t.wwBegin(p, len(p)-in)
-	pending := 0               // p[pending:i] still has to go to the emulator
-	text := 0                  // p[text:i] is printable text in the ground state
-	runeStart := 0             // where the UTF-8 sequence being collected started
-	seqStart := 0              // where the parser last left the ground state
-	repStart, repEnd := -1, -1 // the last REP sequence
+	sc := scan{repStart: -1, repEnd: -1}
 	for i := 0; i < len(p); {
 		if !simple[p[i]] || !t.tr.ground() {
-			was := t.tr.p.State()
-			act := t.tr.p.Advance(p[i])
-			i++
-			now := t.tr.p.State()
-			if was == parser.GroundState && now != parser.GroundState {
-				seqStart = i - 1
-			}
-			if now == parser.Utf8State {
-				if was != parser.Utf8State {
-					runeStart = i - 1
-				}
-			} else if act != parser.PrintAction {
-				text = i
-				t.wwCut(i)
-			} else if was == parser.Utf8State {
-				t.wwRune(runeStart, i, text)
-			} else {
-				t.wwCut(i)
-			}
-			if t.tr.rep {
-				t.tr.rep = false
-				repStart, repEnd = seqStart, i
-			}
-			if t.tr.split {
-				// A sequence our handlers may rewrite: feed up to its end,
-				// then the rewrite.
-				t.tr.split = false
-				t.feed(p[pending:i])
-				pending = i
-				if t.fix != "" {
-					fix := t.fix
-					t.fix = ""
-					t.inject(fix)
-				}
-			}
-			continue
-		}
-		// A run: simple bytes, well-formed UTF-8, SGR and EL sequences
-		// (each of which starts and ends in the ground state, changing
-		// nothing the tracker follows but the single shift).
-		j, printed := i, false
-		for j < len(p) {
-			c := p[j]
-			if simple[c] {
-				if c < 0x20 {
-					text = j + 1
-					t.wwCtl(c, j)
-				} else {
-					printed = true
-				}
-				j++
-			} else if n := runToken(p[j:]); n > 0 {
-				j += n
-				text = j
-			} else if n := runRune(p[j:]); n > 0 {
-				t.wwRune(j, j+n, text)
-				j += n
-				printed = true
-			} else {
-				break
-			}
-		}
-		if j-i > maxRun {
-			// Bound what one simulation holds (pens are counted in uint16);
-			// cut after a line feed, where no cluster spans the cut.
-			if k := bytes.LastIndexByte(p[i:i+maxRun], '\n'); k >= 0 {
-				j = i + k + 1
-			}
-		}
-		run := p[i:j]
-		if t.fast && len(run) > 8 && t.tr.charsetOK() &&
-			(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
-			bytes.Count(run, []byte{'\n'}) > 2 {
-			t.feed(p[pending:i])
-			pending = i + t.fastRun(run)
-		}
-		if printed {
-			t.tr.gsingle = 0
-		}
-		i = j
-	}
-	// Hold back the last cluster, and a character still incomplete. When
-	// the text follows a REP with no ASCII character in between, the
-	// cluster started with the character REP printed: hold the REP too.
-	end := len(p)
-	if st := t.tr.p.State(); st == parser.GroundState || st == parser.Utf8State {
-		stop := len(p)
-		if st == parser.Utf8State {
-			stop = runeStart
-		}
-		end = stop
-		if text < stop {
-			end = text + lastClusterStart(p[text:stop])
-		}
-		if text == repEnd && !hasASCII(p[text:stop]) {
-			end = repStart
+			i = t.parseByte(p, i, &sc)
+		} else {
+			i = t.lineRun(p, i, &sc)
 		}
 	}
-	if end < pending {
-		end = len(p)
-	}
+	end := t.holdBack(p, &sc)
 	if end < len(p) && t.tr.p.State() == parser.Utf8State {
 		// The held bytes take the tracker from the ground state to here
 		// again when they come back.
 		t.tr.p.Reset()
 	}
-	t.feed(p[pending:end])
+	t.feed(p[sc.pending:end])
 	if end < len(p) {
 		t.held = append([]byte(nil), p[end:]...)
 	}
 	t.wwEnd(in)
+}
+
+// parseByte takes p[i], a byte outside a run of line output, through the
+// tracker and returns the index after it. It tells the wide-character fix
+// what the byte ends, remembers where a REP is, and at the end of a
+// sequence our handlers may rewrite feeds the emulator up to there, then
+// the rewrite.
+func (t *Terminal) parseByte(p []byte, i int, sc *scan) int {
+	was := t.tr.p.State()
+	act := t.tr.p.Advance(p[i])
+	i++
+	now := t.tr.p.State()
+	if was == parser.GroundState && now != parser.GroundState {
+		sc.seqStart = i - 1
+	}
+	if now == parser.Utf8State {
+		if was != parser.Utf8State {
+			sc.runeStart = i - 1
+		}
+	} else if act != parser.PrintAction {
+		sc.text = i
+		t.wwCut(i)
+	} else if was == parser.Utf8State {
+		t.wwRune(sc.runeStart, i, sc.text)
+	} else {
+		t.wwCut(i)
+	}
+	if t.tr.rep {
+		t.tr.rep = false
+		sc.repStart, sc.repEnd = sc.seqStart, i
+	}
+	if t.tr.split {
+		t.tr.split = false
+		t.feed(p[sc.pending:i])
+		sc.pending = i
+		if t.fix != "" {
+			fix := t.fix
+			t.fix = ""
+			t.inject(fix)
+		}
+	}
+	return i
+}
+
+// lineRun takes the run of line output that starts at p[i] in the ground
+// state: it scans it, sends it through the fast path when the run allows
+// it (the emulator is fed up to the run first), and returns where the run
+// ends.
+func (t *Terminal) lineRun(p []byte, i int, sc *scan) int {
+	j, printed := t.scanRun(p, i, sc)
+	if j-i > maxRun {
+		// Bound what one simulation holds (pens are counted in uint16);
+		// cut after a line feed, where no cluster spans the cut.
+		if k := bytes.LastIndexByte(p[i:i+maxRun], '\n'); k >= 0 {
+			j = i + k + 1
+		}
+	}
+	if run := p[i:j]; t.fastRunnable(run) {
+		t.feed(p[sc.pending:i])
+		sc.pending = i + t.fastRun(run)
+	}
+	if printed {
+		t.tr.gsingle = 0
+	}
+	return j
+}
+
+// scanRun returns where the run of line output at p[i] ends and whether it
+// prints anything. A run is simple bytes, well-formed UTF-8, SGR and EL
+// sequences, each of which starts and ends in the ground state, changing
+// nothing the tracker follows but the single shift. Its controls and
+// characters are noted for the wide-character fix.
+func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
+	j, printed := i, false
+	for j < len(p) {
+		c := p[j]
+		if simple[c] {
+			if c < 0x20 {
+				sc.text = j + 1
+				t.wwCtl(c, j)
+			} else {
+				printed = true
+			}
+			j++
+		} else if n := runToken(p[j:]); n > 0 {
+			j += n
+			sc.text = j
+		} else if n := runRune(p[j:]); n > 0 {
+			t.wwRune(j, j+n, sc.text)
+			j += n
+			printed = true
+		} else {
+			break
+		}
+	}
+	return j, printed
+}
+
+// fastRunnable reports whether run may go through the fast path: more than
+// 8 bytes with more than two line feeds, ASCII printing as itself, and tab
+// stops at their defaults unless the run has no tab.
+func (t *Terminal) fastRunnable(run []byte) bool {
+	return t.fast && len(run) > 8 && t.tr.charsetOK() &&
+		(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
+		bytes.Count(run, []byte{'\n'}) > 2
+}
+
+// holdBack returns where the bytes process keeps for the next Write start
+// (len(p): none): the last cluster, and a character still incomplete. When
+// the text follows a REP with no ASCII character in between, the cluster
+// started with the character REP printed: the REP is held too.
+func (t *Terminal) holdBack(p []byte, sc *scan) int {
+	end := len(p)
+	if st := t.tr.p.State(); st == parser.GroundState || st == parser.Utf8State {
+		stop := len(p)
+		if st == parser.Utf8State {
+			stop = sc.runeStart
+		}
+		end = stop
+		if sc.text < stop {
+			end = sc.text + lastClusterStart(p[sc.text:stop])
+		}
+		if sc.text == sc.repEnd && !hasASCII(p[sc.text:stop]) {
+			end = sc.repStart
+		}
+	}
+	if end < sc.pending {
+		end = len(p)
+	}
+	return end
 }
 
 // lastClusterStart returns where the last grapheme cluster of b (printable
