@@ -380,8 +380,7 @@ func (t *Terminal) fastMiddle(middle []byte, imported bool) {
 		t.feed(middle)
 		return
 	}
-	p0 := t.penID(&probed)
-	x, last := t.simulateMiddle(middle, lines, x0, p0, imported)
+	x, last, p0 := t.simulateMiddle(middle, lines, x0, &probed, imported)
 	under := blankSim(t.fs.pens[p0].blank) // what the rows below the old bottom row hold
 	sparse := t.eraseForPaint(under)
 	t.fastRuns++
@@ -414,21 +413,25 @@ func (t *Terminal) startSim(imported bool) bool {
 }
 
 // simulateMiddle is step 3 and 4's simulation of middle (with lines line
-// feeds) from column x0 in pen p0. A short run (fewer line feeds than
-// rows-1) is simulated first keeping every row it advances in the ring;
-// should it advance rows-1 rows or more, it is simulated again as a long
-// one, which first moves every row above the bottom one to the store. It
-// returns the final cursor column and the last ASCII character printed on
-// its own.
-func (t *Terminal) simulateMiddle(middle []byte, lines, x0 int, p0 uint16, imported bool) (x int, last byte) {
+// feeds) from column x0 in the pen of cell probed. A short run (fewer line
+// feeds than rows-1) is simulated first keeping every row it advances in
+// the ring; should it advance rows-1 rows or more, it is simulated again as
+// a long one, which first moves every row above the bottom one to the
+// store. It returns the final cursor column, the last ASCII character
+// printed on its own and the pen it started in.
+func (t *Terminal) simulateMiddle(middle []byte, lines, x0 int, probed *uv.Cell, imported bool) (x int, last byte, p0 uint16) {
 	fs := &t.fs
+	p0 = t.penID(probed)
 	if lines < t.rows-1 {
 		fs.partial = true
 		x, last = t.simulate(middle, x0, p0)
 		if fs.overflow {
 			// It advanced a whole screen after all (wrapped lines): again,
 			// as a long run. Nothing but the probe touched the emulator.
+			// The pen table may have started afresh: the pen is looked up
+			// again.
 			t.startSim(imported)
+			p0 = t.penID(probed)
 			fs.retries++
 		}
 	}
@@ -444,7 +447,7 @@ func (t *Terminal) simulateMiddle(middle []byte, lines, x0 int, p0 uint16, impor
 		}
 		x, last = t.simulate(middle, x0, p0)
 	}
-	return x, last
+	return x, last, p0
 }
 
 // eraseForPaint prepares the emulator's screen for painting the simulated

@@ -1049,6 +1049,32 @@ func TestDifferentialFastPathShortRuns(t *testing.T) {
 	}
 }
 
+// TestFastPathRetryNewPenTable: a short run simulated again as a long one
+// after its SGR sequences filled the pen table starts in its own pen, looked
+// up in the table started afresh.
+func TestFastPathRetryNewPenTable(t *testing.T) {
+	for _, first := range []string{"\x1b[1mstart\n", "start\n\x1b[1;41m", "\x1b[1mstart\r\n"} {
+		t.Run(strconv.Quote(first), func(t *testing.T) {
+			b := []byte(first + "x\r\n")
+			for i := range maxTransitions + 100 {
+				b = fmt.Appendf(b, "\x1b[38;2;%d;%d;7m", i%256, i/256)
+			}
+			b = append(b, "\x1b[1m"+strings.Repeat("y", 2100)+"\r\nz\r\n"...)
+			slow := newTerm(t, 80, 24, 1000, 1<<24)
+			slow.fast = false
+			fast := newTerm(t, 80, 24, 1000, 1<<24)
+			for _, term := range []*Terminal{slow, fast} {
+				term.Write(seqData(1, 40))
+				term.Write(b)
+			}
+			if fast.fs.retries == 0 || fast.fs.penResets == 0 {
+				t.Fatalf("%d runs simulated again, %d pen table resets", fast.fs.retries, fast.fs.penResets)
+			}
+			compareTerminals(t, slow, fast)
+		})
+	}
+}
+
 // TestLazyEmulator: a terminal makes its emulator on the first output; until
 // then its screen is blank, it can be resized, captured and released.
 func TestLazyEmulator(t *testing.T) {
