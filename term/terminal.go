@@ -3,6 +3,7 @@ package term
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -746,54 +747,66 @@ func (t *Terminal) altLocked() bool {
 	return t.emu.IsAltScreen()
 }
 
-// Tail returns the last non-blank rows of history and screen (trailing blank
-// rows excluded) as trimmed text, whole rows only: at most maxRows rows and
-// maxBytes bytes, each row counting its text plus 1 for a newline. first is
-// the number of lines[0]. complete reports whether every row from row 0 of
-// this epoch up to the last non-blank row is included.
-func (t *Terminal) Tail(maxRows, maxBytes int) (lines []string, first int64, complete bool) {
+// Tail returns the terminal's last rows, as a run's output tail and a
+// snapshot's saved rows use them (docs/rows.md numbers them). End is one
+// past the last row, in history or on the screen, with a non-space cell
+// (Oldest when there is none); Start is the smallest row ≥ Oldest such that
+// rows [Start, End) are at most maxRows rows and at most maxBytes bytes of
+// line text (each line padded to Cols cells, as Capture returns it, counts
+// len(line) bytes). Rows are whole or left out; maxRows ≤ 0 or maxBytes ≤ 0
+// gives no rows (Start = End). Lines is never nil.
+//
+// Everything is read under one hold of the lock, so the result is
+// consistent against concurrent writes; each row is looked at once, from
+// the last one up, and only the rows returned are padded.
+func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flushHeld()
 	h := t.pushed
 	oldest := h - int64(t.hist.n)
-	end := h + int64(t.rows)
-	text := func(r int64) string {
-		if r < h {
-			return t.hist.at(int(r - oldest)).text
-		}
-		return t.screenRow(int(r-h), false).text
+	cols := t.cols
+	tl := Tail{Screen: ScreenPrimary, Epoch: t.epoch, Cols: cols, Rows: t.rows, Oldest: oldest, Lines: []string{}}
+	if t.altLocked() {
+		tl.Screen = ScreenAlternate
 	}
-	last := end - 1
-	var lastText string
-	for ; last >= oldest; last-- {
-		if lastText = text(last); lastText != "" {
+	r := h + int64(t.rows) - 1
+	var row storedRow
+	for ; r >= oldest; r-- {
+		if row = t.rowLocked(r, h, oldest); !row.blankIn(cols) {
 			break
 		}
 	}
-	if last < oldest {
-		return nil, oldest, oldest == 0
+	tl.End, tl.Start = r+1, r+1
+	if maxRows <= 0 || maxBytes <= 0 {
+		return tl
 	}
-	first = last + 1
-	used := 0
-	var rev []string
-	for r := last; r >= oldest && len(rev) < maxRows; r-- {
-		s := lastText
-		if r != last {
-			s = text(r)
+	lo := max(oldest, tl.End-int64(maxRows))
+	tl.Lines = make([]string, 0, tl.End-lo)
+	for ; r >= lo; r-- {
+		if r < tl.End-1 {
+			row = t.rowLocked(r, h, oldest)
 		}
-		if used+len(s)+1 > maxBytes {
+		n := row.paddedLen(cols)
+		if tl.Bytes+n > maxBytes {
 			break
 		}
-		used += len(s) + 1
-		rev = append(rev, s)
-		first = r
+		tl.Bytes += n
+		tl.Lines = append(tl.Lines, row.padded(cols))
+		tl.Start = r
 	}
-	lines = make([]string, len(rev))
-	for i, s := range rev {
-		lines[len(rev)-1-i] = s
+	slices.Reverse(tl.Lines)
+	return tl
+}
+
+// rowLocked returns row r (oldest ≤ r < h+rows, h the rows pushed to
+// history in this epoch); screen rows are converted without style runs.
+// t.mu is held.
+func (t *Terminal) rowLocked(r, h, oldest int64) storedRow {
+	if r < h {
+		return *t.hist.at(int(r - oldest))
 	}
-	return lines, first, first == 0
+	return t.screenRow(int(r-h), false)
 }
 
 // Release turns the screen into stored rows (still capturable, numbering

@@ -518,46 +518,168 @@ func TestRowCountEviction(t *testing.T) {
 func TestTail(t *testing.T) {
 	term := newTerm(t, 20, 6, 100, 1<<20)
 	term.Write([]byte("a\r\n\r\nccc\r\ndd  \r\n\r\n"))
-	// Rows: 0 "a", 1 "", 2 "ccc", 3 "dd", 4.. blank.
-	lines, first, complete := term.Tail(100, 1000)
-	if !reflect.DeepEqual(lines, []string{"a", "", "ccc", "dd"}) || first != 0 || !complete {
-		t.Fatalf("tail %q %d %v", lines, first, complete)
+	// Rows: 0 "a", 1 "", 2 "ccc", 3 "dd", 4.. blank; each line 20 bytes.
+	pad := func(s string) string { return s + strings.Repeat(" ", 20-len(s)) }
+	check := func(what string, tl Tail, start, end int64, lines ...string) {
+		t.Helper()
+		want := []string{}
+		for _, l := range lines {
+			want = append(want, pad(l))
+		}
+		if tl.Start != start || tl.End != end || !reflect.DeepEqual(tl.Lines, want) || tl.Bytes != 20*len(want) {
+			t.Fatalf("%s: rows [%d, %d) %q %d bytes, want [%d, %d) %q", what, tl.Start, tl.End, tl.Lines, tl.Bytes, start, end, want)
+		}
 	}
-	lines, first, complete = term.Tail(2, 1000)
-	if !reflect.DeepEqual(lines, []string{"ccc", "dd"}) || first != 2 || complete {
-		t.Fatalf("maxRows: %q %d %v", lines, first, complete)
+	tl := term.Tail(100, 1000)
+	check("all", tl, 0, 4, "a", "", "ccc", "dd")
+	if tl.Screen != ScreenPrimary || tl.Epoch != 0 || tl.Cols != 20 || tl.Rows != 6 || tl.Oldest != 0 {
+		t.Fatalf("tail %+v", tl)
 	}
-	// Bytes: "dd\n" = 3, "ccc\n" = 4, "\n" = 1, "a\n" = 2.
-	lines, first, _ = term.Tail(100, 7)
-	if !reflect.DeepEqual(lines, []string{"ccc", "dd"}) || first != 2 {
-		t.Fatalf("maxBytes 7: %q %d", lines, first)
-	}
-	lines, first, _ = term.Tail(100, 8)
-	if !reflect.DeepEqual(lines, []string{"", "ccc", "dd"}) || first != 1 {
-		t.Fatalf("maxBytes 8: %q %d", lines, first)
-	}
-	lines, first, complete = term.Tail(100, 2)
-	if len(lines) != 0 || first != 4 || complete {
-		t.Fatalf("maxBytes 2: %q %d %v", lines, first, complete)
-	}
+	check("maxRows", term.Tail(2, 1000), 2, 4, "ccc", "dd")
+	check("maxBytes 40", term.Tail(100, 40), 2, 4, "ccc", "dd")
+	check("maxBytes 39", term.Tail(100, 39), 3, 4, "dd")
+	check("maxBytes 19", term.Tail(100, 19), 4, 4)
+	check("maxRows 0", term.Tail(0, 1000), 4, 4)
+	check("maxBytes 0", term.Tail(10, 0), 4, 4)
 	// Across history and screen, then with rows evicted.
 	term.Write(seqData(1, 150))
-	lines, first, complete = term.Tail(3, 1000)
-	if !reflect.DeepEqual(lines, []string{"148", "149", "150"}) || complete {
-		t.Fatalf("tail after seq: %q %d %v", lines, first, complete)
-	}
 	c := capture(t, term, nil, nil)
-	if first != c.End-4 {
-		t.Fatalf("first %d, capture %+v", first, c)
-	}
-	lines, first, complete = term.Tail(1000, 1<<20)
-	if first != c.Oldest || complete || len(lines) != int(c.End-1-c.Oldest) {
-		t.Fatalf("evicted: %d lines, first %d, complete %v", len(lines), first, complete)
+	check("after seq", term.Tail(3, 1000), c.End-4, c.End-1, "148", "149", "150")
+	if tl := term.Tail(1000, 1<<20); tl.Start != c.Oldest || tl.Oldest != c.Oldest || len(tl.Lines) != int(c.End-1-c.Oldest) {
+		t.Fatalf("evicted: rows [%d, %d) of %d lines, capture %+v", tl.Start, tl.End, len(tl.Lines), c)
 	}
 	// Nothing written at all.
-	empty := newTerm(t, 20, 6, 100, 1<<20)
-	if lines, first, complete := empty.Tail(10, 100); len(lines) != 0 || first != 0 || !complete {
-		t.Fatalf("empty: %q %d %v", lines, first, complete)
+	check("empty", newTerm(t, 20, 6, 100, 1<<20).Tail(10, 100), 0, 0)
+}
+
+// captureTail is Tail built from Capture calls: the screen, then history
+// back to the last row with a non-space cell in pages of 256 rows, then
+// the rows that fit.
+func captureTail(t testing.TB, term *Terminal, maxRows, maxBytes int) Tail {
+	t.Helper()
+	scr := capture(t, term, nil, nil)
+	out := Tail{Screen: scr.Screen, Epoch: scr.Epoch, Cols: scr.Cols, Rows: scr.Rows, Oldest: scr.Oldest, Lines: []string{}}
+	end := scr.Oldest
+	for i := len(scr.Lines) - 1; i >= 0; i-- {
+		if strings.TrimRight(scr.Lines[i], " ") != "" {
+			end = scr.First + int64(i) + 1
+			break
+		}
+	}
+	for hi := scr.First; end == scr.Oldest && hi > scr.Oldest; {
+		lo := max(scr.Oldest, hi-256)
+		c := capture(t, term, &lo, &hi)
+		for i := len(c.Lines) - 1; i >= 0; i-- {
+			if strings.TrimRight(c.Lines[i], " ") != "" {
+				end = lo + int64(i) + 1
+				break
+			}
+		}
+		hi = lo
+	}
+	out.End, out.Start = end, end
+	if maxRows > 0 && maxBytes > 0 && end > scr.Oldest {
+		lo := max(scr.Oldest, end-int64(maxRows))
+		c := capture(t, term, &lo, &end)
+		n, i := 0, len(c.Lines)
+		for i > 0 && n+len(c.Lines[i-1]) <= maxBytes {
+			n += len(c.Lines[i-1])
+			i--
+		}
+		out.Lines, out.Start, out.Bytes = c.Lines[i:], lo+int64(i), n
+	}
+	return out
+}
+
+// tailCases are terminals whose tails differ in kind: blank rows at the
+// end, the last row with text in history, evicted rows, a new epoch, the
+// alternate screen, wide characters, rows wider than the screen after it
+// narrowed (some with text only past its width), restored and preloaded
+// rows, released and never written terminals.
+func tailCases(t testing.TB) map[string]*Terminal {
+	mk := func(cols, rows, histRows int, out ...string) *Terminal {
+		term := newTerm(t, cols, rows, histRows, 1<<20)
+		for _, o := range out {
+			term.Write([]byte(o))
+		}
+		return term
+	}
+	wide := strings.Repeat("日本語テキスト、x", 9)
+	m := map[string]*Terminal{
+		"empty":         mk(20, 6, 100),
+		"blank rows":    mk(20, 6, 100, "a\r\n\r\nccc\r\ndd  \r\n\r\n"),
+		"screen full":   mk(20, 6, 100, string(seqData(1, 30)), "$ "),
+		"end in hist":   mk(20, 6, 100, string(seqData(1, 30)), strings.Repeat("\r\n", 12)),
+		"all blank":     mk(20, 6, 100, strings.Repeat("\r\n", 40), "\x1b[41m   \x1b[m\r\n"),
+		"evicted":       mk(20, 6, 50, string(seqData(1, 300))),
+		"evicted blank": mk(20, 6, 5, "x\r\n", strings.Repeat("\r\n", 30)),
+		"epoch":         mk(20, 6, 100, string(seqData(1, 30)), "\x1b[3J", string(seqData(31, 33))),
+		"alt":           mk(20, 6, 100, string(seqData(1, 30)), "\x1b[?1049hfull screen\x1b[3;5Hmid"),
+		"alt blank":     mk(20, 6, 100, string(seqData(1, 30)), "\x1b[?1049h"),
+		"wide":          mk(21, 6, 100, wide, "\r\n", wide, "\r\n日本"),
+		"styled":        mk(20, 6, 100, "\x1b[1;31mred\x1b[m \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\r\n\x1b[44m\x1b[K\x1b[m\r\n"),
+	}
+	narrow := mk(40, 6, 100, string(seqData(1, 10)), "\x1b[20Cpast\r\n", strings.Repeat("ab", 20), "日本語テキストです日本語テキストです\r\n", "\x1b[12Conly", strings.Repeat("\r\n", 8))
+	narrow.Resize(10, 6)
+	m["narrowed"] = narrow
+	released := mk(20, 6, 100, string(seqData(1, 30)), "\x1b[?1049hfull")
+	released.Release()
+	m["released"] = released
+	m["restored"] = NewRestoredTerminal(20, 6, []string{"one", "", "three", "four", "", "", "", "", "nine", "", ""}, 3)
+	pre := NewTerminal(Config{Cols: 20, Rows: 6, History: []string{"kept 1", "kept 2", "", ""}, Epoch: 2})
+	t.Cleanup(pre.Close)
+	m["preloaded"] = pre
+	pre2 := NewTerminal(Config{Cols: 20, Rows: 6, History: []string{"kept 1", "kept 2"}, Epoch: 2})
+	t.Cleanup(pre2.Close)
+	pre2.Write([]byte("new\r\n"))
+	m["preloaded+out"] = pre2
+	m["random"] = mk(30, 8, 200, string(lineStream(3, 400)))
+	return m
+}
+
+// TestTailMatchesCaptures compares Tail with the tail built from Capture
+// calls, over terminals of every kind and limits that cut anywhere.
+func TestTailMatchesCaptures(t *testing.T) {
+	for name, term := range tailCases(t) {
+		cols, _ := term.Size()
+		for _, maxRows := range []int{-1, 0, 1, 2, 3, 5, 8, 40, 1000} {
+			for _, maxBytes := range []int{-1, 0, 1, cols - 1, cols, cols + 1, 2*cols + 1, 3*cols + 2, 5 * cols, 7*cols - 1, 1 << 20} {
+				got, want := term.Tail(maxRows, maxBytes), captureTail(t, term, maxRows, maxBytes)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, Tail(%d, %d):\n%+v\nwant\n%+v", name, maxRows, maxBytes, got, want)
+				}
+				n := 0
+				for _, l := range got.Lines {
+					n += len(l)
+				}
+				if n != got.Bytes || int64(len(got.Lines)) != got.End-got.Start || len(got.Lines) > max(maxRows, 0) || got.Bytes > max(maxBytes, 0) {
+					t.Fatalf("%s, Tail(%d, %d): %d lines, %d bytes, rows [%d, %d)", name, maxRows, maxBytes, len(got.Lines), got.Bytes, got.Start, got.End)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkTail compares Tail with the tail built from Capture calls, on
+// an 80×24 terminal with 10000 rows of history, ending on a prompt or with
+// the screen cleared (the last text is in history).
+func BenchmarkTail(b *testing.B) {
+	for _, tc := range []struct{ name, end string }{{"prompt", "$ "}, {"cleared", strings.Repeat("\r\n", 24)}} {
+		term := newTerm(b, 80, 24, DefaultHistoryRows, DefaultHistoryBytes)
+		term.Write(seqData(1, 20000))
+		term.Write([]byte(tc.end))
+		b.Run(tc.name+"/Tail", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				term.Tail(200, 64<<10)
+			}
+		})
+		b.Run(tc.name+"/Captures", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				captureTail(b, term, 200, 64<<10)
+			}
+		})
 	}
 }
 
@@ -573,7 +695,7 @@ func TestReleaseKeepsCapture(t *testing.T) {
 		}
 		screen := capture(t, term, nil, nil)
 		all := capture(t, term, i64(screen.Oldest), nil)
-		lines, first, complete := term.Tail(10, 1000)
+		tail := term.Tail(10, 1000)
 		term.Release()
 		if term.AltScreen() != alt {
 			t.Fatalf("AltScreen after release")
@@ -586,9 +708,8 @@ func TestReleaseKeepsCapture(t *testing.T) {
 		if a := capture(t, term, i64(screen.Oldest), nil); !reflect.DeepEqual(a, all) {
 			t.Fatalf("rows changed by release")
 		}
-		l2, f2, c2 := term.Tail(10, 1000)
-		if !reflect.DeepEqual(lines, l2) || first != f2 || complete != c2 {
-			t.Fatalf("tail changed by release")
+		if tl := term.Tail(10, 1000); !reflect.DeepEqual(tl, tail) {
+			t.Fatalf("tail changed by release:\n%+v\n%+v", tail, tl)
 		}
 		if cols, rows := term.Size(); cols != 30 || rows != 6 {
 			t.Fatalf("size %dx%d", cols, rows)
@@ -738,7 +859,9 @@ func TestConcurrentUse(t *testing.T) {
 				if err == nil && len(c.Lines) != c.Rows {
 					t.Errorf("capture of %d lines, %d rows", len(c.Lines), c.Rows)
 				}
-				term.Tail(5, 500)
+				if tl := term.Tail(5, 500); int64(len(tl.Lines)) != tl.End-tl.Start || tl.Bytes > 500 {
+					t.Errorf("tail of %d lines, rows [%d, %d), %d bytes", len(tl.Lines), tl.Start, tl.End, tl.Bytes)
+				}
 				term.Title()
 				term.Cwd()
 				term.AltScreen()
@@ -1090,8 +1213,8 @@ func TestLazyEmulator(t *testing.T) {
 	if len(c.Lines) != 5 || strings.TrimSpace(strings.Join(c.Lines, "")) != "" || c.End != 5 {
 		t.Fatalf("blank screen expected: %+v", c)
 	}
-	if lines, first, complete := term.Tail(10, 1000); len(lines) != 0 || first != 0 || !complete {
-		t.Fatalf("tail %q %d %v", lines, first, complete)
+	if tl := term.Tail(10, 1000); len(tl.Lines) != 0 || tl.Start != 0 || tl.End != 0 || tl.Oldest != 0 {
+		t.Fatalf("tail %+v", tl)
 	}
 	term.Resize(30, 3)
 	term.Write(nil) // nothing to show: still no emulator

@@ -92,6 +92,18 @@ type Capture struct {
 	Lines  []string // one physical row each, padded with spaces to Cols cells; a wide character occupies two cells; no control characters
 }
 
+// Tail is a pane's last rows, as a run's output tail and a snapshot's saved
+// rows use them; see Terminal.Tail.
+type Tail struct {
+	Screen     string   // ScreenPrimary or ScreenAlternate
+	Epoch      int64    // numbering epoch of the row numbers
+	Cols, Rows int      // screen size in cells
+	Oldest     int64    // first row still kept
+	Start, End int64    // Lines are rows [Start, End)
+	Lines      []string // padded to Cols cells like Capture's lines; never nil
+	Bytes      int      // sum of len(Lines[i])
+}
+
 // ErrStaleEpoch: the request named an epoch that is no longer current.
 var ErrStaleEpoch = errors.New("stale epoch")
 
