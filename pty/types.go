@@ -7,7 +7,9 @@ import (
 	"github.com/signaltty/signaltty/term"
 )
 
-// Defaults of the termination sequence (RFC-0012 as translated in the specs README).
+// Defaults of the termination sequence (docs/termination.md): the grace
+// between the first signal and SIGKILL, and the kill-wait for the reap after
+// SIGKILL, on the monotonic clock.
 const (
 	DefaultGrace    = 2000 * time.Millisecond
 	DefaultKillWait = 1000 * time.Millisecond

@@ -34,10 +34,11 @@ const (
 	maxRun = 256 << 10
 )
 
-// Terminal is a terminal emulator (github.com/charmbracelet/x/vt) plus the
-// pane's numbered rows: rows that scroll off the top of the primary screen
-// move into a compact row store (text plus style runs), and the screen rows
-// follow them; docs/rows.md describes the numbering.
+// Terminal is a terminal emulator (github.com/charmbracelet/x/vt) plus its
+// numbered rows: rows that scroll off the top of the primary screen move
+// into the history, a compact row store (text plus style runs) that takes
+// the place of the emulator's scrollback, and the screen rows follow them;
+// docs/rows.md describes the numbering.
 //
 // The emulator's own scrollback is emptied into the row store after every
 // emulator write (it would otherwise shift all its lines per pushed line),
@@ -284,7 +285,9 @@ func (t *Terminal) clearHistory() {
 	t.epoch++
 }
 
-// Write feeds PTY output to the terminal. Call it from one goroutine only.
+// Write feeds PTY output to the terminal: any bytes, cut anywhere (a UTF-8
+// character, escape sequence or grapheme cluster may continue in the next
+// Write). It does nothing after Release. Call it from one goroutine only.
 func (t *Terminal) Write(p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -583,9 +586,11 @@ func (t *Terminal) pushRow(r storedRow) {
 	t.pushed++
 }
 
-// Resize changes the screen size. The library drops the bottom rows when the
-// height shrinks; on the primary screen the content is scrolled up first
-// (into the history) so the cursor row survives. Width changes do not reflow.
+// Resize changes the screen size to cols×rows cells (each clamped to
+// 1..65535); it does nothing after Release. The library drops the bottom
+// rows when the height shrinks; on the primary screen the content is
+// scrolled up first (into the history) so the cursor row survives. Width
+// changes do not reflow.
 func (t *Terminal) Resize(cols, rows int) {
 	cols, rows = clampDim(cols), clampDim(rows)
 	t.mu.Lock()
@@ -628,14 +633,16 @@ func (t *Terminal) Size() (cols, rows int) {
 	return t.cols, t.rows
 }
 
-// Title returns the last title set with OSC 0 or 2.
+// Title returns the last title set with OSC 0 or 2 ("" before one), control
+// characters removed, at most 1024 bytes of UTF-8.
 func (t *Terminal) Title() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.title
 }
 
-// Cwd returns the path of the last OSC 7 report.
+// Cwd returns the percent-decoded path of the last OSC 7 report ("" before
+// one).
 func (t *Terminal) Cwd() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -652,7 +659,8 @@ func (t *Terminal) AltScreen() bool {
 	return t.emu.IsAltScreen()
 }
 
-// Epoch returns the current numbering epoch.
+// Epoch returns the current numbering epoch; it changes when the output
+// clears the history (ED 3) and numbering restarts (docs/rows.md).
 func (t *Terminal) Epoch() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()

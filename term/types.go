@@ -56,22 +56,24 @@ const (
 	EventAltScreen     EventKind = "alt_screen"             // Bool: entered (true) or left (false) the alternate screen
 )
 
-// Event is one observation.
+// Event is one observation; which fields are set depends on Kind.
 type Event struct {
 	Kind EventKind
-	Text string
-	URL  string
-	Code *int
-	Bool bool
+	Text string // title, cwd path or program status (valid UTF-8)
+	URL  string // EventCwd: the file:// URL as the program sent it
+	Code *int   // EventCommandFinish: the exit code, when given
+	Bool bool   // EventAltScreen: true on entering the alternate screen
 }
 
-// CaptureRequest selects rows. Nil Start/End capture the visible screen.
-// Start is inclusive, End exclusive; both are absolute row numbers
-// (docs/rows.md). A non-nil Epoch must equal the terminal's current epoch.
+// CaptureRequest selects rows [Start, End), absolute row numbers
+// (docs/rows.md). Nil Start and End capture the visible screen; a nil End
+// alone means up to the end, a nil Start alone the screen height's worth of
+// rows before End (fewer when fewer are kept). A non-nil Epoch must equal
+// the terminal's current epoch.
 type CaptureRequest struct {
-	Start *int64
-	End   *int64
-	Epoch *int64
+	Start *int64 // first row, inclusive
+	End   *int64 // one past the last row
+	Epoch *int64 // the epoch the row numbers belong to
 }
 
 // Screen names the screen a capture shows.
@@ -87,7 +89,7 @@ type Capture struct {
 	End    int64    // one past the last row (the last screen row)
 	First  int64    // number of Lines[0]
 	Cols   int      // width of every line, in cells
-	Rows   int      // screen height
+	Rows   int      // screen height, in cells
 	Screen string   // ScreenPrimary or ScreenAlternate (alternate: lines are that screen's)
 	Lines  []string // one physical row each, padded with spaces to Cols cells; a wide character occupies two cells; no control characters
 }
@@ -104,7 +106,7 @@ type Tail struct {
 	Bytes      int      // sum of len(Lines[i])
 }
 
-// ErrStaleEpoch: the request named an epoch that is no longer current.
+// ErrStaleEpoch: a capture request named an epoch that is no longer current.
 var ErrStaleEpoch = errors.New("stale epoch")
 
 // RangeError: a capture range outside [Oldest, End] or with Start > End.
