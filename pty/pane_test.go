@@ -430,7 +430,11 @@ func TestTerminateTimeout(t *testing.T) {
 
 func TestConcurrentTerminateJoins(t *testing.T) {
 	dir := t.TempDir()
-	p := startIn(t, dir, "sh", "-c", `trap 'echo hup >> hups' HUP; echo ready; while :; do sleep 1; done`)
+	// The shell runs a trap only once a foreground command ended, and a
+	// sleep that the SIGHUP reached between fork and exec (in the shell's
+	// inherited handler) outlives the grace; the wait builtin returns at
+	// once for a trapped signal.
+	p := startIn(t, dir, "sh", "-c", `trap 'echo hup >> hups' HUP; echo ready; while :; do sleep 100 & wait; done`)
 	waitScreen(t, p, "ready")
 
 	// A caller with a short ctx gives up; the termination goes on.
