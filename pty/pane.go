@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,7 +37,7 @@ type Pane struct {
 	pid    int
 	master *os.File // non-blocking PTY master
 	pidf   *os.File // non-blocking pidfd of the leader
-	term   *Terminal
+	term   *term.Terminal
 	onExit func(ExitStatus)
 
 	backlog  chan chunk                // reader → emulator; closed by the reader
@@ -89,20 +90,16 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	hr, hb := cfg.HistoryRows, cfg.HistoryBytes
-	if hr == 0 {
-		hr = DefaultHistoryRows
-	}
-	if hb == 0 {
-		hb = DefaultHistoryBytes
-	}
-	onEvent := cfg.OnEvent
-	if onEvent == nil {
-		onEvent = func(Event) {}
-	}
-	p.term = NewTerminal(cfg.Cols, cfg.Rows, hr, hb, replyWriter{p}, onEvent)
-	p.term.epoch = cfg.Epoch // not shared yet
-	p.term.preloadLocked(cfg.History)
+	p.term = term.NewTerminal(term.Config{
+		Cols:         cfg.Cols,
+		Rows:         cfg.Rows,
+		HistoryRows:  cfg.HistoryRows,
+		HistoryBytes: cfg.HistoryBytes,
+		History:      cfg.History,
+		Epoch:        cfg.Epoch,
+		Replies:      replyWriter{p},
+		OnEvent:      cfg.OnEvent,
+	})
 
 	// The pidfd must be non-blocking for the netpoller; os.NewFile then
 	// registers it (a pidfd becomes readable when the process exits).
@@ -126,7 +123,7 @@ func (p *Pane) Pid() int { return p.pid }
 
 // Terminal returns the pane's terminal. It stays usable after the exit until
 // the caller releases or closes it.
-func (p *Pane) Terminal() *Terminal { return p.term }
+func (p *Pane) Terminal() *term.Terminal { return p.term }
 
 // Done is closed after the leader was reaped, its output emulated, the PTY
 // closed and OnExit returned.
@@ -225,10 +222,10 @@ func (p *Pane) writeInput(ctx context.Context, data []byte) (int, error) {
 
 // Resize sets the terminal and PTY size in cells (1..1000 each); the kernel
 // sends SIGWINCH to the PTY's foreground process group. ErrExited once the
-// leader was reaped; a plain error for a size out of range.
+// leader was reaped. A size out of range is a programming error and panics.
 func (p *Pane) Resize(cols, rows int) error {
 	if err := checkSize(cols, rows); err != nil {
-		return err
+		panic(err) // the caller validated the size
 	}
 	p.resizeMu.Lock()
 	defer p.resizeMu.Unlock()

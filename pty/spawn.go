@@ -21,7 +21,7 @@ const (
 	maxCells = 1000
 )
 
-// Start validates cfg, starts cfg.Argv on a new PTY of cfg.Cols×cfg.Rows
+// Start starts cfg.Argv on a new PTY of cfg.Cols×cfg.Rows
 // cells and returns the live pane.
 //
 // The child is a session and process group leader with the PTY as its
@@ -32,13 +32,15 @@ const (
 // directory. Start marks all of the daemon's descriptors above 2
 // close-on-exec (some may have been inherited without the flag).
 //
-// Errors: an invalid cfg gives a plain error before anything is created; a
-// program that cannot be started gives a *SpawnError (Reason "not_found",
+// cfg must be valid (the caller validated the request it came from): a
+// missing program, a NUL byte in argv, env or dir, a size outside 1..1000
+// or a negative history bound is a programming error and panics. A program
+// that cannot be started gives a *SpawnError (Reason "not_found",
 // "permission", "exec_format", "cwd", "pty" or "other"), and then no child,
 // zombie or descriptor is left behind.
 func Start(cfg Config) (*Pane, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, err
+		panic(err)
 	}
 	path, err := lookPath(cfg.Argv[0], cfg.Env)
 	if err != nil {
@@ -56,7 +58,7 @@ func Start(cfg Config) (*Pane, error) {
 	return newPane(cfg, master, pidfd, pid), nil
 }
 
-// validate checks cfg without touching the system.
+// validate reports what makes cfg invalid, without touching the system.
 func (cfg *Config) validate() error {
 	if len(cfg.Argv) == 0 || cfg.Argv[0] == "" {
 		return errors.New("pty: empty argv")

@@ -136,11 +136,12 @@ type termination struct {
 	err  error         // nil (reaped) or ErrTerminateTimeout
 }
 
-// Terminate stops the pane (RFC-0012): it freezes input, sends sig (SIGHUP
-// when 0) and SIGCONT to the process group, waits up to grace (DefaultGrace
-// when < 0; 0 sends SIGKILL at once) for the leader's reap, then SIGKILLs the group and waits up to
-// killWait (DefaultKillWait when ≤ 0). It returns nil once the leader was
-// reaped (wait on Done for the status) and ErrTerminateTimeout when it was not
+// Terminate stops the pane with the sequence docs/termination.md describes:
+// it freezes input, sends sig (SIGHUP when 0) and SIGCONT to the process
+// group, waits up to grace (DefaultGrace when < 0; 0 sends SIGKILL at once)
+// for the leader's reap, then SIGKILLs the group and waits up to killWait
+// (DefaultKillWait when ≤ 0). It returns nil once the leader was reaped
+// (wait on Done for the status) and ErrTerminateTimeout when it was not
 // reaped within killWait; the pane then stays terminating and Done still
 // closes if the reap happens later.
 //

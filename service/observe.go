@@ -84,7 +84,7 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 // paneTail is a terminal's last rows (term.Tail): the one tail algorithm
 // behind a run's output and a snapshot's saved rows.
 func paneTail(t *term.Terminal, maxRows, maxBytes int) term.Tail {
-	return term.TailOf(t, maxRows, maxBytes)
+	return t.Tail(maxRows, maxBytes)
 }
 
 func statusData(w *WaitStatus) ExitData {

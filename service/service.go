@@ -17,8 +17,8 @@ type Config struct {
 	Address         string   // varlink address, given to panes as SIGNALTTY_ADDRESS
 	SocketActivated bool     // reported by Status
 	Environ         []string // the daemon's environment; children get it minus plumbing (see childEnv)
-	HistoryRows     int      // rows of scrollback per pane; 0 = pty.DefaultHistoryRows
-	HistoryBytes    int      // byte budget of a pane's scrollback; 0 = pty.DefaultHistoryBytes
+	HistoryRows     int      // rows of scrollback per pane; 0 = term.DefaultHistoryRows
+	HistoryBytes    int      // byte budget of a pane's scrollback; 0 = term.DefaultHistoryBytes
 	Logger          *slog.Logger
 }
 

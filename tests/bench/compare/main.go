@@ -289,6 +289,7 @@ func runGoBench(b *bench, quick bool) string {
 	}
 	for _, args := range [][]string{
 		{"./snapshot", "-bench", "Save200Panes|Load200Panes", "-benchtime", "20x"},
+		{"./term", "-bench", ".", "-benchtime", benchtime},
 		{"./pty", "-bench", ".", "-benchtime", benchtime},
 		{"./service", "-bench", ".", "-benchtime", benchtime},
 	} {

@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 func excludeWideWrap(t testing.TB, data []byte, cols, rows int) []byte {
 	t.Helper()
 	for range 10000 {
-		term := NewTerminal(cols, rows, 1<<20, 1<<30, nil, nil)
+		term := NewTerminal(Config{Cols: cols, Rows: rows, HistoryRows: 1 << 20, HistoryBytes: 1 << 30})
 		term.fast = false // the slow path logs each correction
 		term.ww.logFix = true
 		term.Write(data)

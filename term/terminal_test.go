@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 
 func newTerm(t testing.TB, cols, rows, histRows, histBytes int) *Terminal {
 	t.Helper()
-	term := NewTerminal(cols, rows, histRows, histBytes, nil, nil)
+	term := NewTerminal(Config{Cols: cols, Rows: rows, HistoryRows: histRows, HistoryBytes: histBytes})
 	t.Cleanup(term.Close)
 	return term
 }
@@ -186,7 +186,7 @@ func TestEraseDisplay(t *testing.T) {
 
 func TestAlternateScreen(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
 	term.Write(seqData(1, 8))
 	before := capture(t, term, nil, nil)
@@ -226,70 +226,61 @@ func TestAlternateScreen(t *testing.T) {
 
 func TestTitles(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
-	term.Write([]byte("\x1b]0;a;b c\x07"))
-	if got := term.Title(); got != "a;b c" {
-		t.Fatalf("title %q", got)
-	}
-	term.Write([]byte("\x1b]2;x;y;\x1b\\"))
-	if got := term.Title(); got != "x;y;" {
-		t.Fatalf("title %q", got)
-	}
-	term.Write([]byte("\x1b]1;icon\x07"))
-	if got := term.Title(); got != "x;y;" {
-		t.Fatalf("OSC 1 changed the title to %q", got)
-	}
-	term.Write([]byte("\x1b]2;t\u0085a\x7fb\x07")) // C1 and DEL dropped
-	if got := term.Title(); got != "tab" {
-		t.Fatalf("title %q", got)
-	}
-	// Split across writes.
-	term.Write([]byte("\x1b]2;sp"))
-	term.Write([]byte("lit;x\x1b"))
-	term.Write([]byte("\\"))
-	if got := term.Title(); got != "split;x" {
-		t.Fatalf("title %q", got)
-	}
-	term.Write([]byte("\x1b]2;" + strings.Repeat("é", 600) + "\x07"))
-	if got := term.Title(); len(got) != maxTitleBytes || got != strings.Repeat("é", 512) {
-		t.Fatalf("long title: %d bytes", len(got))
-	}
-	var titles []string
-	for _, e := range log.take() {
-		if e.Kind != EventTitle {
-			t.Fatalf("unexpected event %+v", e)
+	title := func(write ...string) string { // the title the writes report last ("" for none)
+		for _, w := range write {
+			term.Write([]byte(w))
 		}
-		titles = append(titles, e.Text)
+		got := ""
+		for _, e := range log.take() {
+			if e.Kind != EventTitle {
+				t.Fatalf("unexpected event %+v", e)
+			}
+			got = e.Text
+		}
+		return got
 	}
-	if len(titles) != 5 || titles[0] != "a;b c" || titles[3] != "split;x" {
-		t.Fatalf("title events %q", titles)
+	if got := title("\x1b]0;a;b c\x07"); got != "a;b c" {
+		t.Fatalf("title %q", got)
+	}
+	if got := title("\x1b]2;x;y;\x1b\\"); got != "x;y;" {
+		t.Fatalf("title %q", got)
+	}
+	if got := title("\x1b]1;icon\x07"); got != "" {
+		t.Fatalf("OSC 1 reported the title %q", got)
+	}
+	if got := title("\x1b]2;t\u0085a\x7fb\x07"); got != "tab" { // C1 and DEL dropped
+		t.Fatalf("title %q", got)
+	}
+	if got := title("\x1b]2;sp", "lit;x\x1b", "\\"); got != "split;x" { // split across writes
+		t.Fatalf("title %q", got)
+	}
+	if got := title("\x1b]2;" + strings.Repeat("é", 600) + "\x07"); len(got) != maxTitleBytes || got != strings.Repeat("é", 512) {
+		t.Fatalf("long title: %d bytes", len(got))
 	}
 }
 
 func TestCwd(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
 	url := "file://host.example/home/u/a;b%20c"
 	term.Write([]byte("\x1b]7;" + url + "\x1b\\"))
-	if got := term.Cwd(); got != "/home/u/a;b c" {
-		t.Fatalf("cwd %q", got)
-	}
 	evs := log.take()
 	want := []Event{{Kind: EventCwd, Text: "/home/u/a;b c", URL: url}}
 	if !reflect.DeepEqual(evs, want) {
 		t.Fatalf("events %+v", evs)
 	}
-	term.Write([]byte("\x1b]7;http://x/y\x07\x1b]7;file:///tmp\x07"))
-	if got := term.Cwd(); got != "/tmp" {
-		t.Fatalf("cwd %q", got)
+	term.Write([]byte("\x1b]7;http://x/y\x07\x1b]7;file:///tmp\x07")) // not a file URL: ignored
+	if evs := log.take(); len(evs) != 1 || evs[0].Text != "/tmp" {
+		t.Fatalf("events %+v", evs)
 	}
 }
 
 func TestSemanticEventsAndBell(t *testing.T) {
 	var log eventLog
-	term := NewTerminal(20, 5, 100, 1<<20, nil, log.add)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, OnEvent: log.add})
 	defer term.Close()
 	term.Write([]byte("\x1b]133;A\x07$ \x1b]133;B\x07ls\r\n\x1b]133;C\x07out\a\r\n\x1b]133;D;3\x07" +
 		"\x1b]133;D\x07\x1b]7501;{\"k\":\"v;w\"}\x1b\\\x1b]133;A;aid=1\x07"))
@@ -323,7 +314,7 @@ func (c chanWriter) Write(p []byte) (int, error) {
 
 func TestDSRReply(t *testing.T) {
 	ch := make(chanWriter, 16)
-	term := NewTerminal(20, 5, 100, 1<<20, ch, nil)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: ch})
 	defer term.Close()
 	term.Write([]byte("ab\r\ncd\x1b[6n"))
 	var got string
@@ -345,7 +336,7 @@ func (b blockingWriter) Write(p []byte) (int, error) {
 
 func TestRepliesNeverBlockWrite(t *testing.T) {
 	bw := blockingWriter{release: make(chan struct{})}
-	term := NewTerminal(20, 5, 100, 1<<20, bw, nil)
+	term := NewTerminal(Config{Cols: 20, Rows: 5, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: bw})
 	// Far more replies than any pipe or backlog holds; Write must return.
 	q := bytes.Repeat([]byte("\x1b[6n\x1b[c\x1b]11;?\x07"), 20000)
 	term.Write(q)
@@ -518,46 +509,168 @@ func TestRowCountEviction(t *testing.T) {
 func TestTail(t *testing.T) {
 	term := newTerm(t, 20, 6, 100, 1<<20)
 	term.Write([]byte("a\r\n\r\nccc\r\ndd  \r\n\r\n"))
-	// Rows: 0 "a", 1 "", 2 "ccc", 3 "dd", 4.. blank.
-	lines, first, complete := term.Tail(100, 1000)
-	if !reflect.DeepEqual(lines, []string{"a", "", "ccc", "dd"}) || first != 0 || !complete {
-		t.Fatalf("tail %q %d %v", lines, first, complete)
+	// Rows: 0 "a", 1 "", 2 "ccc", 3 "dd", 4.. blank; each line 20 bytes.
+	pad := func(s string) string { return s + strings.Repeat(" ", 20-len(s)) }
+	check := func(what string, tl Tail, start, end int64, lines ...string) {
+		t.Helper()
+		want := []string{}
+		for _, l := range lines {
+			want = append(want, pad(l))
+		}
+		if tl.Start != start || tl.End != end || !reflect.DeepEqual(tl.Lines, want) || tl.Bytes != 20*len(want) {
+			t.Fatalf("%s: rows [%d, %d) %q %d bytes, want [%d, %d) %q", what, tl.Start, tl.End, tl.Lines, tl.Bytes, start, end, want)
+		}
 	}
-	lines, first, complete = term.Tail(2, 1000)
-	if !reflect.DeepEqual(lines, []string{"ccc", "dd"}) || first != 2 || complete {
-		t.Fatalf("maxRows: %q %d %v", lines, first, complete)
+	tl := term.Tail(100, 1000)
+	check("all", tl, 0, 4, "a", "", "ccc", "dd")
+	if tl.Screen != ScreenPrimary || tl.Epoch != 0 || tl.Cols != 20 || tl.Rows != 6 || tl.Oldest != 0 {
+		t.Fatalf("tail %+v", tl)
 	}
-	// Bytes: "dd\n" = 3, "ccc\n" = 4, "\n" = 1, "a\n" = 2.
-	lines, first, _ = term.Tail(100, 7)
-	if !reflect.DeepEqual(lines, []string{"ccc", "dd"}) || first != 2 {
-		t.Fatalf("maxBytes 7: %q %d", lines, first)
-	}
-	lines, first, _ = term.Tail(100, 8)
-	if !reflect.DeepEqual(lines, []string{"", "ccc", "dd"}) || first != 1 {
-		t.Fatalf("maxBytes 8: %q %d", lines, first)
-	}
-	lines, first, complete = term.Tail(100, 2)
-	if len(lines) != 0 || first != 4 || complete {
-		t.Fatalf("maxBytes 2: %q %d %v", lines, first, complete)
-	}
+	check("maxRows", term.Tail(2, 1000), 2, 4, "ccc", "dd")
+	check("maxBytes 40", term.Tail(100, 40), 2, 4, "ccc", "dd")
+	check("maxBytes 39", term.Tail(100, 39), 3, 4, "dd")
+	check("maxBytes 19", term.Tail(100, 19), 4, 4)
+	check("maxRows 0", term.Tail(0, 1000), 4, 4)
+	check("maxBytes 0", term.Tail(10, 0), 4, 4)
 	// Across history and screen, then with rows evicted.
 	term.Write(seqData(1, 150))
-	lines, first, complete = term.Tail(3, 1000)
-	if !reflect.DeepEqual(lines, []string{"148", "149", "150"}) || complete {
-		t.Fatalf("tail after seq: %q %d %v", lines, first, complete)
-	}
 	c := capture(t, term, nil, nil)
-	if first != c.End-4 {
-		t.Fatalf("first %d, capture %+v", first, c)
-	}
-	lines, first, complete = term.Tail(1000, 1<<20)
-	if first != c.Oldest || complete || len(lines) != int(c.End-1-c.Oldest) {
-		t.Fatalf("evicted: %d lines, first %d, complete %v", len(lines), first, complete)
+	check("after seq", term.Tail(3, 1000), c.End-4, c.End-1, "148", "149", "150")
+	if tl := term.Tail(1000, 1<<20); tl.Start != c.Oldest || tl.Oldest != c.Oldest || len(tl.Lines) != int(c.End-1-c.Oldest) {
+		t.Fatalf("evicted: rows [%d, %d) of %d lines, capture %+v", tl.Start, tl.End, len(tl.Lines), c)
 	}
 	// Nothing written at all.
-	empty := newTerm(t, 20, 6, 100, 1<<20)
-	if lines, first, complete := empty.Tail(10, 100); len(lines) != 0 || first != 0 || !complete {
-		t.Fatalf("empty: %q %d %v", lines, first, complete)
+	check("empty", newTerm(t, 20, 6, 100, 1<<20).Tail(10, 100), 0, 0)
+}
+
+// captureTail is Tail built from Capture calls: the screen, then history
+// back to the last row with a non-space cell in pages of 256 rows, then
+// the rows that fit.
+func captureTail(t testing.TB, term *Terminal, maxRows, maxBytes int) Tail {
+	t.Helper()
+	scr := capture(t, term, nil, nil)
+	out := Tail{Screen: scr.Screen, Epoch: scr.Epoch, Cols: scr.Cols, Rows: scr.Rows, Oldest: scr.Oldest, Lines: []string{}}
+	end := scr.Oldest
+	for i := len(scr.Lines) - 1; i >= 0; i-- {
+		if strings.TrimRight(scr.Lines[i], " ") != "" {
+			end = scr.First + int64(i) + 1
+			break
+		}
+	}
+	for hi := scr.First; end == scr.Oldest && hi > scr.Oldest; {
+		lo := max(scr.Oldest, hi-256)
+		c := capture(t, term, &lo, &hi)
+		for i := len(c.Lines) - 1; i >= 0; i-- {
+			if strings.TrimRight(c.Lines[i], " ") != "" {
+				end = lo + int64(i) + 1
+				break
+			}
+		}
+		hi = lo
+	}
+	out.End, out.Start = end, end
+	if maxRows > 0 && maxBytes > 0 && end > scr.Oldest {
+		lo := max(scr.Oldest, end-int64(maxRows))
+		c := capture(t, term, &lo, &end)
+		n, i := 0, len(c.Lines)
+		for i > 0 && n+len(c.Lines[i-1]) <= maxBytes {
+			n += len(c.Lines[i-1])
+			i--
+		}
+		out.Lines, out.Start, out.Bytes = c.Lines[i:], lo+int64(i), n
+	}
+	return out
+}
+
+// tailCases are terminals whose tails differ in kind: blank rows at the
+// end, the last row with text in history, evicted rows, a new epoch, the
+// alternate screen, wide characters, rows wider than the screen after it
+// narrowed (some with text only past its width), restored and preloaded
+// rows, released and never written terminals.
+func tailCases(t testing.TB) map[string]*Terminal {
+	mk := func(cols, rows, histRows int, out ...string) *Terminal {
+		term := newTerm(t, cols, rows, histRows, 1<<20)
+		for _, o := range out {
+			term.Write([]byte(o))
+		}
+		return term
+	}
+	wide := strings.Repeat("日本語テキスト、x", 9)
+	m := map[string]*Terminal{
+		"empty":         mk(20, 6, 100),
+		"blank rows":    mk(20, 6, 100, "a\r\n\r\nccc\r\ndd  \r\n\r\n"),
+		"screen full":   mk(20, 6, 100, string(seqData(1, 30)), "$ "),
+		"end in hist":   mk(20, 6, 100, string(seqData(1, 30)), strings.Repeat("\r\n", 12)),
+		"all blank":     mk(20, 6, 100, strings.Repeat("\r\n", 40), "\x1b[41m   \x1b[m\r\n"),
+		"evicted":       mk(20, 6, 50, string(seqData(1, 300))),
+		"evicted blank": mk(20, 6, 5, "x\r\n", strings.Repeat("\r\n", 30)),
+		"epoch":         mk(20, 6, 100, string(seqData(1, 30)), "\x1b[3J", string(seqData(31, 33))),
+		"alt":           mk(20, 6, 100, string(seqData(1, 30)), "\x1b[?1049hfull screen\x1b[3;5Hmid"),
+		"alt blank":     mk(20, 6, 100, string(seqData(1, 30)), "\x1b[?1049h"),
+		"wide":          mk(21, 6, 100, wide, "\r\n", wide, "\r\n日本"),
+		"styled":        mk(20, 6, 100, "\x1b[1;31mred\x1b[m \x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\r\n\x1b[44m\x1b[K\x1b[m\r\n"),
+	}
+	narrow := mk(40, 6, 100, string(seqData(1, 10)), "\x1b[20Cpast\r\n", strings.Repeat("ab", 20), "日本語テキストです日本語テキストです\r\n", "\x1b[12Conly", strings.Repeat("\r\n", 8))
+	narrow.Resize(10, 6)
+	m["narrowed"] = narrow
+	released := mk(20, 6, 100, string(seqData(1, 30)), "\x1b[?1049hfull")
+	released.Release()
+	m["released"] = released
+	m["restored"] = NewRestoredTerminal(20, 6, []string{"one", "", "three", "four", "", "", "", "", "nine", "", ""}, 3)
+	pre := NewTerminal(Config{Cols: 20, Rows: 6, History: []string{"kept 1", "kept 2", "", ""}, Epoch: 2})
+	t.Cleanup(pre.Close)
+	m["preloaded"] = pre
+	pre2 := NewTerminal(Config{Cols: 20, Rows: 6, History: []string{"kept 1", "kept 2"}, Epoch: 2})
+	t.Cleanup(pre2.Close)
+	pre2.Write([]byte("new\r\n"))
+	m["preloaded+out"] = pre2
+	m["random"] = mk(30, 8, 200, string(lineStream(3, 400)))
+	return m
+}
+
+// TestTailMatchesCaptures compares Tail with the tail built from Capture
+// calls, over terminals of every kind and limits that cut anywhere.
+func TestTailMatchesCaptures(t *testing.T) {
+	for name, term := range tailCases(t) {
+		cols, _ := term.Size()
+		for _, maxRows := range []int{-1, 0, 1, 2, 3, 5, 8, 40, 1000} {
+			for _, maxBytes := range []int{-1, 0, 1, cols - 1, cols, cols + 1, 2*cols + 1, 3*cols + 2, 5 * cols, 7*cols - 1, 1 << 20} {
+				got, want := term.Tail(maxRows, maxBytes), captureTail(t, term, maxRows, maxBytes)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, Tail(%d, %d):\n%+v\nwant\n%+v", name, maxRows, maxBytes, got, want)
+				}
+				n := 0
+				for _, l := range got.Lines {
+					n += len(l)
+				}
+				if n != got.Bytes || int64(len(got.Lines)) != got.End-got.Start || len(got.Lines) > max(maxRows, 0) || got.Bytes > max(maxBytes, 0) {
+					t.Fatalf("%s, Tail(%d, %d): %d lines, %d bytes, rows [%d, %d)", name, maxRows, maxBytes, len(got.Lines), got.Bytes, got.Start, got.End)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkTail compares Tail with the tail built from Capture calls, on
+// an 80×24 terminal with 10000 rows of history, ending on a prompt or with
+// the screen cleared (the last text is in history).
+func BenchmarkTail(b *testing.B) {
+	for _, tc := range []struct{ name, end string }{{"prompt", "$ "}, {"cleared", strings.Repeat("\r\n", 24)}} {
+		term := newTerm(b, 80, 24, DefaultHistoryRows, DefaultHistoryBytes)
+		term.Write(seqData(1, 20000))
+		term.Write([]byte(tc.end))
+		b.Run(tc.name+"/Tail", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				term.Tail(200, 64<<10)
+			}
+		})
+		b.Run(tc.name+"/Captures", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				captureTail(b, term, 200, 64<<10)
+			}
+		})
 	}
 }
 
@@ -573,7 +686,7 @@ func TestReleaseKeepsCapture(t *testing.T) {
 		}
 		screen := capture(t, term, nil, nil)
 		all := capture(t, term, i64(screen.Oldest), nil)
-		lines, first, complete := term.Tail(10, 1000)
+		tail := term.Tail(10, 1000)
 		term.Release()
 		if term.AltScreen() != alt {
 			t.Fatalf("AltScreen after release")
@@ -586,9 +699,8 @@ func TestReleaseKeepsCapture(t *testing.T) {
 		if a := capture(t, term, i64(screen.Oldest), nil); !reflect.DeepEqual(a, all) {
 			t.Fatalf("rows changed by release")
 		}
-		l2, f2, c2 := term.Tail(10, 1000)
-		if !reflect.DeepEqual(lines, l2) || first != f2 || complete != c2 {
-			t.Fatalf("tail changed by release")
+		if tl := term.Tail(10, 1000); !reflect.DeepEqual(tl, tail) {
+			t.Fatalf("tail changed by release:\n%+v\n%+v", tail, tl)
 		}
 		if cols, rows := term.Size(); cols != 30 || rows != 6 {
 			t.Fatalf("size %dx%d", cols, rows)
@@ -606,7 +718,7 @@ func TestReleaseKeepsCapture(t *testing.T) {
 // TestReleaseFreesEmulator: once released, nothing keeps the emulator (and
 // its 4 MiB parser buffer) alive, and its goroutines end.
 func TestReleaseFreesEmulator(t *testing.T) {
-	term := NewTerminal(80, 24, 100, 1<<20, io.Discard, nil)
+	term := NewTerminal(Config{Cols: 80, Rows: 24, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: io.Discard})
 	term.Write([]byte("hello\x1b[6n"))
 	freed := make(chan struct{})
 	term.mu.Lock()
@@ -721,7 +833,7 @@ func TestHostileSequences(t *testing.T) {
 
 // TestConcurrentUse runs readers and resizes against a writer (go test -race).
 func TestConcurrentUse(t *testing.T) {
-	term := NewTerminal(40, 10, 500, 1<<20, io.Discard, func(Event) {})
+	term := NewTerminal(Config{Cols: 40, Rows: 10, HistoryRows: 500, HistoryBytes: 1 << 20, Replies: io.Discard, OnEvent: func(Event) {}})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for g := 0; g < 3; g++ {
@@ -738,9 +850,9 @@ func TestConcurrentUse(t *testing.T) {
 				if err == nil && len(c.Lines) != c.Rows {
 					t.Errorf("capture of %d lines, %d rows", len(c.Lines), c.Rows)
 				}
-				term.Tail(5, 500)
-				term.Title()
-				term.Cwd()
+				if tl := term.Tail(5, 500); int64(len(tl.Lines)) != tl.End-tl.Start || tl.Bytes > 500 {
+					t.Errorf("tail of %d lines, rows [%d, %d), %d bytes", len(tl.Lines), tl.Start, tl.End, tl.Bytes)
+				}
 				term.AltScreen()
 				term.Size()
 				term.Resize(40+g, 10-g)
@@ -1049,6 +1161,32 @@ func TestDifferentialFastPathShortRuns(t *testing.T) {
 	}
 }
 
+// TestFastPathRetryNewPenTable: a short run simulated again as a long one
+// after its SGR sequences filled the pen table starts in its own pen, looked
+// up in the table started afresh.
+func TestFastPathRetryNewPenTable(t *testing.T) {
+	for _, first := range []string{"\x1b[1mstart\n", "start\n\x1b[1;41m", "\x1b[1mstart\r\n"} {
+		t.Run(strconv.Quote(first), func(t *testing.T) {
+			b := []byte(first + "x\r\n")
+			for i := range maxTransitions + 100 {
+				b = fmt.Appendf(b, "\x1b[38;2;%d;%d;7m", i%256, i/256)
+			}
+			b = append(b, "\x1b[1m"+strings.Repeat("y", 2100)+"\r\nz\r\n"...)
+			slow := newTerm(t, 80, 24, 1000, 1<<24)
+			slow.fast = false
+			fast := newTerm(t, 80, 24, 1000, 1<<24)
+			for _, term := range []*Terminal{slow, fast} {
+				term.Write(seqData(1, 40))
+				term.Write(b)
+			}
+			if fast.fs.retries == 0 || fast.fs.penResets == 0 {
+				t.Fatalf("%d runs simulated again, %d pen table resets", fast.fs.retries, fast.fs.penResets)
+			}
+			compareTerminals(t, slow, fast)
+		})
+	}
+}
+
 // TestLazyEmulator: a terminal makes its emulator on the first output; until
 // then its screen is blank, it can be resized, captured and released.
 func TestLazyEmulator(t *testing.T) {
@@ -1064,8 +1202,8 @@ func TestLazyEmulator(t *testing.T) {
 	if len(c.Lines) != 5 || strings.TrimSpace(strings.Join(c.Lines, "")) != "" || c.End != 5 {
 		t.Fatalf("blank screen expected: %+v", c)
 	}
-	if lines, first, complete := term.Tail(10, 1000); len(lines) != 0 || first != 0 || !complete {
-		t.Fatalf("tail %q %d %v", lines, first, complete)
+	if tl := term.Tail(10, 1000); len(tl.Lines) != 0 || tl.Start != 0 || tl.End != 0 || tl.Oldest != 0 {
+		t.Fatalf("tail %+v", tl)
 	}
 	term.Resize(30, 3)
 	term.Write(nil) // nothing to show: still no emulator
@@ -1078,7 +1216,7 @@ func TestLazyEmulator(t *testing.T) {
 	}
 
 	// Released before any output: a blank screen, and later writes do nothing.
-	idle := NewTerminal(10, 2, 0, 0, nil, nil)
+	idle := NewTerminal(Config{Cols: 10, Rows: 2})
 	idle.Release()
 	idle.Write([]byte("late"))
 	if c := capture(t, idle, nil, nil); len(c.Lines) != 2 || strings.TrimSpace(strings.Join(c.Lines, "")) != "" {
@@ -1254,7 +1392,7 @@ func benchWrite(b *testing.B, data []byte, chunk int, slow bool) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		term := NewTerminal(80, 24, DefaultHistoryRows, DefaultHistoryBytes, nil, nil)
+		term := NewTerminal(Config{Cols: 80, Rows: 24, HistoryRows: DefaultHistoryRows, HistoryBytes: DefaultHistoryBytes})
 		term.fast = !slow
 		writeChunks(term, data, chunk)
 		term.Close()
@@ -1293,7 +1431,7 @@ func BenchmarkTerminalSizes(b *testing.B) {
 					b.SetBytes(int64(len(in.data)))
 					b.ReportAllocs()
 					for b.Loop() {
-						term := NewTerminal(cols, rows, DefaultHistoryRows, DefaultHistoryBytes, nil, nil)
+						term := NewTerminal(Config{Cols: cols, Rows: rows, HistoryRows: DefaultHistoryRows, HistoryBytes: DefaultHistoryBytes})
 						writeChunks(term, in.data, chunk)
 						term.Close()
 					}

@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"bytes"
@@ -36,7 +36,6 @@ func (t *Terminal) oscTitle(data []byte) bool {
 		return true
 	}
 	title := sanitizeTitle(p)
-	t.title = title
 	t.emit(Event{Kind: EventTitle, Text: title})
 	return true
 }
@@ -70,7 +69,6 @@ func (t *Terminal) oscCwd(data []byte) bool {
 	if !ok {
 		return true
 	}
-	t.cwd = path
 	t.emit(Event{Kind: EventCwd, Text: path, URL: raw})
 	return true
 }

@@ -1,8 +1,9 @@
-package pty
+package term
 
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -33,10 +34,11 @@ const (
 	maxRun = 256 << 10
 )
 
-// Terminal is a terminal emulator (github.com/charmbracelet/x/vt) plus the
-// pane's numbered rows: rows that scroll off the top of the primary screen
-// move into a compact row store (text plus style runs), and the screen rows
-// follow them. See the capture-rows contract in doc.go.
+// Terminal is a terminal emulator (github.com/charmbracelet/x/vt) plus its
+// numbered rows: rows that scroll off the top of the primary screen move
+// into the history, a compact row store (text plus style runs) that takes
+// the place of the emulator's scrollback, and the screen rows follow them;
+// docs/rows.md describes the numbering.
 //
 // The emulator's own scrollback is emptied into the row store after every
 // emulator write (it would otherwise shift all its lines per pushed line),
@@ -62,8 +64,6 @@ type Terminal struct {
 	hist   rowRing
 	rb     rowBuilder
 	line   uv.Line // scratch copy of a screen row
-
-	title, cwd string
 
 	// Emulator state the plain-text fast path depends on, observed through
 	// the emulator's callbacks and handlers (so in emulation order).
@@ -102,17 +102,13 @@ type Terminal struct {
 	replies io.Writer
 }
 
-// NewTerminal makes a terminal of cols×rows cells (its emulator is made on
-// the first output; until then the screen is blank). historyRows and
-// historyBytes bound the row store (0 or less: DefaultHistoryRows,
-// DefaultHistoryBytes). replies receives what the terminal answers to queries
-// (DA, DSR/CPR, OSC 10/11 ...); its errors are ignored and it is written from
-// a goroutine of its own, so a blocked replies writer never blocks Write
-// (replies beyond a 64 KiB backlog are dropped). onEvent (may be nil) gets
-// observations synchronously from inside Write, in output order; it must not
-// call back into the Terminal. Release or Close ends its goroutines.
-func NewTerminal(cols, rows, historyRows, historyBytes int, replies io.Writer, onEvent func(Event)) *Terminal {
-	cols, rows = clampDim(cols), clampDim(rows)
+// NewTerminal makes a terminal of cfg.Cols×cfg.Rows cells (its emulator is
+// made on the first output; until then the screen is blank) holding
+// cfg.History as rows 0, 1, … of epoch cfg.Epoch; see Config. Release or
+// Close ends its goroutines.
+func NewTerminal(cfg Config) *Terminal {
+	cols, rows := clampDim(cfg.Cols), clampDim(cfg.Rows)
+	historyRows, historyBytes := cfg.HistoryRows, cfg.HistoryBytes
 	if historyRows <= 0 {
 		historyRows = DefaultHistoryRows
 	}
@@ -122,15 +118,17 @@ func NewTerminal(cols, rows, historyRows, historyBytes int, replies io.Writer, o
 	t := &Terminal{
 		cols:       cols,
 		rows:       rows,
-		onEvent:    onEvent,
+		onEvent:    cfg.OnEvent,
+		epoch:      cfg.Epoch,
 		hist:       newRowRing(historyRows, historyBytes),
 		autowrap:   true,
 		regionFull: [2]bool{true, true},
 		fast:       true,
 		lazy:       true,
-		replies:    replies,
+		replies:    cfg.Replies,
 	}
 	t.tr.init()
+	t.preloadLocked(cfg.History)
 	return t
 }
 
@@ -285,7 +283,9 @@ func (t *Terminal) clearHistory() {
 	t.epoch++
 }
 
-// Write feeds PTY output to the terminal. Call it from one goroutine only.
+// Write feeds PTY output to the terminal: any bytes, cut anywhere (a UTF-8
+// character, escape sequence or grapheme cluster may continue in the next
+// Write). It does nothing after Release. Call it from one goroutine only.
 func (t *Terminal) Write(p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -309,8 +309,17 @@ var simple = func() (s [256]bool) {
 	return s
 }()
 
+// scan is where process is in the bytes it feeds (indexes into them).
+type scan struct {
+	pending          int // p[pending:i] still has to go to the emulator
+	text             int // p[text:i] is printable text in the ground state
+	runeStart        int // where the UTF-8 sequence being collected started
+	seqStart         int // where the parser last left the ground state
+	repStart, repEnd int // the last REP sequence; -1 before one
+}
+
 // process feeds p to the emulator, taking runs of plain text with many line
-// feeds through the fast path.
+// feeds through the fast path, and holds back the last grapheme cluster.
 func (t *Terminal) process(p []byte) {
 	in := len(p)
 	if len(t.held) > 0 {
@@ -320,124 +329,155 @@ func (t *Terminal) process(p []byte) {
 		t.held = nil
 	}
 	t.wwBegin(p, len(p)-in)
-	pending := 0               // p[pending:i] still has to go to the emulator
-	text := 0                  // p[text:i] is printable text in the ground state
-	runeStart := 0             // where the UTF-8 sequence being collected started
-	seqStart := 0              // where the parser last left the ground state
-	repStart, repEnd := -1, -1 // the last REP sequence
+	sc := scan{repStart: -1, repEnd: -1}
 	for i := 0; i < len(p); {
 		if !simple[p[i]] || !t.tr.ground() {
-			was := t.tr.p.State()
-			act := t.tr.p.Advance(p[i])
-			i++
-			now := t.tr.p.State()
-			if was == parser.GroundState && now != parser.GroundState {
-				seqStart = i - 1
-			}
-			if now == parser.Utf8State {
-				if was != parser.Utf8State {
-					runeStart = i - 1
-				}
-			} else if act != parser.PrintAction {
-				text = i
-				t.wwCut(i)
-			} else if was == parser.Utf8State {
-				t.wwRune(runeStart, i, text)
-			} else {
-				t.wwCut(i)
-			}
-			if t.tr.rep {
-				t.tr.rep = false
-				repStart, repEnd = seqStart, i
-			}
-			if t.tr.split {
-				// A sequence our handlers may rewrite: feed up to its end,
-				// then the rewrite.
-				t.tr.split = false
-				t.feed(p[pending:i])
-				pending = i
-				if t.fix != "" {
-					fix := t.fix
-					t.fix = ""
-					t.inject(fix)
-				}
-			}
-			continue
-		}
-		// A run: simple bytes, well-formed UTF-8, SGR and EL sequences
-		// (each of which starts and ends in the ground state, changing
-		// nothing the tracker follows but the single shift).
-		j, printed := i, false
-		for j < len(p) {
-			c := p[j]
-			if simple[c] {
-				if c < 0x20 {
-					text = j + 1
-					t.wwCtl(c, j)
-				} else {
-					printed = true
-				}
-				j++
-			} else if n := runToken(p[j:]); n > 0 {
-				j += n
-				text = j
-			} else if n := runRune(p[j:]); n > 0 {
-				t.wwRune(j, j+n, text)
-				j += n
-				printed = true
-			} else {
-				break
-			}
-		}
-		if j-i > maxRun {
-			// Bound what one simulation holds (pens are counted in uint16);
-			// cut after a line feed, where no cluster spans the cut.
-			if k := bytes.LastIndexByte(p[i:i+maxRun], '\n'); k >= 0 {
-				j = i + k + 1
-			}
-		}
-		run := p[i:j]
-		if t.fast && len(run) > 8 && t.tr.charsetOK() &&
-			(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
-			bytes.Count(run, []byte{'\n'}) > 2 {
-			t.feed(p[pending:i])
-			pending = i + t.fastRun(run)
-		}
-		if printed {
-			t.tr.gsingle = 0
-		}
-		i = j
-	}
-	// Hold back the last cluster, and a character still incomplete. When
-	// the text follows a REP with no ASCII character in between, the
-	// cluster started with the character REP printed: hold the REP too.
-	end := len(p)
-	if st := t.tr.p.State(); st == parser.GroundState || st == parser.Utf8State {
-		stop := len(p)
-		if st == parser.Utf8State {
-			stop = runeStart
-		}
-		end = stop
-		if text < stop {
-			end = text + lastClusterStart(p[text:stop])
-		}
-		if text == repEnd && !hasASCII(p[text:stop]) {
-			end = repStart
+			i = t.parseByte(p, i, &sc)
+		} else {
+			i = t.lineRun(p, i, &sc)
 		}
 	}
-	if end < pending {
-		end = len(p)
-	}
+	end := t.holdBack(p, &sc)
 	if end < len(p) && t.tr.p.State() == parser.Utf8State {
 		// The held bytes take the tracker from the ground state to here
 		// again when they come back.
 		t.tr.p.Reset()
 	}
-	t.feed(p[pending:end])
+	t.feed(p[sc.pending:end])
 	if end < len(p) {
 		t.held = append([]byte(nil), p[end:]...)
 	}
 	t.wwEnd(in)
+}
+
+// parseByte takes p[i], a byte outside a run of line output, through the
+// tracker and returns the index after it. It tells the wide-character fix
+// what the byte ends, remembers where a REP is, and at the end of a
+// sequence our handlers may rewrite feeds the emulator up to there, then
+// the rewrite.
+func (t *Terminal) parseByte(p []byte, i int, sc *scan) int {
+	was := t.tr.p.State()
+	act := t.tr.p.Advance(p[i])
+	i++
+	now := t.tr.p.State()
+	if was == parser.GroundState && now != parser.GroundState {
+		sc.seqStart = i - 1
+	}
+	if now == parser.Utf8State {
+		if was != parser.Utf8State {
+			sc.runeStart = i - 1
+		}
+	} else if act != parser.PrintAction {
+		sc.text = i
+		t.wwCut(i)
+	} else if was == parser.Utf8State {
+		t.wwRune(sc.runeStart, i, sc.text)
+	} else {
+		t.wwCut(i)
+	}
+	if t.tr.rep {
+		t.tr.rep = false
+		sc.repStart, sc.repEnd = sc.seqStart, i
+	}
+	if t.tr.split {
+		t.tr.split = false
+		t.feed(p[sc.pending:i])
+		sc.pending = i
+		if t.fix != "" {
+			fix := t.fix
+			t.fix = ""
+			t.inject(fix)
+		}
+	}
+	return i
+}
+
+// lineRun takes the run of line output that starts at p[i] in the ground
+// state: it scans it, sends it through the fast path when the run allows
+// it (the emulator is fed up to the run first), and returns where the run
+// ends.
+func (t *Terminal) lineRun(p []byte, i int, sc *scan) int {
+	j, printed := t.scanRun(p, i, sc)
+	if j-i > maxRun {
+		// Bound what one simulation holds (pens are counted in uint16);
+		// cut after a line feed, where no cluster spans the cut.
+		if k := bytes.LastIndexByte(p[i:i+maxRun], '\n'); k >= 0 {
+			j = i + k + 1
+		}
+	}
+	if run := p[i:j]; t.fastRunnable(run) {
+		t.feed(p[sc.pending:i])
+		sc.pending = i + t.fastRun(run)
+	}
+	if printed {
+		t.tr.gsingle = 0
+	}
+	return j
+}
+
+// scanRun returns where the run of line output at p[i] ends and whether it
+// prints anything. A run is simple bytes, well-formed UTF-8, SGR and EL
+// sequences, each of which starts and ends in the ground state, changing
+// nothing the tracker follows but the single shift. Its controls and
+// characters are noted for the wide-character fix.
+func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
+	j, printed := i, false
+	for j < len(p) {
+		c := p[j]
+		if simple[c] {
+			if c < 0x20 {
+				sc.text = j + 1
+				t.wwCtl(c, j)
+			} else {
+				printed = true
+			}
+			j++
+		} else if n := runToken(p[j:]); n > 0 {
+			j += n
+			sc.text = j
+		} else if n := runRune(p[j:]); n > 0 {
+			t.wwRune(j, j+n, sc.text)
+			j += n
+			printed = true
+		} else {
+			break
+		}
+	}
+	return j, printed
+}
+
+// fastRunnable reports whether run may go through the fast path: more than
+// 8 bytes with more than two line feeds, ASCII printing as itself, and tab
+// stops at their defaults unless the run has no tab.
+func (t *Terminal) fastRunnable(run []byte) bool {
+	return t.fast && len(run) > 8 && t.tr.charsetOK() &&
+		(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
+		bytes.Count(run, []byte{'\n'}) > 2
+}
+
+// holdBack returns where the bytes process keeps for the next Write start
+// (len(p): none): the last cluster, and a character still incomplete. When
+// the text follows a REP with no ASCII character in between, the cluster
+// started with the character REP printed: the REP is held too.
+func (t *Terminal) holdBack(p []byte, sc *scan) int {
+	end := len(p)
+	if st := t.tr.p.State(); st == parser.GroundState || st == parser.Utf8State {
+		stop := len(p)
+		if st == parser.Utf8State {
+			stop = sc.runeStart
+		}
+		end = stop
+		if sc.text < stop {
+			end = sc.text + lastClusterStart(p[sc.text:stop])
+		}
+		if sc.text == sc.repEnd && !hasASCII(p[sc.text:stop]) {
+			end = sc.repStart
+		}
+	}
+	if end < sc.pending {
+		end = len(p)
+	}
+	return end
 }
 
 // lastClusterStart returns where the last grapheme cluster of b (printable
@@ -544,9 +584,11 @@ func (t *Terminal) pushRow(r storedRow) {
 	t.pushed++
 }
 
-// Resize changes the screen size. The library drops the bottom rows when the
-// height shrinks; on the primary screen the content is scrolled up first
-// (into the history) so the cursor row survives. Width changes do not reflow.
+// Resize changes the screen size to cols×rows cells (each clamped to
+// 1..65535); it does nothing after Release. The library drops the bottom
+// rows when the height shrinks; on the primary screen the content is
+// scrolled up first (into the history) so the cursor row survives. Width
+// changes do not reflow.
 func (t *Terminal) Resize(cols, rows int) {
 	cols, rows = clampDim(cols), clampDim(rows)
 	t.mu.Lock()
@@ -589,20 +631,6 @@ func (t *Terminal) Size() (cols, rows int) {
 	return t.cols, t.rows
 }
 
-// Title returns the last title set with OSC 0 or 2.
-func (t *Terminal) Title() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.title
-}
-
-// Cwd returns the path of the last OSC 7 report.
-func (t *Terminal) Cwd() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.cwd
-}
-
 // AltScreen reports whether the alternate screen is shown.
 func (t *Terminal) AltScreen() bool {
 	t.mu.Lock()
@@ -613,7 +641,8 @@ func (t *Terminal) AltScreen() bool {
 	return t.emu.IsAltScreen()
 }
 
-// Epoch returns the current numbering epoch.
+// Epoch returns the current numbering epoch; it changes when the output
+// clears the history (ED 3) and numbering restarts (docs/rows.md).
 func (t *Terminal) Epoch() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -642,7 +671,7 @@ func (t *Terminal) screenRow(y int, withRuns bool) storedRow {
 	return r
 }
 
-// Capture returns rows; see CaptureRequest and the capture-rows contract.
+// Capture returns rows; see CaptureRequest, and docs/rows.md for the numbering.
 // Errors: ErrStaleEpoch, *RangeError.
 func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	t.mu.Lock()
@@ -708,54 +737,66 @@ func (t *Terminal) altLocked() bool {
 	return t.emu.IsAltScreen()
 }
 
-// Tail returns the last non-blank rows of history and screen (trailing blank
-// rows excluded) as trimmed text, whole rows only: at most maxRows rows and
-// maxBytes bytes, each row counting its text plus 1 for a newline. first is
-// the number of lines[0]. complete reports whether every row from row 0 of
-// this epoch up to the last non-blank row is included.
-func (t *Terminal) Tail(maxRows, maxBytes int) (lines []string, first int64, complete bool) {
+// Tail returns the terminal's last rows, as a run's output tail and a
+// snapshot's saved rows use them (docs/rows.md numbers them). End is one
+// past the last row, in history or on the screen, with a non-space cell
+// (Oldest when there is none); Start is the smallest row ≥ Oldest such that
+// rows [Start, End) are at most maxRows rows and at most maxBytes bytes of
+// line text (each line padded to Cols cells, as Capture returns it, counts
+// len(line) bytes). Rows are whole or left out; maxRows ≤ 0 or maxBytes ≤ 0
+// gives no rows (Start = End). Lines is never nil.
+//
+// Everything is read under one hold of the lock, so the result is
+// consistent against concurrent writes; each row is looked at once, from
+// the last one up, and only the rows returned are padded.
+func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.flushHeld()
 	h := t.pushed
 	oldest := h - int64(t.hist.n)
-	end := h + int64(t.rows)
-	text := func(r int64) string {
-		if r < h {
-			return t.hist.at(int(r - oldest)).text
-		}
-		return t.screenRow(int(r-h), false).text
+	cols := t.cols
+	tl := Tail{Screen: ScreenPrimary, Epoch: t.epoch, Cols: cols, Rows: t.rows, Oldest: oldest, Lines: []string{}}
+	if t.altLocked() {
+		tl.Screen = ScreenAlternate
 	}
-	last := end - 1
-	var lastText string
-	for ; last >= oldest; last-- {
-		if lastText = text(last); lastText != "" {
+	r := h + int64(t.rows) - 1
+	var row storedRow
+	for ; r >= oldest; r-- {
+		if row = t.rowLocked(r, h, oldest); !row.blankIn(cols) {
 			break
 		}
 	}
-	if last < oldest {
-		return nil, oldest, oldest == 0
+	tl.End, tl.Start = r+1, r+1
+	if maxRows <= 0 || maxBytes <= 0 {
+		return tl
 	}
-	first = last + 1
-	used := 0
-	var rev []string
-	for r := last; r >= oldest && len(rev) < maxRows; r-- {
-		s := lastText
-		if r != last {
-			s = text(r)
+	lo := max(oldest, tl.End-int64(maxRows))
+	tl.Lines = make([]string, 0, tl.End-lo)
+	for ; r >= lo; r-- {
+		if r < tl.End-1 {
+			row = t.rowLocked(r, h, oldest)
 		}
-		if used+len(s)+1 > maxBytes {
+		n := row.paddedLen(cols)
+		if tl.Bytes+n > maxBytes {
 			break
 		}
-		used += len(s) + 1
-		rev = append(rev, s)
-		first = r
+		tl.Bytes += n
+		tl.Lines = append(tl.Lines, row.padded(cols))
+		tl.Start = r
 	}
-	lines = make([]string, len(rev))
-	for i, s := range rev {
-		lines[len(rev)-1-i] = s
+	slices.Reverse(tl.Lines)
+	return tl
+}
+
+// rowLocked returns row r (oldest ≤ r < h+rows, h the rows pushed to
+// history in this epoch); screen rows are converted without style runs.
+// t.mu is held.
+func (t *Terminal) rowLocked(r, h, oldest int64) storedRow {
+	if r < h {
+		return *t.hist.at(int(r - oldest))
 	}
-	return lines, first, first == 0
+	return t.screenRow(int(r-h), false)
 }
 
 // Release turns the screen into stored rows (still capturable, numbering

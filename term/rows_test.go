@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	uv "github.com/charmbracelet/ultraviolet"

@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"bytes"
@@ -283,17 +283,34 @@ func runRune(b []byte) int {
 // through the fast path when the state allows it, and returns how many
 // bytes it took.
 func (t *Terminal) fastRun(run []byte) int {
-	e := t.emu
-	rows, cols := t.rows, t.cols
-	lastLF := bytes.LastIndexByte(run, '\n')
-	done := lastLF + 1
-	if e.IsAltScreen() || !t.autowrap || t.lnm || !t.regionFull[0] || t.hmargins[0] || cols < 2 {
+	done := bytes.LastIndexByte(run, '\n') + 1
+	if !t.fastScreen() {
 		t.feed(run[:done])
 		return done
 	}
+	pos, imported := t.toBottomRow(run, done)
+	t.fastMiddle(run[pos:done], imported)
+	return done
+}
+
+// fastScreen reports whether the emulator is in a state the fast path
+// simulates: the primary screen with a full-screen scroll region and no
+// left/right margins, autowrap on, LNM off, at least two columns.
+func (t *Terminal) fastScreen() bool {
+	return !t.emu.IsAltScreen() && t.autowrap && !t.lnm && t.regionFull[0] && !t.hmargins[0] && t.cols >= 2
+}
+
+// toBottomRow is step 1: it feeds the emulator the run up to its first line
+// feed (which clears any pending wrap) and, when needed, a few more lines,
+// until the cursor is on the bottom row and that row is empty. When the
+// first line has a CR and the cursor is then at the start of the bottom
+// row, that row is taken over as it is instead (imported). It returns where
+// the rest of the run starts: done when it fed all of run[:done] (the
+// cursor did not get there in three tries).
+func (t *Terminal) toBottomRow(run []byte, done int) (pos int, imported bool) {
+	e, rows := t.emu, t.rows
 	first := bytes.IndexByte(run, '\n')
-	pos := first + 1
-	imported := false // the simulation starts from the bottom row as it is
+	pos = first + 1
 	if cr := bytes.LastIndexByte(run[:first], '\r'); cr >= 0 {
 		// Up to the first line's last CR: the cursor is then at the start
 		// of a row with no pending wrap, usually the bottom one, which the
@@ -301,17 +318,16 @@ func (t *Terminal) fastRun(run []byte) int {
 		// not make the library copy the whole screen either).
 		t.feed(run[:cr+1])
 		if cur := e.CursorPosition(); cur.Y == rows-1 && cur.X == 0 {
-			imported, pos = true, cr+1
-		} else {
-			t.feed(run[cr+1 : pos])
+			return cr + 1, true
 		}
+		t.feed(run[cr+1 : pos])
 	} else {
 		t.feed(run[:pos])
 	}
-	for tries := 0; !imported; tries++ {
+	for tries := 0; ; tries++ {
 		cur := e.CursorPosition()
 		if cur.Y == rows-1 && t.rowBlank(rows-1) {
-			break
+			return pos, false
 		}
 		need := max(rows-1-cur.Y, 1)
 		q := pos
@@ -320,23 +336,30 @@ func (t *Terminal) fastRun(run []byte) int {
 		}
 		if need > 0 || tries == 2 {
 			t.feed(run[pos:done])
-			return done
+			return done, false
 		}
 		t.feed(run[pos:q])
 		pos = q
 	}
-	middle := run[pos:done]
+}
+
+// fastMiddle takes the middle of a run (from the cursor on the bottom row
+// up to the run's last line feed) through the simulation (steps 2 to 4),
+// or through the emulator when it has fewer than two line feeds, no ASCII
+// character to probe the pen with, or a bottom row or pen the simulation
+// cannot represent.
+func (t *Terminal) fastMiddle(middle []byte, imported bool) {
+	e, rows := t.emu, t.rows
 	lines := bytes.Count(middle, []byte{'\n'})
 	if lines < 2 {
 		t.feed(middle)
-		return done
+		return
 	}
 	probe := lonePrintable(middle)
 	if probe == 0 {
 		t.feed(middle)
-		return done
+		return
 	}
-	// The pen, read by printing on the bottom row and putting the cell back.
 	x0 := e.CursorPosition().X
 	saved := uv.EmptyCell
 	if imported {
@@ -344,41 +367,71 @@ func (t *Terminal) fastRun(run []byte) int {
 			saved = *c
 		} else {
 			t.feed(middle)
-			return done
+			return
 		}
 	}
+	probed, ok := t.probePen(probe, x0, &saved)
+	if ok {
+		ok = t.startSim(imported)
+	}
+	if !ok {
+		t.fs.dropClusters()
+		t.inject("\x1b[" + strconv.Itoa(x0+1) + "G")
+		t.feed(middle)
+		return
+	}
+	x, last, p0 := t.simulateMiddle(middle, lines, x0, &probed, imported)
+	under := blankSim(t.fs.pens[p0].blank) // what the rows below the old bottom row hold
+	sparse := t.eraseForPaint(under)
+	t.fastRuns++
+	t.paintSimulated(under, sparse, imported, x, last)
+}
+
+// probePen is step 2: it reads the pen (style and hyperlink) the run
+// starts in by printing probe, an ASCII character of the run, at column x
+// of the bottom row, and then puts saved back there. ok is false when the
+// cell printed is not the probe alone.
+func (t *Terminal) probePen(probe byte, x int, saved *uv.Cell) (probed uv.Cell, ok bool) {
+	e, y := t.emu, t.rows-1
 	t.emuWrite([]byte{probe})
-	c := e.CellAt(x0, rows-1)
-	ok := c != nil && c.Width == 1 && c.Content == asciiCell[probe]
-	var probed uv.Cell
+	c := e.CellAt(x, y)
+	ok = c != nil && c.Width == 1 && c.Content == asciiCell[probe]
 	if ok {
 		probed = *c
 	}
-	e.SetCell(x0, rows-1, &saved)
+	e.SetCell(x, y, saved)
+	return probed, ok
+}
+
+// startSim starts a simulation of the screen: the ring holds rows-1 rows
+// and the bottom row is empty, or, when imported, the emulator's bottom
+// row. It reports false when that row has a cell the simulation cannot
+// represent.
+func (t *Terminal) startSim(imported bool) bool {
+	t.fs.reset(t.cols, t.rows-1)
+	return !imported || t.importRow(t.rows-1)
+}
+
+// simulateMiddle is step 3 and 4's simulation of middle (with lines line
+// feeds) from column x0 in the pen of cell probed. A short run (fewer line
+// feeds than rows-1) is simulated first keeping every row it advances in
+// the ring; should it advance rows-1 rows or more, it is simulated again as
+// a long one, which first moves every row above the bottom one to the
+// store. It returns the final cursor column, the last ASCII character
+// printed on its own and the pen it started in.
+func (t *Terminal) simulateMiddle(middle []byte, lines, x0 int, probed *uv.Cell, imported bool) (x int, last byte, p0 uint16) {
 	fs := &t.fs
-	start := func() bool {
-		fs.reset(cols, rows-1)
-		return !imported || t.importRow(rows-1)
-	}
-	if ok {
-		ok = start()
-	}
-	if !ok {
-		clear(fs.clusters)
-		fs.clusters = fs.clusters[:0]
-		t.inject("\x1b[" + strconv.Itoa(x0+1) + "G")
-		t.feed(middle)
-		return done
-	}
-	p0 := t.penID(&probed)
-	x, last := 0, byte(0)
-	if lines < rows-1 {
+	p0 = t.penID(probed)
+	if lines < t.rows-1 {
 		fs.partial = true
 		x, last = t.simulate(middle, x0, p0)
 		if fs.overflow {
 			// It advanced a whole screen after all (wrapped lines): again,
 			// as a long run. Nothing but the probe touched the emulator.
-			start()
+			// The pen table may have started afresh: the pen is looked up
+			// again.
+			t.startSim(imported)
+			p0 = t.penID(probed)
 			fs.retries++
 		}
 	}
@@ -387,15 +440,22 @@ func (t *Terminal) fastRun(run []byte) int {
 		// to the store as the emulator's scrollback would have kept them,
 		// and the whole screen is painted below.
 		fs.used = fs.used[:0]
-		for y := 0; y < rows-1; y++ {
+		for y := 0; y < t.rows-1; y++ {
 			r, used := t.scrolledRow(y)
 			t.pushRow(r)
 			fs.used = append(fs.used, used)
 		}
 		x, last = t.simulate(middle, x0, p0)
 	}
-	under := blankSim(fs.pens[p0].blank) // what the rows below the old bottom row hold
-	sparse := false
+	return x, last, p0
+}
+
+// eraseForPaint prepares the emulator's screen for painting the simulated
+// rows, whose blank cells are under, and reports whether it erased the
+// whole screen (sparse: the simulated screen is mostly blank).
+func (t *Terminal) eraseForPaint(under simCell) (sparse bool) {
+	fs := &t.fs
+	rows, cols := t.rows, t.cols
 	if fs.partial {
 		// The old rows the simulated ones push up leave the screen now
 		// (nothing else was pushed): to the store as the emulator's
@@ -412,49 +472,65 @@ func (t *Terminal) fastRun(run []byte) int {
 			strconv.Itoa(rows) + "H\x1b[" + strconv.Itoa(n) + "S")
 		t.dropScrollback()
 		t.fastPartial++
-	} else if sparse = fs.blankCells(under)*2 > rows*cols; sparse {
-		// Mostly blank: erase the screen and paint the rest, rather than
-		// painting every cell. With the default background only what the
-		// old rows used needs erasing (ECH; the bottom row is empty), else
-		// all of it (ED 1 from its last cell).
-		if under == emptySim {
-			seqs := fs.sgr[len(fs.sgr):] // scratch space after the pending SGRs
-			for y, used := range fs.used {
-				if used > 0 {
-					seqs = append(seqs, "\x1b["...)
-					seqs = strconv.AppendInt(seqs, int64(y+1), 10)
-					seqs = append(seqs, ";1H\x1b["...)
-					seqs = strconv.AppendInt(seqs, int64(used), 10)
-					seqs = append(seqs, 'X')
-				}
-			}
-			if len(seqs) > 0 {
-				seqs = append(seqs, "\x1b["...)
-				seqs = strconv.AppendInt(seqs, int64(rows), 10)
-				t.emuWrite(append(seqs, 'H')) // back on the bottom row
-			}
-		} else {
-			t.inject("\x1b[" + strconv.Itoa(rows) + ";" + strconv.Itoa(cols) + "H\x1b[1J")
+		return false
+	}
+	if fs.blankCells(under)*2 <= rows*cols {
+		return false
+	}
+	// Mostly blank: erase the screen and paint the rest, rather than
+	// painting every cell. With the default background only what the old
+	// rows used needs erasing (ECH; the bottom row is empty), else all of
+	// it (ED 1 from its last cell).
+	if under == emptySim {
+		t.eraseUsed()
+	} else {
+		t.inject("\x1b[" + strconv.Itoa(rows) + ";" + strconv.Itoa(cols) + "H\x1b[1J")
+	}
+	return true
+}
+
+// eraseUsed erases, with ECH, the cells the old rows above the bottom row
+// used (fs.used), and puts the cursor back on the bottom row.
+func (t *Terminal) eraseUsed() {
+	fs := &t.fs
+	seqs := fs.sgr[len(fs.sgr):] // scratch space after the pending SGRs
+	for y, used := range fs.used {
+		if used > 0 {
+			seqs = append(seqs, "\x1b["...)
+			seqs = strconv.AppendInt(seqs, int64(y+1), 10)
+			seqs = append(seqs, ";1H\x1b["...)
+			seqs = strconv.AppendInt(seqs, int64(used), 10)
+			seqs = append(seqs, 'X')
 		}
 	}
-	t.fastRuns++
-	// Feed the SGR sequences still due, print the last character so REP
-	// repeats it, then paint the screen over that and put the cursor back.
+	if len(seqs) > 0 {
+		seqs = append(seqs, "\x1b["...)
+		seqs = strconv.AppendInt(seqs, int64(t.rows), 10)
+		t.emuWrite(append(seqs, 'H')) // back on the bottom row
+	}
+}
+
+// paintSimulated is the end of step 4: it feeds the SGR sequences still
+// due, prints the last character so REP repeats it, then paints the
+// simulated rows over that and puts the cursor on column x.
+//
+// The ring's rows end just above the bottom row. It is full unless the run
+// was short; then the first of them is where the old bottom row went, and
+// SU filled the others. A full ring is painted over the erased screen
+// (sparse), or over the old one cell by cell.
+func (t *Terminal) paintSimulated(under simCell, sparse, imported bool, x int, last byte) {
+	fs := &t.fs
 	t.inject("\x1b[G")
 	t.emuWrite(append(fs.sgr, last))
 	fs.sgr = fs.sgr[:0]
-	// The ring's rows end just above the bottom row. It is full unless the
-	// run was short; then the first of them is where the old bottom row
-	// went, and SU filled the others. A full ring is painted over the
-	// erased screen (sparse), or over the old one cell by cell.
-	top := rows - 1 - fs.n
+	top := t.rows - 1 - fs.n
 	never := simCell{w: 255} // never equal to a cell
 	for i := 0; i <= fs.n; i++ {
 		row := fs.cur
 		if i < fs.n {
 			row = fs.ring[(fs.head+i)%len(fs.ring)]
 		}
-		old := under
+		old := under // what the emulator's row holds where it is blank
 		switch {
 		case i == fs.n || (!fs.partial && !sparse):
 			old = never // the bottom row was printed on; the others hold old rows
@@ -463,22 +539,34 @@ func (t *Terminal) fastRun(run []byte) int {
 		case i == 0 && fs.partial:
 			old = never // the old bottom row, as it was
 		}
-		for cx, v := range row {
-			if v == old || (v == simCell{} && cx > 0 && row[cx-1].w > 1) {
-				continue // unchanged, or made by painting the wide character
-			}
-			cell := fs.pens[v.p].cell
-			cell.Content, cell.Width = fs.content(v), int(v.w)
-			if v == (simCell{}) {
-				cell = uv.Cell{}
-			}
-			e.SetCell(cx, top+i, &cell)
-		}
+		t.paintRow(row, top+i, old)
 	}
 	t.inject("\x1b[" + strconv.Itoa(x+1) + "G")
+	fs.dropClusters()
+}
+
+// paintRow sets the cells of screen row y to those of the simulated row,
+// skipping cells equal to old (what the row holds already) and the second
+// cells of wide characters, which painting the wide character makes.
+func (t *Terminal) paintRow(row []simCell, y int, old simCell) {
+	fs := &t.fs
+	for cx, v := range row {
+		if v == old || (v == simCell{} && cx > 0 && row[cx-1].w > 1) {
+			continue // unchanged, or made by painting the wide character
+		}
+		cell := fs.pens[v.p].cell
+		cell.Content, cell.Width = fs.content(v), int(v.w)
+		if v == (simCell{}) {
+			cell = uv.Cell{}
+		}
+		t.emu.SetCell(cx, y, &cell)
+	}
+}
+
+// dropClusters forgets the clusters of the run.
+func (fs *fastState) dropClusters() {
 	clear(fs.clusters)
 	fs.clusters = fs.clusters[:0]
-	return done
 }
 
 // lonePrintable returns an ASCII character b prints as a cluster of its own

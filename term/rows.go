@@ -1,4 +1,4 @@
-package pty
+package term
 
 import (
 	"strings"
@@ -46,6 +46,28 @@ func (r *storedRow) blank() bool { return r.text == "" }
 // padded returns the row as exactly cols cells of text.
 func (r *storedRow) padded(cols int) string {
 	return padText(r.text, int(r.cells), cols)
+}
+
+// paddedLen returns len(r.padded(cols)), padding only a row wider than
+// cols cells.
+func (r *storedRow) paddedLen(cols int) int {
+	if int(r.cells) <= cols {
+		return len(r.text) + cols - int(r.cells)
+	}
+	return len(r.padded(cols))
+}
+
+// blankIn reports whether the row, padded to cols cells, is all spaces.
+// Text, trimmed, ends with something else; only a row wider than cols
+// cells may lose it.
+func (r *storedRow) blankIn(cols int) bool {
+	if r.text == "" {
+		return true
+	}
+	if int(r.cells) <= cols {
+		return false
+	}
+	return strings.TrimRight(r.padded(cols), " ") == ""
 }
 
 // padText pads (or cuts) text of the given display width to exactly cols cells.
