@@ -36,31 +36,33 @@ const (
 	TypeRunExpired           EventType = "run.expired"
 )
 
-// eventTypes declares every event type and whether it is structural.
-var eventTypes = map[EventType]struct{ structural bool }{
-	TypeWorkspaceCreated:     {true},
-	TypeWorkspaceUpdated:     {true},
-	TypeWorkspaceRemoved:     {true},
-	TypeTabCreated:           {true},
-	TypeTabLayoutChanged:     {true},
-	TypeTabRemoved:           {true},
-	TypePaneCreated:          {true},
-	TypePaneRelaunched:       {true},
-	TypePaneResized:          {true},
-	TypePaneTitle:            {true},
-	TypePaneCwd:              {true},
-	TypePaneBell:             {false},
-	TypePaneUpdated:          {false},
-	TypePaneTerminating:      {false},
-	TypePaneExited:           {true},
-	TypePaneRemoved:          {true},
-	TypeCommandStarted:       {false},
-	TypeCommandFinished:      {false},
-	TypeProgramStatusChanged: {false},
-	TypeRunStarted:           {false},
-	TypeRunTerminating:       {false},
-	TypeRunCompleted:         {false},
-	TypeRunExpired:           {false},
+// eventTypes declares every event type: whether it is structural, and
+// whether it is journaled (state events are; observations of a pane's
+// output, which a program can produce at any rate, are not).
+var eventTypes = map[EventType]struct{ structural, journaled bool }{
+	TypeWorkspaceCreated:     {true, true},
+	TypeWorkspaceUpdated:     {true, true},
+	TypeWorkspaceRemoved:     {true, true},
+	TypeTabCreated:           {true, true},
+	TypeTabLayoutChanged:     {true, true},
+	TypeTabRemoved:           {true, true},
+	TypePaneCreated:          {true, true},
+	TypePaneRelaunched:       {true, true},
+	TypePaneResized:          {true, true},
+	TypePaneTitle:            {true, false},
+	TypePaneCwd:              {true, false},
+	TypePaneBell:             {false, false},
+	TypePaneUpdated:          {false, false},
+	TypePaneTerminating:      {false, true},
+	TypePaneExited:           {true, true},
+	TypePaneRemoved:          {true, true},
+	TypeCommandStarted:       {false, false},
+	TypeCommandFinished:      {false, false},
+	TypeProgramStatusChanged: {false, false},
+	TypeRunStarted:           {false, true},
+	TypeRunTerminating:       {false, true},
+	TypeRunCompleted:         {false, true},
+	TypeRunExpired:           {false, true},
 }
 
 // EventData is the typed data of an event: its type and resource.

@@ -51,7 +51,8 @@ func (f Filter) match(e *Event) bool {
 
 // Subscription receives events published after it was made.
 type Subscription struct {
-	// Seq is the last seq published before the subscription began.
+	// Seq is the subscription's starting point: Events delivers the
+	// matching events numbered above it (and Snapshot is the state at it).
 	Seq int64
 	// Snapshot is the state at Seq when asked for (see snapshotLocked).
 	Snapshot map[string]any
@@ -60,9 +61,14 @@ type Subscription struct {
 	// subscriber fell SubscriberQueue events behind (Lagged then reports true).
 	Events <-chan Event
 
+	// Replay holds, for a subscription from a cursor, the journaled events
+	// after the cursor through Seq, in seq order; Events continues after Seq.
+	Replay []Event
+
 	ch     chan Event
 	filter Filter
 	lagged bool
+	ended  *Error // why the service ended it (nil: Close or shutdown)
 	closed bool
 	svc    *Service
 }
@@ -74,6 +80,15 @@ func (s *Subscription) Lagged() bool {
 	return s.lagged
 }
 
+// Ended reports why the service ended the subscription: unavailable.lagged
+// (it fell SubscriberQueue events behind), unavailable.journal (events could
+// not be made durable, so none are published), or nil (Close, shutdown).
+func (s *Subscription) Ended() *Error {
+	s.svc.mu.Lock()
+	defer s.svc.mu.Unlock()
+	return s.ended
+}
+
 // Close ends the subscription; Events is closed.
 func (s *Subscription) Close() {
 	s.svc.mu.Lock()
@@ -81,18 +96,26 @@ func (s *Subscription) Close() {
 	s.svc.dropSubscriber(s)
 }
 
-// Subscribe starts a subscription, with a snapshot of the state at its
-// starting point when withSnapshot.
+// Subscribe starts a subscription of the events after the last number
+// issued, with a snapshot of the state at that point when withSnapshot.
+// While events cannot be journaled the subscription is ended at once
+// (Ended: unavailable.journal).
 func (s *Service) Subscribe(f Filter, withSnapshot bool) *Subscription {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.subscribeLocked(f, s.seq, withSnapshot)
+}
+
+// subscribeLocked registers a subscription of the events after fence;
+// s.mu is held.
+func (s *Service) subscribeLocked(f Filter, fence int64, withSnapshot bool) *Subscription {
 	ch := make(chan Event, SubscriberQueue)
-	sub := &Subscription{Seq: s.seq, Events: ch, ch: ch, filter: f, svc: s}
+	sub := &Subscription{Seq: fence, Events: ch, ch: ch, filter: f, svc: s}
 	if withSnapshot {
 		sub.Snapshot = s.snapshotLocked()
 	}
-	if s.stopped {
-		sub.closed = true
+	if s.stopped || s.pub.broken != nil {
+		sub.closed, sub.ended = true, s.pub.broken
 		close(ch)
 		return sub
 	}
@@ -122,16 +145,32 @@ func (s *Service) emit(data EventData) {
 	if spec.structural {
 		s.markDirty()
 	}
+	if !s.numberAvailable() {
+		return // no number may be issued: the event is not published (publish.go)
+	}
 	s.seq++
 	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: data.EventResource(), Time: time.Now(), Data: data}
+	if s.journal == nil {
+		s.deliver(&e)
+		return
+	}
+	s.pub.pending = append(s.pub.pending, e) // published once journaled (publish.go)
+	s.pub.kickPublisher()
+}
+
+// deliver hands a published event to the subscribers it matches; s.mu is
+// held. A subscriber whose queue is full is dropped as lagged.
+func (s *Service) deliver(e *Event) {
 	for sub := range s.subs {
-		if !sub.filter.match(&e) {
+		if e.Seq <= sub.Seq || !sub.filter.match(e) {
 			continue
 		}
 		select {
-		case sub.ch <- e:
+		case sub.ch <- *e:
 		default:
 			sub.lagged = true
+			sub.ended = newError("unavailable.lagged", map[string]any{"queue": SubscriberQueue},
+				"the subscriber fell %d events behind", SubscriberQueue)
 			s.dropSubscriber(sub)
 		}
 	}

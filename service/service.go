@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
 )
 
@@ -44,6 +45,8 @@ type Service struct {
 	startProcess func(pty.Config) (*pty.Pane, error)
 	runs         runState
 	persist      persistState
+	journal      *journal.Journal // nil: events are not journaled (publish.go)
+	pub          publisher
 	escaped      int // see Status.Escaped
 }
 
@@ -52,11 +55,13 @@ func New(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	return &Service{
+	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
 		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), startProcess: pty.Start,
 	}
+	s.pub.cond = sync.NewCond(&s.mu)
+	return s
 }
 
 // Source is this instance's event source, "signaltty/<uuid>".
@@ -130,6 +135,9 @@ func (s *Service) Shutdown(ctx context.Context) {
 	release(all)
 	s.mu.Lock()
 	s.stopped = true
+	s.mu.Unlock()
+	s.stopPublisher() // what was queued is journaled and delivered first
+	s.mu.Lock()
 	for sub := range s.subs {
 		s.dropSubscriber(sub)
 	}

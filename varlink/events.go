@@ -14,9 +14,13 @@ type Events struct{ svc *service.Service }
 // NewEvents returns the dev.signaltty.Events interface for registration.
 func NewEvents(svc *service.Service) *ev.VarlinkInterface { return ev.VarlinkNew(&Events{svc}) }
 
-var eventsErrors = []string{"InvalidParams", "Unavailable", "Internal"}
+var eventsErrors = []string{"InvalidParams", "Conflict", "Unavailable", "Internal"}
 
-func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resources *[]string, snapshot *bool) error {
+func (e *Events) fail(ctx context.Context, c ev.VarlinkCall, err error) error {
+	return replyError(ctx, c.Call, "dev.signaltty.Events", eventsErrors, err)
+}
+
+func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resources *[]string, snapshot *bool, afterSeq *int64) error {
 	var f service.Filter
 	if types != nil {
 		f.Types = *types
@@ -24,7 +28,19 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 	if resources != nil {
 		f.Resources = *resources
 	}
-	sub := e.svc.Subscribe(f, snapshot != nil && *snapshot)
+	withSnapshot := snapshot != nil && *snapshot
+	var sub *service.Subscription
+	if afterSeq != nil {
+		if withSnapshot {
+			return e.fail(ctx, c, service.Invalid("after_seq", "exclusive", "after_seq and snapshot exclude each other"))
+		}
+		var err error
+		if sub, err = e.svc.SubscribeAfter(f, *afterSeq); err != nil {
+			return e.fail(ctx, c, err)
+		}
+	} else {
+		sub = e.svc.Subscribe(f, withSnapshot)
+	}
 	defer sub.Close()
 	var snap *json.RawMessage
 	if sub.Snapshot != nil {
@@ -41,6 +57,23 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 	if err := c.ReplySubscribe(ctx, true, e.svc.Source(), sub.Seq, snap, nil); err != nil {
 		return err
 	}
+	last := sub.Seq // the last seq sent, for a client to resume from
+	if len(sub.Replay) > 0 {
+		last = min(last, sub.Replay[0].Seq-1)
+	}
+	send := func(evt service.Event) error {
+		data, _ := json.Marshal(evt.Data)
+		out := &ev.Event{Source: evt.Source, Seq: evt.Seq, Type: string(evt.Type), Resource: evt.Resource,
+			Ts: timestamp(evt.Time), Data: data}
+		last = evt.Seq
+		return c.ReplySubscribe(ctx, false, e.svc.Source(), evt.Seq, nil, out)
+	}
+	for _, evt := range sub.Replay {
+		if err := send(evt); err != nil {
+			return err
+		}
+	}
+	last = max(last, sub.Seq)
 	for {
 		select {
 		case <-ctx2.Done():
@@ -48,18 +81,17 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 		case evt, ok := <-sub.Events:
 			if !ok {
 				c.Continues = false
-				if sub.Lagged() {
-					return replyError(ctx, c.Call, "dev.signaltty.Events", eventsErrors,
-						&service.Error{Code: "unavailable.lagged", Message: "subscriber fell too far behind",
-							Data: map[string]any{"queue": service.SubscriberQueue}})
+				if err := sub.Ended(); err != nil {
+					data := map[string]any{"last_seq": last}
+					for k, v := range err.Data {
+						data[k] = v
+					}
+					return e.fail(ctx, c, &service.Error{Code: err.Code, Message: err.Message, Data: data})
 				}
-				return replyError(ctx, c.Call, "dev.signaltty.Events", eventsErrors,
-					&service.Error{Code: "unavailable.shutdown", Message: "the daemon is shutting down"})
+				return e.fail(ctx, c, &service.Error{Code: "unavailable.shutdown", Message: "the daemon is shutting down",
+					Data: map[string]any{"last_seq": last}})
 			}
-			data, _ := json.Marshal(evt.Data)
-			out := &ev.Event{Source: evt.Source, Seq: evt.Seq, Type: string(evt.Type), Resource: evt.Resource,
-				Ts: timestamp(evt.Time), Data: data}
-			if err := c.ReplySubscribe(ctx, false, evt.Source, evt.Seq, nil, out); err != nil {
+			if err := send(evt); err != nil {
 				return err
 			}
 		}

@@ -53,8 +53,15 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Pid: int64(st.Pid), Socket_activated: st.SocketActivated, Started_at: timestamp(st.StartedAt),
 		Uptime_ms: st.Uptime.Milliseconds(), Workspaces: int64(st.Workspaces), Tabs: int64(st.Tabs),
 		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
-		Runs:   srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
-		Logind: s.logindStatus(st.StartedAt)}
+		Journal: journalOut(s.svc.JournalStatus()),
+		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
+		Logind:  s.logindStatus(st.StartedAt)}
+}
+
+func journalOut(j service.JournalStatus) srv.Journal {
+	return srv.Journal{Enabled: j.Enabled, Seq: j.Seq, Published: j.Published, Reserved: j.Reserved,
+		Retained_after: j.RetainedAfter, Broken_through: j.BrokenThrough, Problems: append([]string{}, j.Problems...),
+		Error: strOpt(j.Error)}
 }
 
 // logindStatus reports the logind monitor; "off" since start without one.

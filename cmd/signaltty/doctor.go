@@ -14,7 +14,7 @@ import (
 func doctorCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Report the daemon's health: runs, persistence and the logind shutdown monitor (Server.GetStatus)",
+		Short: "Report the daemon's health: runs, persistence, the event journal and the logind shutdown monitor (Server.GetStatus)",
 		Long: `doctor asks the daemon for its status and explains it: the daemon itself,
 saving of the state directory, and the logind monitor that saves the
 workspaces before the host shuts down. Lines starting with "!" need
@@ -81,6 +81,26 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 		}
 		if p.Frozen {
 			say("frozen: a shutdown save was written and nothing overwrites it")
+		}
+	}
+
+	j := s.Journal
+	fmt.Fprintln(w, "event journal:")
+	switch {
+	case !j.Enabled && j.Error != nil:
+		warn("off: %s; event numbers restart at every start and nothing can be replayed", *j.Error)
+	case !j.Enabled:
+		say("off (no state directory): event numbers restart at every start and nothing can be replayed")
+	default:
+		say("seq %d (published %d, reserved through %d); replay possible after seq %d", j.Seq, j.Published, j.Reserved, max(j.Retained_after, j.Broken_through))
+		if j.Error != nil {
+			warn("events cannot be journaled, so none are published: %s", *j.Error)
+		}
+		if j.Broken_through > 0 {
+			say("history through seq %d cannot be proven complete (cursors below it get unavailable.journal)", j.Broken_through)
+		}
+		for _, p := range j.Problems {
+			warn("found at start: %s", p)
 		}
 	}
 

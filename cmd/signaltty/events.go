@@ -10,12 +10,20 @@ import (
 
 func eventsCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "events [--follow] [--type PREFIX]... [--resource ID]...",
+		Use:   "events [--follow] [--after SEQ] [--type PREFIX]... [--resource ID]...",
 		Short: "Print events as they happen (Events.Subscribe)",
 		Long: `Subscribe to the daemon's events. Without --follow only the current position
 (source and seq) is printed. With --follow every event is printed as it
 happens: "seq time type resource data", or with --json one reply object per
-line (the first is the ready reply).`,
+line (the first is the ready reply).
+
+--after SEQ first replays every journaled event after SEQ (a seq printed
+earlier, by this daemon or one before a restart: numbers never repeat), then
+follows live, with nothing repeated or left out. It fails at once with
+conflict.history_lost when those events were rotated away, or
+unavailable.journal when the journal cannot prove them complete. A stream
+that falls behind ends with unavailable.lagged; its data.last_seq is where to
+resume with --after.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p := map[string]any{}
@@ -27,6 +35,10 @@ line (the first is the ready reply).`,
 			}
 			if snap, _ := cmd.Flags().GetBool("snapshot"); snap {
 				p["snapshot"] = true
+			}
+			if cmd.Flags().Changed("after") {
+				after, _ := cmd.Flags().GetInt64("after")
+				p["after_seq"] = after
 			}
 			follow, _ := cmd.Flags().GetBool("follow")
 			if !follow {
@@ -75,5 +87,6 @@ line (the first is the ready reply).`,
 	c.Flags().Bool("snapshot", false, "also print the state the stream starts from (with --json)")
 	c.Flags().StringArray("type", nil, "only events whose type has this dotted prefix (repeatable)")
 	c.Flags().StringArray("resource", nil, "only events about this resource id (repeatable)")
+	c.Flags().Int64("after", 0, "replay the journaled events after this seq first (with --follow)")
 	return c
 }

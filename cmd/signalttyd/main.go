@@ -88,6 +88,7 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	svc.StartPersistence(store, periodicSave())
+	startJournal(log, svc, store.Dir())
 	if installTestHooks != nil {
 		installTestHooks(svc)
 	}

@@ -43,6 +43,19 @@ func (e InvalidParams) Error() string {
 	return s
 }
 
+// The cursor cannot be served ("conflict.<why>").
+type Conflict struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e Conflict) Error() string {
+	s := "dev.signaltty.Events.Conflict"
+	s += fmt.Sprintf("(Code: %v, Message: %v, Data: %v)", e.Code, e.Message, e.Data)
+	return s
+}
+
 // The daemon cannot do it now ("unavailable.<what>").
 type Unavailable struct {
 	Code    string          `json:"code"`
@@ -78,6 +91,17 @@ func Dispatch_Error(err error) error {
 				return e
 			}
 			var param InvalidParams
+			err := json.Unmarshal(*errorRawParameters, &param)
+			if err != nil {
+				return e
+			}
+			return &param
+		case "dev.signaltty.Events.Conflict":
+			errorRawParameters := e.Parameters.(*json.RawMessage)
+			if errorRawParameters == nil {
+				return e
+			}
+			var param Conflict
 			err := json.Unmarshal(*errorRawParameters, &param)
 			if err != nil {
 				return e
@@ -125,14 +149,28 @@ func Dispatch_Error(err error) error {
 // "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state","restore_state"}],
 // "runs":[{"run","pane","state", and once known "outcome", "exit_code",
 // "signal", "cause"}]}.
+// # With after_seq (a seq from an earlier stream, of this daemon or of one
+// before a restart: numbers never repeat) the stream first replays every
+// journaled event matching the filters with a seq above it, then continues
+// live; no event is repeated or left out across the hand-off. Observations
+// of pane output (pane.title, pane.cwd, pane.bell, pane.updated, command.*,
+// program.status_changed) are not journaled and so not replayed. Errors,
+// with nothing replayed: Conflict "conflict.cursor_ahead" (after_seq was
+// never issued), "conflict.history_lost" (events after it were rotated out
+// of the journal; data.oldest is the oldest kept), "conflict.replay_too_long"
+// (more than 65536 events match); Unavailable "unavailable.journal" (the
+// journal cannot prove that history complete, or events cannot be journaled
+// right now). after_seq and snapshot exclude each other.
 // # A subscriber that falls more than 4096 events behind is disconnected with
-// Unavailable "unavailable.lagged" rather than silently skipping events.
+// Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
+// to resume from with after_seq) rather than silently skipping events.
+// See docs/events.md, "Journal".
 type Subscribe_methods struct{}
 
 func Subscribe() Subscribe_methods { return Subscribe_methods{} }
 
-func (m Subscribe_methods) Call(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, types_in_, resources_in_, snapshot_in_)
+func (m Subscribe_methods) Call(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool, after_seq_in_ *int64) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, types_in_, resources_in_, snapshot_in_, after_seq_in_)
 	if err_ != nil {
 		return
 	}
@@ -140,15 +178,17 @@ func (m Subscribe_methods) Call(ctx context.Context, c *varlink.Connection, type
 	return
 }
 
-func (m Subscribe_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool) (func(ctx context.Context) (bool, string, int64, *json.RawMessage, *Event, uint64, error), error) {
+func (m Subscribe_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool, after_seq_in_ *int64) (func(ctx context.Context) (bool, string, int64, *json.RawMessage, *Event, uint64, error), error) {
 	var in struct {
 		Types     *[]string `json:"types,omitempty"`
 		Resources *[]string `json:"resources,omitempty"`
 		Snapshot  *bool     `json:"snapshot,omitempty"`
+		After_seq *int64    `json:"after_seq,omitempty"`
 	}
 	in.Types = types_in_
 	in.Resources = resources_in_
 	in.Snapshot = snapshot_in_
+	in.After_seq = after_seq_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Events.Subscribe", in, flags)
 	if err != nil {
 		return nil, err
@@ -175,15 +215,17 @@ func (m Subscribe_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m Subscribe_methods) Upgrade(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool) (func(ctx context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Subscribe_methods) Upgrade(ctx context.Context, c *varlink.Connection, types_in_ *[]string, resources_in_ *[]string, snapshot_in_ *bool, after_seq_in_ *int64) (func(ctx context.Context) (ready_out_ bool, source_out_ string, seq_out_ int64, snapshot_out_ *json.RawMessage, event_out_ *Event, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Types     *[]string `json:"types,omitempty"`
 		Resources *[]string `json:"resources,omitempty"`
 		Snapshot  *bool     `json:"snapshot,omitempty"`
+		After_seq *int64    `json:"after_seq,omitempty"`
 	}
 	in.Types = types_in_
 	in.Resources = resources_in_
 	in.Snapshot = snapshot_in_
+	in.After_seq = after_seq_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Events.Subscribe", in)
 	if err != nil {
 		return nil, err
@@ -213,7 +255,7 @@ func (m Subscribe_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // Generated service interface with all methods
 
 type devsignalttyeventsInterface interface {
-	Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string, snapshot_ *bool) error
+	Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string, snapshot_ *bool, after_seq_ *int64) error
 }
 
 // Generated service object with all methods
@@ -229,6 +271,15 @@ func (c *VarlinkCall) ReplyInvalidParams(ctx context.Context, code_ string, mess
 	out.Message = message_
 	out.Data = data_
 	return c.ReplyError(ctx, "dev.signaltty.Events.InvalidParams", &out)
+}
+
+// The cursor cannot be served ("conflict.<why>").
+func (c *VarlinkCall) ReplyConflict(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
+	var out Conflict
+	out.Code = code_
+	out.Message = message_
+	out.Data = data_
+	return c.ReplyError(ctx, "dev.signaltty.Events.Conflict", &out)
 }
 
 // The daemon cannot do it now ("unavailable.<what>").
@@ -282,9 +333,23 @@ func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ s
 // "tabs":[{"tab","workspace"}], "panes":[{"pane","tab","state","restore_state"}],
 // "runs":[{"run","pane","state", and once known "outcome", "exit_code",
 // "signal", "cause"}]}.
+// # With after_seq (a seq from an earlier stream, of this daemon or of one
+// before a restart: numbers never repeat) the stream first replays every
+// journaled event matching the filters with a seq above it, then continues
+// live; no event is repeated or left out across the hand-off. Observations
+// of pane output (pane.title, pane.cwd, pane.bell, pane.updated, command.*,
+// program.status_changed) are not journaled and so not replayed. Errors,
+// with nothing replayed: Conflict "conflict.cursor_ahead" (after_seq was
+// never issued), "conflict.history_lost" (events after it were rotated out
+// of the journal; data.oldest is the oldest kept), "conflict.replay_too_long"
+// (more than 65536 events match); Unavailable "unavailable.journal" (the
+// journal cannot prove that history complete, or events cannot be journaled
+// right now). after_seq and snapshot exclude each other.
 // # A subscriber that falls more than 4096 events behind is disconnected with
-// Unavailable "unavailable.lagged" rather than silently skipping events.
-func (s *VarlinkInterface) Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string, snapshot_ *bool) error {
+// Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
+// to resume from with after_seq) rather than silently skipping events.
+// See docs/events.md, "Journal".
+func (s *VarlinkInterface) Subscribe(ctx context.Context, c VarlinkCall, types_ *[]string, resources_ *[]string, snapshot_ *bool, after_seq_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Events.Subscribe")
 }
 
@@ -297,12 +362,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Types     *[]string `json:"types,omitempty"`
 			Resources *[]string `json:"resources,omitempty"`
 			Snapshot  *bool     `json:"snapshot,omitempty"`
+			After_seq *int64    `json:"after_seq,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyeventsInterface.Subscribe(ctx, VarlinkCall{call}, in.Types, in.Resources, in.Snapshot)
+		return s.devsignalttyeventsInterface.Subscribe(ctx, VarlinkCall{call}, in.Types, in.Resources, in.Snapshot, in.After_seq)
 
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
@@ -369,9 +435,24 @@ type Event (
 # "runs":[{"run","pane","state", and once known "outcome", "exit_code",
 # "signal", "cause"}]}.
 #
+# With after_seq (a seq from an earlier stream, of this daemon or of one
+# before a restart: numbers never repeat) the stream first replays every
+# journaled event matching the filters with a seq above it, then continues
+# live; no event is repeated or left out across the hand-off. Observations
+# of pane output (pane.title, pane.cwd, pane.bell, pane.updated, command.*,
+# program.status_changed) are not journaled and so not replayed. Errors,
+# with nothing replayed: Conflict "conflict.cursor_ahead" (after_seq was
+# never issued), "conflict.history_lost" (events after it were rotated out
+# of the journal; data.oldest is the oldest kept), "conflict.replay_too_long"
+# (more than 65536 events match); Unavailable "unavailable.journal" (the
+# journal cannot prove that history complete, or events cannot be journaled
+# right now). after_seq and snapshot exclude each other.
+#
 # A subscriber that falls more than 4096 events behind is disconnected with
-# Unavailable "unavailable.lagged" rather than silently skipping events.
-method Subscribe(types: ?[]string, resources: ?[]string, snapshot: ?bool) -> (
+# Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
+# to resume from with after_seq) rather than silently skipping events.
+# See docs/events.md, "Journal".
+method Subscribe(types: ?[]string, resources: ?[]string, snapshot: ?bool, after_seq: ?int) -> (
   ready: bool,
   source: string,
   seq: int,
@@ -381,6 +462,9 @@ method Subscribe(types: ?[]string, resources: ?[]string, snapshot: ?bool) -> (
 
 # The request's parameters are invalid ("invalid_params.<what>").
 error InvalidParams (code: string, message: string, data: object)
+# The cursor cannot be served ("conflict.<why>").
+error Conflict (code: string, message: string, data: object)
+
 # The daemon cannot do it now ("unavailable.<what>").
 error Unavailable (code: string, message: string, data: object)
 # Any other failure ("internal").

@@ -32,7 +32,22 @@ type Status struct {
 	Seq              int64       `json:"seq"`
 	Runs             Runs        `json:"runs"`
 	Persistence      Persistence `json:"persistence"`
+	Journal          Journal     `json:"journal"`
 	Logind           Logind      `json:"logind"`
+}
+
+// The event journal ($XDG_STATE_HOME/signaltty/events): numbers never
+// repeat across restarts, and Events.Subscribe can replay from a cursor.
+// See docs/events.md, "Journal".
+type Journal struct {
+	Enabled        bool     `json:"enabled"`
+	Seq            int64    `json:"seq"`
+	Published      int64    `json:"published"`
+	Reserved       int64    `json:"reserved"`
+	Retained_after int64    `json:"retained_after"`
+	Broken_through int64    `json:"broken_through"`
+	Problems       []string `json:"problems"`
+	Error          *string  `json:"error,omitempty"`
 }
 
 // Trusted runs (dev.signaltty.Run) and what escaped them.
@@ -891,11 +906,38 @@ type Status (
   panes: int,
   # Panes whose process has not exited.
   live_panes: int,
-  # Sequence number of the last event published.
+  # Sequence number of the last event issued.
   seq: int,
   runs: Runs,
   persistence: Persistence,
+  journal: Journal,
   logind: Logind
+)
+
+# The event journal ($XDG_STATE_HOME/signaltty/events): numbers never
+# repeat across restarts, and Events.Subscribe can replay from a cursor.
+# See docs/events.md, "Journal".
+type Journal (
+  enabled: bool,
+  # The last number issued; events through "published" were delivered
+  # (journaled ones synced to disk first).
+  seq: int,
+  published: int,
+  # The durable reservation: no number above it is issued before a larger
+  # one was written.
+  reserved: int,
+  # Events through this seq were rotated away: older cursors get
+  # conflict.history_lost.
+  retained_after: int,
+  # A cursor below this seq cannot be proven complete (a torn tail, a
+  # missing or changed segment, unreadable evidence, a failure to write):
+  # it gets unavailable.journal.
+  broken_through: int,
+  # What the last start found wrong in the journal.
+  problems: []string,
+  # Set while events cannot be journaled (none are published then), or
+  # why there is no journal.
+  error: ?string
 )
 
 # Trusted runs (dev.signaltty.Run) and what escaped them.

@@ -1,0 +1,298 @@
+package service
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/signaltty/signaltty/journal"
+)
+
+// Publication through the event journal (docs/events.md, "Journal"). With
+// a journal, emit numbers an event under s.mu and queues it; the publisher
+// goroutine writes the journaled events of each batch and syncs them (one
+// fdatasync per batch: the events of one state change, and whatever queued
+// meanwhile, are committed together), reserves numbers ahead, and only then
+// delivers the batch, in seq order, to the subscribers. No disk work ever
+// happens under s.mu. Without a journal (persistence off), emit delivers at
+// once and numbers start from 0 at every start.
+
+// MaxReplay is the most events a subscription from a cursor replays.
+const MaxReplay = 65536
+
+// maxBatch is the most events one journal write (and one delivery) holds.
+const maxBatch = 1024
+
+// publisher is the publication state of a Service; s.mu guards it, except
+// jmu, which serialises use of the journal (the publisher's writes and
+// replays' reads, both outside s.mu).
+type publisher struct {
+	pending   []Event
+	kick      chan struct{}
+	done      chan struct{}
+	published int64      // events through this seq were delivered
+	reserved  int64      // numbers through this seq may be issued
+	broken    *Error     // unavailable.journal while events cannot be made durable
+	brokenAt  int64      // the first seq not published because of it
+	cond      *sync.Cond // broadcast when published or broken changes
+	openErr   string     // why there is no journal, if it could not be opened
+	jmu       sync.Mutex
+}
+
+func (p *publisher) kickPublisher() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// StartJournal publishes events through j from now on: numbering continues
+// after j.Base() and every journaled event is synced before it is
+// published. Call it before serving (after Restore).
+func (s *Service) StartJournal(j *journal.Journal) {
+	s.mu.Lock()
+	s.journal = j
+	s.seq, s.pub.published, s.pub.reserved = j.Base(), j.Base(), j.Reserved()
+	s.pub.kick, s.pub.done = make(chan struct{}, 1), make(chan struct{})
+	s.mu.Unlock()
+	go s.publish()
+}
+
+// JournalUnavailable records why the daemon runs without a journal (for
+// status and doctor).
+func (s *Service) JournalUnavailable(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pub.openErr = err.Error()
+}
+
+// numberAvailable reports whether emit may issue the next number; s.mu is
+// held. Out of reserved numbers (the reservation could not be written) it
+// marks publication broken: no number beyond a durable reservation is
+// ever issued.
+func (s *Service) numberAvailable() bool {
+	if s.journal == nil || s.seq < s.pub.reserved {
+		return true
+	}
+	s.journalBroken(newError("unavailable.journal", map[string]any{"reserved": s.pub.reserved},
+		"no event number is reserved beyond %d: the sequence reservation cannot be written", s.pub.reserved))
+	s.pub.kickPublisher() // the publisher tries to reserve again
+	return false
+}
+
+// journalBroken stops publication until the journal works again: every
+// subscriber is ended with err; s.mu is held.
+func (s *Service) journalBroken(err *Error) {
+	if s.pub.broken == nil {
+		s.pub.broken, s.pub.brokenAt = err, s.seq+1
+		s.log.Error("events cannot be journaled; none are published until they can", "err", err.Message)
+	}
+	for sub := range s.subs {
+		sub.ended = err
+		s.dropSubscriber(sub)
+	}
+	s.pub.cond.Broadcast()
+}
+
+// publish is the publisher goroutine.
+func (s *Service) publish() {
+	defer close(s.pub.done)
+	for range s.pub.kick {
+		s.mu.Lock()
+		batch, seq, reserved := s.pub.pending, s.seq, s.pub.reserved
+		s.pub.pending = nil
+		if len(batch) > maxBatch { // bounded bursts: a subscriber reads while the next batch syncs
+			batch, s.pub.pending = batch[:maxBatch], append([]Event(nil), batch[maxBatch:]...)
+			s.pub.kickPublisher()
+		}
+		stopped := s.stopped && len(s.pub.pending) == 0
+		s.mu.Unlock()
+
+		recs := make([]journal.Record, 0, len(batch))
+		for _, e := range batch {
+			if eventTypes[e.Type].journaled {
+				data, _ := json.Marshal(e.Data)
+				recs = append(recs, journal.Record{Seq: e.Seq, Source: e.Source, Type: string(e.Type),
+					Resource: e.Resource, Time: e.Time, Data: data})
+			}
+		}
+		s.pub.jmu.Lock()
+		var err error
+		lease := s.journal.Lease()
+		if seq > reserved-lease/2 { // keep at least half a lease in hand
+			err = s.journal.Reserve(max(reserved, seq) + lease)
+		}
+		if err == nil {
+			err = s.journal.Append(recs)
+		}
+		newReserved := s.journal.Reserved()
+		s.pub.jmu.Unlock()
+
+		s.mu.Lock()
+		s.pub.reserved = newReserved
+		switch {
+		case err != nil:
+			s.journalBroken(newError("unavailable.journal", nil, "events cannot be journaled: %v", err))
+		case s.pub.broken != nil: // it works again: what was not published is a break in the history
+			s.log.Info("events are journaled again", "unpublished_from", s.pub.brokenAt)
+			s.pub.jmu.Lock()
+			_ = s.journal.Break(s.seq, "events were not journaled while the journal failed")
+			s.pub.jmu.Unlock()
+			s.pub.broken = nil
+			fallthrough
+		default:
+			for i := range batch {
+				s.deliver(&batch[i])
+			}
+		}
+		if len(batch) > 0 {
+			s.pub.published = batch[len(batch)-1].Seq
+		}
+		s.pub.cond.Broadcast()
+		s.mu.Unlock()
+		if stopped {
+			return
+		}
+	}
+}
+
+// stopPublisher delivers what is queued and ends the publisher; s.mu is
+// not held.
+func (s *Service) stopPublisher() {
+	s.mu.Lock()
+	j := s.journal
+	s.mu.Unlock()
+	if j == nil {
+		return
+	}
+	s.pub.kickPublisher()
+	<-s.pub.done
+	s.pub.jmu.Lock()
+	j.Close()
+	s.pub.jmu.Unlock()
+}
+
+// SubscribeAfter starts a subscription that first replays every journaled
+// event matching f with a seq above after (Subscription.Replay), then
+// continues live; no event is delivered twice or left out across the
+// hand-off. Errors, with nothing replayed: conflict.cursor_ahead (after is
+// beyond the last number issued), conflict.history_lost (events after the
+// cursor were rotated away; data.oldest is the oldest seq kept),
+// unavailable.journal (the journal cannot prove the history after the
+// cursor complete, or is failing), conflict.replay_too_long (more than
+// MaxReplay events).
+func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case after < 0:
+		return nil, invalid("after_seq", "range", "after_seq must be 0 or more")
+	case after > s.seq:
+		return nil, newError("conflict.cursor_ahead", map[string]any{"seq": s.seq},
+			"seq %d has not been issued yet (the last is %d)", after, s.seq)
+	case s.pub.broken != nil:
+		return nil, s.pub.broken
+	case s.journal == nil && after < s.seq:
+		return nil, newError("conflict.history_lost", map[string]any{"oldest": s.seq + 1, "reason": "no_journal"},
+			"events before %d are not kept: the daemon runs without an event journal", s.seq+1)
+	case s.journal == nil:
+		return s.subscribeLocked(f, after, false), nil
+	}
+	var replay []Event
+	for from := after; ; {
+		for s.pub.published < from && s.pub.broken == nil { // from is at most the last issued
+			s.pub.cond.Wait()
+		}
+		through := s.pub.published
+		if s.pub.broken != nil {
+			return nil, s.pub.broken
+		}
+		if through > from {
+			s.mu.Unlock() // disk reads outside s.mu
+			evs, err := s.readJournal(f, from, through, MaxReplay-len(replay))
+			s.mu.Lock()
+			if err != nil {
+				return nil, err
+			}
+			replay = append(replay, evs...)
+		}
+		if s.pub.published == through && s.pub.broken == nil {
+			sub := s.subscribeLocked(f, through, false)
+			sub.Replay = replay
+			return sub, nil
+		}
+		from = through // more was published meanwhile: read that too
+	}
+}
+
+// readJournal reads the journaled events matching f in (after, through].
+func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Event, *Error) {
+	s.pub.jmu.Lock()
+	defer s.pub.jmu.Unlock()
+	retained, broken, _ := s.journal.Coverage()
+	switch {
+	case after < retained:
+		return nil, newError("conflict.history_lost", map[string]any{"oldest": retained + 1},
+			"events up to %d were rotated out of the journal; the oldest kept is %d", retained, retained+1)
+	case after < broken:
+		return nil, newError("unavailable.journal", map[string]any{"broken_through": broken},
+			"the journal cannot prove the events after %d complete (its history through %d is broken)", after, broken)
+	}
+	recs, err := s.journal.Read(after, through, MaxReplay)
+	if err != nil {
+		return nil, newError("unavailable.journal", nil, "reading the journal: %v", err)
+	}
+	var out []Event
+	for _, r := range recs {
+		e := Event{Source: r.Source, Seq: r.Seq, Type: EventType(r.Type), Resource: r.Resource, Time: r.Time,
+			Data: journaledData(r.Data)}
+		if f.match(&e) {
+			if len(out) == limit {
+				return nil, newError("conflict.replay_too_long", map[string]any{"limit": MaxReplay},
+					"more than %d events match after seq %d: subscribe with a snapshot instead", MaxReplay, after)
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// journaledData is an event's data as read back from the journal: the
+// JSON it was written as.
+type journaledData json.RawMessage
+
+func (d journaledData) MarshalJSON() ([]byte, error) { return d, nil }
+func (journaledData) EventType() EventType           { return "" }
+func (journaledData) EventResource() string          { return "" }
+
+// JournalStatus describes the event journal for Server.GetStatus.
+type JournalStatus struct {
+	Enabled       bool
+	Seq           int64 // the last number issued
+	Published     int64 // events through it were delivered (journaled ones synced first)
+	Reserved      int64 // the durable reservation
+	RetainedAfter int64 // events up to it were rotated away
+	BrokenThrough int64 // a cursor below it cannot be replayed
+	Problems      []string
+	Error         string // set while events cannot be journaled
+}
+
+// JournalStatus returns the journal's state.
+func (s *Service) JournalStatus() JournalStatus {
+	s.mu.Lock()
+	st := JournalStatus{Enabled: s.journal != nil, Seq: s.seq, Published: s.pub.published, Reserved: s.pub.reserved}
+	switch {
+	case s.pub.broken != nil:
+		st.Error = s.pub.broken.Message
+	case s.pub.openErr != "":
+		st.Error = s.pub.openErr
+	}
+	j := s.journal
+	s.mu.Unlock()
+	if j != nil {
+		s.pub.jmu.Lock()
+		st.RetainedAfter, st.BrokenThrough, _ = j.Coverage()
+		st.Problems = append([]string{}, j.Problems()...)
+		s.pub.jmu.Unlock()
+	}
+	return st
+}
