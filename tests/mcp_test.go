@@ -1,0 +1,273 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/signaltty/signaltty/tests/harness"
+	"github.com/signaltty/signaltty/varlink/mcpschema"
+)
+
+// The MCP server (docs/mcp.md) is a thin mapping onto the CLI's calls:
+// every tool result and tool error is the line `signaltty --json` prints
+// for the same request, after ids, times and pids are normalised.
+
+// mcpWaitCap is the test-only run_wait cap (`signaltty mcp --wait-cap-ms`).
+const mcpWaitCap = 1500
+
+// same runs the CLI with --json and the MCP tool with args, and fails
+// unless both print the same record (or error) after normalisation; it
+// returns the MCP result.
+func same(t *testing.T, d *harness.Daemon, m *harness.MCP, cli []string, tool string, args map[string]any) harness.ToolResult {
+	t.Helper()
+	r := d.CLI(t, append([]string{"--json"}, cli...)...)
+	line := strings.TrimSuffix(r.Stdout, "\n")
+	got := m.Call(t, tool, args)
+	if want := strings.HasPrefix(line, `{"error":`); got.IsError != want {
+		t.Fatalf("%s: isError %v, but the CLI printed %s\nMCP: %s", tool, got.IsError, line, got.Text)
+	}
+	if cn, mn := harness.Normalize(t, line), harness.Normalize(t, got.Text); cn != mn {
+		t.Fatalf("%s differs from signaltty --json %s:\nCLI: %s\nMCP: %s", tool, strings.Join(cli, " "), cn, mn)
+	}
+	if !got.IsError {
+		if got.Structured == "" {
+			t.Fatalf("%s: no structured content: %s", tool, got.Text)
+		}
+		if sn, tn := harness.Normalize(t, got.Structured), harness.Normalize(t, got.Text); sn != tn {
+			t.Fatalf("%s: structured content and text differ:\n%s\n%s", tool, sn, tn)
+		}
+	}
+	return got
+}
+
+func decodeText(t *testing.T, r harness.ToolResult, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(r.Text), v); err != nil {
+		t.Fatalf("decoding %q: %v", r.Text, err)
+	}
+}
+
+func errCode(t *testing.T, r harness.ToolResult) string {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Code    string         `json:"code"`
+			Message string         `json:"message"`
+			Data    map[string]any `json:"data"`
+		} `json:"error"`
+	}
+	if !r.IsError {
+		t.Fatalf("want a tool error, got %s", r.Text)
+	}
+	decodeText(t, r, &e)
+	if e.Error.Code == "" || e.Error.Message == "" || e.Error.Data == nil {
+		t.Fatalf("tool error without code, message and data: %s", r.Text)
+	}
+	return e.Error.Code
+}
+
+func argvJSON(argv ...string) string {
+	b, _ := json.Marshal(argv)
+	return string(b)
+}
+
+func TestMCPRunResultsEqualTheCLIs(t *testing.T) {
+	d := harness.Start(t)
+	m := d.StartMCP(t, nil, "--wait-cap-ms", fmt.Sprint(mcpWaitCap))
+	ws := d.CreateWorkspace(t, "mcp")
+	argv := []string{"sh", "-c", "echo out; echo err >&2; exit 3"}
+	start := func(key string) map[string]any {
+		return map[string]any{"key": key, "workspace": ws.ID, "argv": argv}
+	}
+
+	// start, wait, get, list
+	st := same(t, d, m, []string{"run", "--key", "cli-1", "--workspace", ws.ID, "--argv", argvJSON(argv...)}, "run", start("mcp-1"))
+	var started struct{ Run, Pane string }
+	decodeText(t, st, &started)
+	cliRun := cliRunOf(t, d, "cli-1")
+	same(t, d, m, []string{"run", "wait", "--run", cliRun, "--timeout-ms", "20000"}, "run_wait", map[string]any{"run": started.Run, "timeout_ms": 20000})
+	same(t, d, m, []string{"run", "get", "--run", cliRun}, "run_get", map[string]any{"run": started.Run})
+	same(t, d, m, []string{"run", "get", "--run", cliRun, "--output=false"}, "run_get", map[string]any{"run": started.Run, "output": false})
+	same(t, d, m, []string{"run", "list", "--key", "cli-1"}, "run_list", map[string]any{"key": "mcp-1"})
+
+	// a lost response retried: the same key and parameters return the same run
+	again := same(t, d, m, []string{"run", "--key", "cli-1", "--workspace", ws.ID, "--argv", argvJSON(argv...)}, "run", start("mcp-1"))
+	var re struct {
+		Run    string
+		Reused bool
+	}
+	decodeText(t, again, &re)
+	if !re.Reused || re.Run != started.Run {
+		t.Fatalf("retried run: want reused:true with run %s, got %s", started.Run, again.Text)
+	}
+	// key conflict, invalid params, unknown run
+	same(t, d, m, []string{"run", "--key", "cli-1", "--workspace", ws.ID, "--", "true"}, "run", map[string]any{"key": "mcp-1", "workspace": ws.ID, "argv": []string{"true"}})
+	same(t, d, m, []string{"run", "--key", "bad key", "--workspace", ws.ID, "--", "true"}, "run", map[string]any{"key": "bad key", "workspace": ws.ID, "argv": []string{"true"}})
+	same(t, d, m, []string{"run", "--key", "cli-2", "--workspace", ws.ID, "--shell", "true", "--", "true"}, "run", map[string]any{"key": "mcp-2", "workspace": ws.ID, "shell": "true", "argv": []string{"true"}})
+	same(t, d, m, []string{"run", "--key", "cli-2", "--workspace", "nope", "--", "true"}, "run", map[string]any{"key": "mcp-2", "workspace": "nope", "argv": []string{"true"}})
+	same(t, d, m, []string{"run", "wait", "--run", "r999", "--timeout-ms", "0"}, "run_wait", map[string]any{"run": "r999", "timeout_ms": 0})
+	same(t, d, m, []string{"run", "wait", "--run", cliRun, "--timeout-ms", "-1"}, "run_wait", map[string]any{"run": started.Run, "timeout_ms": -1})
+
+	// a shell run, a deadline, a wait timeout and a cancel
+	same(t, d, m, []string{"run", "--key", "cli-3", "--workspace", ws.ID, "--shell", "echo a | tr a b"}, "run", map[string]any{"key": "mcp-3", "workspace": ws.ID, "shell": "echo a | tr a b"})
+	same(t, d, m, []string{"run", "wait", "--run", cliRunOf(t, d, "cli-3"), "--timeout-ms", "20000"}, "run_wait", map[string]any{"run": runOf(t, m, "mcp-3"), "timeout_ms": 20000})
+	same(t, d, m, []string{"run", "--key", "cli-4", "--workspace", ws.ID, "--deadline-ms", "300", "--", "sleep", "60"}, "run", map[string]any{"key": "mcp-4", "workspace": ws.ID, "deadline_ms": 300, "argv": []string{"sleep", "60"}})
+	same(t, d, m, []string{"run", "wait", "--run", cliRunOf(t, d, "cli-4"), "--timeout-ms", "20000"}, "run_wait", map[string]any{"run": runOf(t, m, "mcp-4"), "timeout_ms": 20000})
+	same(t, d, m, []string{"run", "--key", "cli-5", "--workspace", ws.ID, "--", "sleep", "60"}, "run", map[string]any{"key": "mcp-5", "workspace": ws.ID, "argv": []string{"sleep", "60"}})
+	c5, m5 := cliRunOf(t, d, "cli-5"), runOf(t, m, "mcp-5")
+	same(t, d, m, []string{"run", "wait", "--run", c5, "--timeout-ms", "0"}, "run_wait", map[string]any{"run": m5, "timeout_ms": 0})
+	same(t, d, m, []string{"run", "cancel", "--run", c5, "--grace-ms", "500"}, "run_cancel", map[string]any{"run": m5, "grace_ms": 500})
+	same(t, d, m, []string{"run", "cancel", "--run", c5}, "run_cancel", map[string]any{"run": m5})
+
+	// an output tail that is not complete
+	seq := []string{"seq", "1", "300"}
+	same(t, d, m, []string{"run", "--key", "cli-6", "--workspace", ws.ID, "--output-rows", "5", "--", seq[0], seq[1], seq[2]}, "run",
+		map[string]any{"key": "mcp-6", "workspace": ws.ID, "output_rows": 5, "argv": seq})
+	w := same(t, d, m, []string{"run", "wait", "--run", cliRunOf(t, d, "cli-6"), "--timeout-ms", "20000"}, "run_wait", map[string]any{"run": runOf(t, m, "mcp-6"), "timeout_ms": 20000})
+	var rec struct {
+		Record struct {
+			Output struct {
+				Complete bool
+				Lines    []string
+			}
+		}
+	}
+	decodeText(t, w, &rec)
+	if rec.Record.Output.Complete || len(rec.Record.Output.Lines) != 5 || strings.TrimSpace(rec.Record.Output.Lines[4]) != "300" {
+		t.Fatalf("want the last 5 rows, not complete: %s", w.Text)
+	}
+	same(t, d, m, []string{"status"}, "status", nil)
+}
+
+// runOf finds the run started by MCP with key.
+func runOf(t *testing.T, m *harness.MCP, key string) string {
+	t.Helper()
+	r := m.Call(t, "run_list", map[string]any{"key": key})
+	var l struct{ Runs []struct{ Run string } }
+	decodeText(t, r, &l)
+	if len(l.Runs) != 1 {
+		t.Fatalf("run_list key %s: %s", key, r.Text)
+	}
+	return l.Runs[0].Run
+}
+
+func TestMCPPaneResultsEqualTheCLIs(t *testing.T) {
+	d := harness.Start(t)
+	m := d.StartMCP(t, nil)
+	ws := d.CreateWorkspace(t, "panes")
+	same(t, d, m, []string{"workspace", "get", "--workspace", ws.ID}, "workspace_get", map[string]any{"workspace": ws.ID})
+	same(t, d, m, []string{"workspace", "list"}, "workspace_list", nil)
+	cliPane := d.Spawn(t, []string{"--workspace", ws.ID}, "cat")
+	sp := m.Call(t, "pane_spawn", map[string]any{"workspace": ws.ID, "argv": []string{"cat"}})
+	var p struct{ Pane struct{ ID string } }
+	decodeText(t, sp, &p)
+	same(t, d, m, []string{"pane", "get", "--pane", cliPane.ID}, "pane_get", map[string]any{"pane": p.Pane.ID})
+	same(t, d, m, []string{"pane", "send", "--pane", cliPane.ID, "--text", `hello\r`}, "pane_send", map[string]any{"pane": p.Pane.ID, "text": "hello\r"})
+	d.WaitLine(t, cliPane.ID, "hello")
+	d.WaitLine(t, p.Pane.ID, "hello")
+	same(t, d, m, []string{"pane", "capture", "--pane", cliPane.ID}, "pane_capture", map[string]any{"pane": p.Pane.ID})
+	same(t, d, m, []string{"pane", "capture", "--pane", cliPane.ID, "--start", "0", "--end", "1"}, "pane_capture", map[string]any{"pane": p.Pane.ID, "start": 0, "end": 1})
+	same(t, d, m, []string{"pane", "capture", "--pane", cliPane.ID, "--start", "5", "--end", "1"}, "pane_capture", map[string]any{"pane": p.Pane.ID, "start": 5, "end": 1})
+	same(t, d, m, []string{"pane", "remove", "--pane", cliPane.ID}, "pane_remove", map[string]any{"pane": p.Pane.ID})
+	same(t, d, m, []string{"pane", "kill", "--pane", cliPane.ID}, "pane_kill", map[string]any{"pane": p.Pane.ID})
+	same(t, d, m, []string{"pane", "send", "--pane", cliPane.ID, "--text", "x"}, "pane_send", map[string]any{"pane": p.Pane.ID, "text": "x"})
+	same(t, d, m, []string{"pane", "remove", "--pane", cliPane.ID}, "pane_remove", map[string]any{"pane": p.Pane.ID})
+	same(t, d, m, []string{"pane", "get", "--pane", cliPane.ID}, "pane_get", map[string]any{"pane": p.Pane.ID})
+	same(t, d, m, []string{"pane", "list", "--workspace", ws.ID}, "pane_list", map[string]any{"workspace": ws.ID})
+	same(t, d, m, []string{"workspace", "rename", "--workspace", ws.ID, "--name", "renamed"}, "workspace_rename", map[string]any{"workspace": ws.ID, "name": "renamed"})
+	mw := m.Call(t, "workspace_create", map[string]any{"name": "other", "cwd": d.Home})
+	var w struct{ Workspace struct{ ID string } }
+	decodeText(t, mw, &w)
+	same(t, d, m, []string{"workspace", "remove", "--workspace", ws.ID}, "workspace_remove", map[string]any{"workspace": w.Workspace.ID})
+}
+
+func TestMCPToolSchemasAreTheGeneratedOnes(t *testing.T) {
+	d := harness.Start(t)
+	m := d.StartMCP(t, nil)
+	res, err := m.Session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mcpschema.Tools()
+	if len(res.Tools) != len(want) {
+		t.Fatalf("tools/list has %d tools, want %d", len(res.Tools), len(want))
+	}
+	canon := func(v any) string {
+		b, _ := json.Marshal(v)
+		var x any
+		_ = json.Unmarshal(b, &x)
+		b, _ = json.Marshal(x)
+		return string(b)
+	}
+	byName := map[string]mcpschema.Tool{}
+	for _, w := range want {
+		byName[w.Name] = w
+	}
+	for _, got := range res.Tools {
+		w, ok := byName[got.Name]
+		if !ok {
+			t.Errorf("unexpected tool %s", got.Name)
+			continue
+		}
+		if got.Description != w.Description {
+			t.Errorf("%s: description differs from the generated one", got.Name)
+		}
+		if canon(got.InputSchema) != canon(w.InputSchema) {
+			t.Errorf("%s: input schema\n got %s\nwant %s", got.Name, canon(got.InputSchema), canon(w.InputSchema))
+		}
+		if canon(got.OutputSchema) != canon(w.OutputSchema) {
+			t.Errorf("%s: output schema\n got %s\nwant %s", got.Name, canon(got.OutputSchema), canon(w.OutputSchema))
+		}
+	}
+}
+
+func TestMCPRunWaitWithoutTimeoutEndsAtTheCap(t *testing.T) {
+	d := harness.Start(t)
+	m := d.StartMCP(t, nil, "--wait-cap-ms", fmt.Sprint(mcpWaitCap))
+	ws := d.CreateWorkspace(t, "cap")
+	r := m.Call(t, "run", map[string]any{"key": "long", "workspace": ws.ID, "argv": []string{"sleep", "120"}})
+	var st struct{ Run string }
+	decodeText(t, r, &st)
+	for _, args := range []map[string]any{{"run": st.Run}, {"run": st.Run, "timeout_ms": 86400000}} {
+		w, took := m.Timed(t, "run_wait", args)
+		if code := errCode(t, w); code != "timeout.wait" {
+			t.Fatalf("run_wait %v: want timeout.wait, got %s", args, w.Text)
+		}
+		if took < mcpWaitCap*time.Millisecond {
+			t.Fatalf("run_wait %v returned after %v, before the cap of %d ms", args, took, mcpWaitCap)
+		}
+	}
+	g := m.Call(t, "run_get", map[string]any{"run": st.Run, "output": false})
+	if !strings.Contains(g.Text, `"state":"running"`) {
+		t.Fatalf("a wait that timed out must leave the run running: %s", g.Text)
+	}
+	m.Call(t, "run_cancel", map[string]any{"run": st.Run, "grace_ms": 0})
+}
+
+func TestMCPArgumentsTheSchemaRejectsAreInvalidParams(t *testing.T) {
+	d := harness.Start(t)
+	m := d.StartMCP(t, nil)
+	for _, args := range []map[string]any{
+		{"key": "k", "workspace": "w", "argv": "not a list"},
+		{"workspace": "w", "argv": []string{"true"}},
+		{"key": "k", "workspace": "w", "argv": []string{"true"}, "bogus": 1},
+	} {
+		if code := errCode(t, m.Call(t, "run", args)); code != "invalid_params.arguments" {
+			t.Errorf("run %v: want invalid_params.arguments, got %s", args, code)
+		}
+	}
+}
+
+// cliRunOf finds the run started by the CLI with key.
+func cliRunOf(t *testing.T, d *harness.Daemon, key string) string {
+	t.Helper()
+	var l struct{ Runs []struct{ Run string } }
+	d.JSON(t, &l, "run", "list", "--key", key)
+	if len(l.Runs) != 1 {
+		t.Fatalf("run list --key %s: %v", key, l.Runs)
+	}
+	return l.Runs[0].Run
+}
