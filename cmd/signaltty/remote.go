@@ -46,14 +46,15 @@ func transportError(addr string, err error) *callError {
 // fail turns a call's error into a *callError; a connection lost because
 // ssh failed is unavailable.transport with what ssh said.
 func (c *client) fail(err error) error {
-	ce := replyError(err)
-	var e *callError
-	if c.ssh != nil && errors.As(ce, &e) && e.Code == "unavailable.daemon" {
-		if f := c.ssh.Failure(); f != nil {
+	var ve *vl.Error
+	var ip *vl.InvalidParameter
+	var mnf *vl.MethodNotFound
+	if c.ssh != nil && !errors.As(err, &ve) && !errors.As(err, &ip) && !errors.As(err, &mnf) {
+		if f := c.ssh.Failure(); f != nil { // not a reply: did ssh fail?
 			return transportError(c.address, f)
 		}
 	}
-	return ce
+	return replyError(err)
 }
 
 // bridgeCmd is the remote end of ssh-exec: addresses: it connects to the

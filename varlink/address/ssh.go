@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -77,6 +79,11 @@ func DialSSH(ctx context.Context, address string) (*SSHConn, error) {
 	if prog == "" {
 		prog = "ssh"
 	}
+	if strings.HasPrefix(address, "ssh-unix:") {
+		if err := checkUnixForward(prog); err != nil {
+			return nil, err
+		}
+	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -103,6 +110,29 @@ func DialSSH(ctx context.Context, address string) (*SSHConn, error) {
 		close(c.done)
 	}()
 	return c, nil
+}
+
+var sshVersion = regexp.MustCompile(`OpenSSH_([0-9]+)\.([0-9]+)`)
+
+// checkUnixForward fails unless the ssh client can forward stdio to a
+// remote unix socket (ssh -W /PATH, OpenSSH 9.4 or newer; an older client
+// takes the path for a host name and waits).
+func checkUnixForward(prog string) error {
+	out, err := exec.Command(prog, "-V").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s -V: %v", prog, err)
+	}
+	m := sshVersion.FindSubmatch(out)
+	if m == nil {
+		return nil // not OpenSSH: let it try
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	minor, _ := strconv.Atoi(string(m[2]))
+	if major < 9 || major == 9 && minor < 4 {
+		return fmt.Errorf("ssh-unix: needs OpenSSH 9.4 or newer here to forward to a unix socket, %s is %s; use ssh-exec:HOST:signaltty bridge",
+			prog, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // Close closes the connection, which ends ssh; ssh is killed if it has not
