@@ -271,3 +271,20 @@ func cliRunOf(t *testing.T, d *harness.Daemon, key string) string {
 	}
 	return l.Runs[0].Run
 }
+
+func TestSkillPrintsTheGeneratedGuide(t *testing.T) {
+	d := harness.Unstarted(t)
+	r := d.CLI(t, "skill")
+	if r.Code != 0 || r.Stdout != mcpschema.Skill() {
+		t.Fatalf("signaltty skill must print SKILL.md:\n%s", r)
+	}
+	front, _, ok := strings.Cut(strings.TrimPrefix(r.Stdout, "---\n"), "\n---\n")
+	if !strings.HasPrefix(r.Stdout, "---\n") || !ok || !strings.Contains(front, "name: signaltty\n") || !strings.Contains(front, "description: ") {
+		t.Fatalf("SKILL.md must start with front matter naming and describing the skill:\n%s", front)
+	}
+	for _, tl := range mcpschema.Tools() {
+		if !strings.Contains(r.Stdout, "MCP tool `"+tl.Name+"`") {
+			t.Errorf("SKILL.md has no section for %s", tl.Name)
+		}
+	}
+}
