@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +287,179 @@ func TestSkillPrintsTheGeneratedGuide(t *testing.T) {
 		if !strings.Contains(r.Stdout, "MCP tool `"+tl.Name+"`") {
 			t.Errorf("SKILL.md has no section for %s", tl.Name)
 		}
+	}
+}
+
+// runBoth starts the same command through the CLI (key cli-N) and MCP
+// (key mcp-N), compares the replies, then waits for both and compares the
+// records; the CLI's exit status must be the record's status. It returns
+// the MCP run_wait result.
+func runBoth(t *testing.T, d *harness.Daemon, m *harness.MCP, n int, cli []string, args map[string]any) harness.ToolResult {
+	t.Helper()
+	ck, mk := fmt.Sprintf("cli-%d", n), fmt.Sprintf("mcp-%d", n)
+	args["key"] = mk
+	st := same(t, d, m, append([]string{"run", "--key", ck}, cli...), "run", args)
+	if st.IsError {
+		return st
+	}
+	cr := cliRunOf(t, d, ck)
+	r := d.CLI(t, "--json", "run", "wait", "--run", cr, "--timeout-ms", "20000")
+	w := m.Call(t, "run_wait", map[string]any{"run": runOf(t, m, mk), "timeout_ms": 20000})
+	if cn, mn := harness.Normalize(t, strings.TrimSuffix(r.Stdout, "\n")), harness.Normalize(t, w.Text); cn != mn {
+		t.Fatalf("run_wait differs from signaltty --json run wait:\nCLI: %s\nMCP: %s", cn, mn)
+	}
+	var rec struct{ Record struct{ Status *int } }
+	decodeText(t, w, &rec)
+	if rec.Record.Status == nil || *rec.Record.Status != r.Code {
+		t.Fatalf("CLI exit status %d is not the record's status: %s", r.Code, w.Text)
+	}
+	return w
+}
+
+// field returns a record field of a run_wait result as JSON text.
+func field(t *testing.T, r harness.ToolResult, name string) string {
+	t.Helper()
+	var rec struct{ Record map[string]json.RawMessage }
+	decodeText(t, r, &rec)
+	return string(rec.Record[name])
+}
+
+// The run/wait conformance cases that need no seams, each through both.
+func TestMCPRunConformanceCasesEqualTheCLIs(t *testing.T) {
+	d := harness.Start(t)
+	m := d.StartMCP(t, nil, "--wait-cap-ms", fmt.Sprint(mcpWaitCap))
+	ws := d.CreateWorkspace(t, "conformance")
+	w := []string{"--workspace", ws.ID}
+	in := func(kv ...any) map[string]any {
+		a := map[string]any{"workspace": ws.ID}
+		for i := 0; i < len(kv); i += 2 {
+			a[kv[i].(string)] = kv[i+1]
+		}
+		return a
+	}
+	n := 0
+	next := func() int { n++; return n }
+	// 1, 2: succeeded and failed, exit statuses passed through
+	for _, c := range []struct {
+		cli    []string
+		args   map[string]any
+		status string
+	}{
+		{append(w, "--", "true"), in("argv", []string{"true"}), "0"},
+		{append(w, "--shell", "exit 3"), in("shell", "exit 3"), "3"},
+		{append(w, "--", "false"), in("argv", []string{"false"}), "1"},
+		{append(w, "--shell", "nosuchcmd"), in("shell", "nosuchcmd"), "127"},
+		{append(w, "--shell", "kill -SEGV $$"), in("shell", "kill -SEGV $$"), "139"}, // 4
+	} {
+		if got := field(t, runBoth(t, d, m, next(), c.cli, c.args), "status"); got != c.status {
+			t.Fatalf("%v: status %s, want %s", c.cli, got, c.status)
+		}
+	}
+	// 3: a program that cannot be executed
+	script := d.Home + "/no-shebang"
+	if err := os.WriteFile(script, []byte("echo hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{{"/nonexistent/program"}, {"/etc/hostname"}, {script}} {
+		k := next()
+		r := runBoth(t, d, m, k, append(w, "--argv", argvJSON(argv...)), in("argv", argv))
+		if code := errCode(t, r); code != "unavailable.spawn" {
+			t.Fatalf("%v: %s", argv, r.Text)
+		}
+	}
+	// 5: a deadline terminates
+	if got := field(t, runBoth(t, d, m, next(), append(w, "--deadline-ms", "300", "--", "sleep", "100"), in("deadline_ms", 300, "argv", []string{"sleep", "100"})), "status"); got != "124" {
+		t.Fatalf("deadline: status %s", got)
+	}
+	// 6, 7: a hung run: wait timeouts leave it running, cancel twice
+	k := next()
+	same(t, d, m, append([]string{"run", "--key", fmt.Sprintf("cli-%d", k)}, append(w, "--", "sleep", "100")...), "run",
+		in("key", fmt.Sprintf("mcp-%d", k), "argv", []string{"sleep", "100"}))
+	cr, mr := cliRunOf(t, d, fmt.Sprintf("cli-%d", k)), runOf(t, m, fmt.Sprintf("mcp-%d", k))
+	for _, ms := range []string{"100", "0"} {
+		r := same(t, d, m, []string{"run", "wait", "--run", cr, "--timeout-ms", ms}, "run_wait", map[string]any{"run": mr, "timeout_ms": json.Number(ms)})
+		if errCode(t, r) != "timeout.wait" {
+			t.Fatalf("wait --timeout-ms %s: %s", ms, r.Text)
+		}
+	}
+	first := same(t, d, m, []string{"run", "cancel", "--run", cr, "--signal", "TERM"}, "run_cancel", map[string]any{"run": mr, "signal": "TERM"})
+	if field(t, first, "cause") != `"cancel"` || field(t, first, "outcome") != `"terminated"` {
+		t.Fatalf("cancel: %s", first.Text)
+	}
+	again := m.Call(t, "run_cancel", map[string]any{"run": mr, "signal": "TERM"})
+	if again.Text != first.Text {
+		t.Fatalf("a second cancel must return the identical record:\n%s\n%s", first.Text, again.Text)
+	}
+	// 12: a tail that is not complete, and the rows before it
+	tail := runBoth(t, d, m, next(), append(w, "--", "seq", "1", "3000"), in("argv", []string{"seq", "1", "3000"}))
+	var rec struct {
+		Record struct {
+			Pane   string
+			Output struct {
+				Complete bool
+				Start    int
+				Lines    []string
+			}
+		}
+	}
+	decodeText(t, tail, &rec)
+	if rec.Record.Output.Complete || len(rec.Record.Output.Lines) != 100 {
+		t.Fatalf("want the last 100 rows, not complete: complete=%v lines=%d", rec.Record.Output.Complete, len(rec.Record.Output.Lines))
+	}
+	before := m.Call(t, "pane_capture", map[string]any{"pane": rec.Record.Pane, "start": rec.Record.Output.Start - 3, "end": rec.Record.Output.Start})
+	if before.IsError || !strings.Contains(before.Text, "2898") {
+		t.Fatalf("rows before the tail: %s", before.Text)
+	}
+	// 13: output bounds
+	wide := strings.Repeat("日", 40) // a full row of 80 cells, 120 bytes
+	for _, c := range []struct {
+		cli  []string
+		args map[string]any
+		rows int
+	}{
+		{append(w, "--output-bytes", "300", "--shell", "for i in 1 2 3 4; do echo "+wide+"; done"), in("output_bytes", 300, "shell", "for i in 1 2 3 4; do echo "+wide+"; done"), 2},
+		{append(w, "--output-rows", "0", "--", "seq", "3"), in("output_rows", 0, "argv", []string{"seq", "3"}), 0},
+	} {
+		r := runBoth(t, d, m, next(), c.cli, c.args)
+		var o struct {
+			Record struct{ Output struct{ Lines []string } }
+		}
+		decodeText(t, r, &o)
+		if len(o.Record.Output.Lines) != c.rows {
+			t.Fatalf("%v: %d lines, want %d: %s", c.cli, len(o.Record.Output.Lines), c.rows, r.Text)
+		}
+	}
+	// 15, 16: a repeat after a lost reply is reused; other parameters conflict
+	k = next()
+	runBoth(t, d, m, k, append(w, "--", "true"), in("argv", []string{"true"}))
+	again = same(t, d, m, append([]string{"run", "--key", fmt.Sprintf("cli-%d", k)}, append(w, "--", "true")...), "run", in("key", fmt.Sprintf("mcp-%d", k), "argv", []string{"true"}))
+	if !strings.Contains(again.Text, `"reused":true`) {
+		t.Fatalf("repeat: %s", again.Text)
+	}
+	same(t, d, m, append([]string{"run", "--key", fmt.Sprintf("cli-%d", k)}, append(w, "--", "false")...), "run", in("key", fmt.Sprintf("mcp-%d", k), "argv", []string{"false"}))
+	// 17: another daemon's source
+	same(t, d, m, append([]string{"run", "--key", "cli-src", "--source", "signaltty/00000000-0000-0000-0000-000000000000"}, append(w, "--", "true")...), "run",
+		in("key", "mcp-src", "source", "signaltty/00000000-0000-0000-0000-000000000000", "argv", []string{"true"}))
+	// 18, 19: invalid parameters
+	long := strings.Repeat("k", 129)
+	for _, c := range []struct {
+		cli  []string
+		args map[string]any
+	}{
+		{[]string{"run", "--key", "bad key", "--workspace", ws.ID, "--", "true"}, in("key", "bad key", "argv", []string{"true"})},
+		{[]string{"run", "--key", long, "--workspace", ws.ID, "--", "true"}, in("key", long, "argv", []string{"true"})},
+		{[]string{"run", "--key", "cli-x", "--workspace", ws.ID}, in("key", "mcp-x")},
+		{[]string{"run", "--key", "cli-x", "--workspace", ws.ID, "--shell", "true", "--", "true"}, in("key", "mcp-x", "shell", "true", "argv", []string{"true"})},
+		{[]string{"run", "--key", "cli-x", "--", "true"}, map[string]any{"key": "mcp-x", "argv": []string{"true"}}},
+		{[]string{"run", "--key", "cli-x", "--workspace", ws.ID, "--pane", "pane_x", "--", "true"}, in("key", "mcp-x", "pane", "pane_x", "argv", []string{"true"})},
+		{[]string{"run", "--key", "cli-x", "--workspace", ws.ID, "--axis", "cols", "--", "true"}, in("key", "mcp-x", "axis", "cols", "argv", []string{"true"})},
+	} {
+		if r := same(t, d, m, c.cli, "run", c.args); !strings.HasPrefix(errCode(t, r), "invalid_params.") {
+			t.Fatalf("%v: %s", c.cli, r.Text)
+		}
+	}
+	// A NUL byte cannot reach the CLI through exec; MCP passes it on.
+	if r := m.Call(t, "run", in("key", "mcp-nul", "shell", "a\x00b")); errCode(t, r) != "invalid_params.command" {
+		t.Fatalf("shell with NUL: %s", r.Text)
 	}
 }
