@@ -216,6 +216,9 @@ func TestMCPToolSchemasAreTheGeneratedOnes(t *testing.T) {
 		if got.Description != w.Description {
 			t.Errorf("%s: description differs from the generated one", got.Name)
 		}
+		if got.Annotations == nil || canon(got.Annotations) != canon(w.Annotations) {
+			t.Errorf("%s: annotations %s, want %s", got.Name, canon(got.Annotations), canon(w.Annotations))
+		}
 		if canon(got.InputSchema) != canon(w.InputSchema) {
 			t.Errorf("%s: input schema\n got %s\nwant %s", got.Name, canon(got.InputSchema), canon(w.InputSchema))
 		}

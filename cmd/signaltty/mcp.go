@@ -50,11 +50,20 @@ func (a *app) newMCPServer(waitCap int64) *mcp.Server {
 			"wait for it with run_wait (call again on timeout.wait), trust outcome and status, read more rows with pane_capture, remove finished panes.",
 	})
 	for _, t := range mcpschema.Tools() {
-		mcp.AddTool(s, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema},
-			a.toolHandler(t, waitCap))
+		mcp.AddTool(s, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+			Annotations: toolAnnotations(t.Annotations)}, a.toolHandler(t, waitCap))
 	}
 	s.AddReceivingMiddleware(argumentErrors)
 	return s
+}
+
+// toolAnnotations turns the generated annotations into the SDK's.
+func toolAnnotations(a map[string]bool) *mcp.ToolAnnotations {
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: a["readOnlyHint"], IdempotentHint: a["idempotentHint"]}
+	if d, ok := a["destructiveHint"]; ok {
+		ann.DestructiveHint = &d
+	}
+	return ann
 }
 
 // serveMCP serves MCP on transport until the client goes away or ctx ends.

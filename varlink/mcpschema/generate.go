@@ -79,7 +79,7 @@ func Generate(dir string) (toolsJSON, skill []byte, err error) {
 			outSchema["$defs"] = g.defs
 		}
 		out = append(out, Tool{Name: t.name, Method: t.method, CLI: t.cli,
-			Description: t.hint + "\n\n" + m.Doc, MethodDoc: m.Doc,
+			Description: t.hint + "\n\n" + m.Doc, MethodDoc: m.Doc, Annotations: annotations(t),
 			InputSchema: mustRaw(in), OutputSchema: mustRaw(outSchema)})
 	}
 	var buf bytes.Buffer
@@ -94,6 +94,24 @@ func Generate(dir string) (toolsJSON, skill []byte, err error) {
 		return nil, nil, err
 	}
 	return buf.Bytes(), skillGuide(preface, out), nil
+}
+
+// annotations is the tool's MCP annotations. Tools that start or drive
+// programs keep MCP's defaults (not read-only, maybe destructive), except
+// that run is idempotent: a repeat with its key starts nothing.
+func annotations(t tool) map[string]bool {
+	a := map[string]bool{"readOnlyHint": false, "idempotentHint": t.name == "run"}
+	switch t.ann {
+	case reads:
+		a["readOnlyHint"] = true
+	case stops:
+		a["destructiveHint"], a["idempotentHint"] = true, true
+	case adds:
+		a["destructiveHint"] = false
+	case renames:
+		a["destructiveHint"], a["idempotentHint"] = false, true
+	}
+	return a
 }
 
 func mustRaw(v any) json.RawMessage {

@@ -25,6 +25,9 @@ type Tool struct {
 	Description string `json:"description"`
 	// MethodDoc is the method's comment in the IDL.
 	MethodDoc string `json:"method_doc"`
+	// Annotations are MCP's tool annotations (readOnlyHint,
+	// destructiveHint, idempotentHint).
+	Annotations map[string]bool `json:"annotations"`
 	// InputSchema and OutputSchema are JSON Schema (2020-12) objects: the
 	// method's parameters and its reply.
 	InputSchema  json.RawMessage `json:"inputSchema"`
