@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
+	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/varlink/mcpschema"
@@ -136,7 +136,7 @@ func skillCmd(a *app) *cobra.Command {
 		Short: "Print the agent skill guide (SKILL.md) for using signaltty",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := os.Stdout.WriteString(mcpschema.Skill())
+			_, err := io.WriteString(a.out, mcpschema.Skill())
 			return err
 		},
 	}

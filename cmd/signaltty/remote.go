@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"syscall"
 
 	"github.com/signaltty/signaltty/varlink/address"
 	"github.com/spf13/cobra"
@@ -17,14 +16,39 @@ import (
 // isRemote reports whether addr is reached through ssh (docs/remote.md).
 func isRemote(addr string) bool { return address.IsRemote(addr) }
 
+// dialStream opens the byte stream to the daemon at addr, local (unix:) or
+// through ssh, for callers that speak on it themselves (a protocol upgrade
+// such as attach's). It starts no daemon. An ssh stream is an
+// *address.SSHConn, whose Failure explains a later I/O error.
+func dialStream(ctx context.Context, addr string) (net.Conn, error) {
+	if isRemote(addr) {
+		sc, err := address.DialSSH(ctx, addr)
+		if err != nil {
+			return nil, transportError(addr, err)
+		}
+		return sc, nil
+	}
+	path, err := address.SocketPath(addr)
+	if err != nil {
+		return nil, &callError{Code: "invalid_params.address", Message: err.Error(), Data: map[string]any{"address": addr}}
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, unavailable(addr, err)
+	}
+	return c, nil
+}
+
 // dialRemote connects through ssh (ssh-unix:HOST:/PATH, ssh-exec:HOST:CMD).
 // What ssh reports when it cannot connect comes back as
 // unavailable.transport on the first call.
 func dialRemote(ctx context.Context, addr string) (*client, error) {
-	sc, err := address.DialSSH(ctx, addr)
+	nc, err := dialStream(ctx, addr)
 	if err != nil {
-		return nil, transportError(addr, err)
+		return nil, err
 	}
+	sc := nc.(*address.SSHConn)
 	// varlink/go dials only unix: and tcp:; the dialer hands it the ssh conn.
 	conn, err := vl.NewConnectionWithDialer(ctx, "unix:ssh", connDialer{sc})
 	if err != nil {
@@ -73,19 +97,20 @@ another host reaches it with the address "ssh-exec:HOST:signaltty bridge"
 			if addr == "" {
 				addr = defaultAddress()
 			}
-			path, err := address.SocketPath(addr)
-			if err != nil {
-				return &callError{Code: "invalid_params.address", Message: err.Error(), Data: map[string]any{"address": addr}}
+			if isRemote(addr) {
+				return &callError{Code: "invalid_params.address", Message: "signaltty bridge relays to a local daemon, not " + addr,
+					Data: map[string]any{"address": addr}}
 			}
 			probe, err := dial(cmd.Context(), addr) // starts the daemon when none answers
 			if err != nil {
 				return err
 			}
 			probe.conn.Close()
-			uc, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+			nc, err := dialStream(cmd.Context(), addr)
 			if err != nil {
-				return unavailable(addr, err)
+				return err
 			}
+			uc := nc.(*net.UnixConn)
 			defer uc.Close()
 			// The end of input half-closes the daemon connection; the daemon
 			// then finishes its replies and closes, which ends the copy out.
@@ -96,7 +121,6 @@ another host reaches it with the address "ssh-exec:HOST:signaltty bridge"
 			case <-done:
 			case <-cmd.Context().Done():
 			}
-			_ = syscall.Close(1) // the peer sees the end of the stream
 			return nil
 		},
 	}
