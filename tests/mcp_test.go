@@ -1,13 +1,16 @@
 package tests
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/tests/harness"
 	"github.com/signaltty/signaltty/varlink/mcpschema"
 )
@@ -464,5 +467,46 @@ func TestMCPRunConformanceCasesEqualTheCLIs(t *testing.T) {
 	// A NUL byte cannot reach the CLI through exec; MCP passes it on.
 	if r := m.Call(t, "run", in("key", "mcp-nul", "shell", "a\x00b")); errCode(t, r) != "invalid_params.command" {
 		t.Fatalf("shell with NUL: %s", r.Text)
+	}
+}
+
+// A client that gives up on a run call (its response is lost) and repeats
+// the identical request gets the same run, reused, and the command ran once
+// (conformance case 15 through MCP).
+func TestMCPRunRepeatedAfterAnAbandonedCallIsReused(t *testing.T) {
+	d, hooks := harness.StartHooks(t)
+	m := d.StartMCP(t, nil)
+	ws := d.CreateWorkspace(t, "abandoned")
+	dir := harness.TempDir(t)
+	key := "abandoned-after"
+	args := map[string]any{"key": key, "workspace": ws.ID, "shell": harness.Mark(dir, key) + "; exit 0"}
+	gate := filepath.Join(hooks, "barrier-after-"+key)
+	harness.Touch(t, gate)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Session.CallTool(ctx, &mcp.CallToolParams{Name: "run", Arguments: args})
+		done <- err
+	}()
+	harness.WaitFile(t, filepath.Join(hooks, "reached-after-"+key))
+	cancel() // the client gives up: notifications/cancelled, the call's connection closes
+	if err := <-done; err == nil {
+		t.Fatal("a cancelled tools/call returned a result")
+	}
+	harness.RemoveFile(t, gate)
+	var st struct {
+		Run    string
+		Reused bool
+	}
+	decodeText(t, m.Call(t, "run", args), &st)
+	if !st.Reused {
+		t.Fatalf("the repeat of an abandoned start must be reused: %+v", st)
+	}
+	w := m.Call(t, "run_wait", map[string]any{"run": st.Run, "timeout_ms": 20000})
+	if field(t, w, "outcome") != `"succeeded"` {
+		t.Fatalf("run: %s", w.Text)
+	}
+	if c := harness.MarkCount(dir, key); c != 1 {
+		t.Fatalf("the command ran %d times, want once", c)
 	}
 }
