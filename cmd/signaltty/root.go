@@ -23,8 +23,11 @@ type app struct {
 }
 
 // execute runs the CLI with args and returns the exit status.
-func execute(args []string) int {
-	a := &app{out: os.Stdout, errw: os.Stderr}
+func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
+
+// executeTo is execute printing to out and errw.
+func executeTo(args []string, out, errw io.Writer) int {
+	a := &app{out: out, errw: errw}
 	root := &cobra.Command{
 		Use:   "signaltty",
 		Short: "Drive signalttyd: workspaces, tabs and panes running programs on real PTYs",

@@ -40,7 +40,8 @@ var toolsJSON []byte
 //go:embed SKILL.md
 var skill string
 
-// Tools returns the generated tools, in tools/list order.
+// Tools returns the generated tools in the order of the table in tools.go
+// (tools/list sorts them by name).
 func Tools() []Tool {
 	var ts []Tool
 	if err := json.Unmarshal(toolsJSON, &ts); err != nil {

@@ -24,7 +24,7 @@ const (
 	renames                   // changes a label (destructiveHint false, idempotentHint)
 )
 
-// tools is the MCP server's tool list, in the order tools/list gives it.
+// tools is the MCP server's tool list, in the order of the skill guide.
 var tools = []tool{
 	{name: "run", method: "dev.signaltty.Run.Start", cli: "signaltty run --key K (--workspace W | --pane P --axis cols|rows) (--argv JSON | --shell TEXT | -- PROGRAM [ARG...])",
 		hint: "Start a command as a trusted run in a new pane. Returns as soon as the process has been executed (it does not wait for it to finish: call run_wait next). " +
