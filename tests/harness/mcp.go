@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,14 +74,6 @@ func (m *MCP) Call(t testing.TB, name string, args map[string]any) ToolResult {
 		m.d.record("mcp %s %s → isError=%v %s", name, mustJSON(args), r.IsError, clip(r.Text))
 	}
 	return r
-}
-
-// Timed is Call with the time it took.
-func (m *MCP) Timed(t testing.TB, name string, args map[string]any) (ToolResult, time.Duration) {
-	t.Helper()
-	start := time.Now()
-	r := m.Call(t, name, args)
-	return r, time.Since(start)
 }
 
 // Normalized values: what differs between two identical requests (ids,
