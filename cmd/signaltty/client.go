@@ -55,12 +55,18 @@ func (e *callError) exitStatus() int {
 type client struct {
 	conn    *vl.Connection
 	address string
+	ssh     *address.SSHConn // the transport of an ssh-unix: or ssh-exec: address
 }
 
 // dial connects to the daemon at address. When nothing answers and
 // $SIGNALTTY_NO_AUTOSTART is unset, it starts signalttyd in the background
-// (like tmux starts its server) and tries again for up to 5 s.
+// (like tmux starts its server) and tries again for up to 5 s. A remote
+// address (ssh-unix:, ssh-exec:) is reached through ssh and never starts a
+// daemon here.
 func dial(ctx context.Context, address string) (*client, error) {
+	if isRemote(address) {
+		return dialRemote(ctx, address)
+	}
 	conn, err := vl.NewConnection(ctx, address)
 	if err == nil {
 		return &client{conn: conn, address: address}, nil
@@ -149,7 +155,7 @@ func (c *client) call(ctx context.Context, method string, params any) (json.RawM
 	var out json.RawMessage
 	err := c.conn.Call(ctx, method, params, &out)
 	if err != nil {
-		return nil, replyError(err)
+		return nil, c.fail(err)
 	}
 	if len(out) == 0 {
 		out = json.RawMessage("{}")
@@ -161,13 +167,13 @@ func (c *client) call(ctx context.Context, method string, params any) (json.RawM
 func (c *client) stream(ctx context.Context, method string, params any, fn func(json.RawMessage) error) error {
 	recv, err := c.conn.Send(ctx, method, params, vl.More)
 	if err != nil {
-		return replyError(err)
+		return c.fail(err)
 	}
 	for {
 		var out json.RawMessage
 		flags, err := recv(ctx, &out)
 		if err != nil {
-			return replyError(err)
+			return c.fail(err)
 		}
 		if err := fn(out); err != nil {
 			return err

@@ -23,8 +23,11 @@ type app struct {
 }
 
 // execute runs the CLI with args and returns the exit status.
-func execute(args []string) int {
-	a := &app{out: os.Stdout, errw: os.Stderr}
+func execute(args []string) int { return executeTo(args, os.Stdout, os.Stderr) }
+
+// executeTo is execute printing to out and errw.
+func executeTo(args []string, out, errw io.Writer) int {
+	a := &app{out: out, errw: errw}
 	root := &cobra.Command{
 		Use:   "signaltty",
 		Short: "Drive signalttyd: workspaces, tabs and panes running programs on real PTYs",
@@ -41,7 +44,8 @@ started in the background first.`,
 	}
 	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
-	root.AddCommand(statusCmd(a), doctorCmd(a), shutdownCmd(a), saveCmd(a), snapshotCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a))
+	root.AddCommand(statusCmd(a), doctorCmd(a), shutdownCmd(a), saveCmd(a), snapshotCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a),
+		mcpCmd(a), skillCmd(a), bridgeCmd(a))
 	for _, c := range root.Commands() {
 		strictGroup(c)
 	}
@@ -67,32 +71,50 @@ started in the background first.`,
 	if errors.As(err, &es) {
 		return int(es)
 	}
-	var ce *callError
-	if !errors.As(err, &ce) {
-		if errors.Is(err, context.Canceled) {
-			ce = &callError{Code: "cancelled", Message: "interrupted", Data: map[string]any{}}
-		} else { // cobra: unknown command or flag, bad flag value
-			ce = &callError{Code: "invalid_params.usage", Message: err.Error(), Data: map[string]any{}}
-		}
-	}
+	ce := asCallError(err, "invalid_params.usage") // else cobra: unknown command or flag, bad flag value
 	if a.json {
-		b, _ := json.Marshal(map[string]any{"error": ce})
-		fmt.Fprintln(a.out, string(b))
+		fmt.Fprintln(a.out, string(errorJSON(ce)))
 	} else {
 		fmt.Fprintf(a.errw, "signaltty: %s (%s)\n", ce.Message, ce.Code)
 	}
 	return ce.exitStatus()
 }
 
+// asCallError is err as a *callError: the daemon's error, "cancelled" for
+// an interrupt, else code with err's text.
+func asCallError(err error, code string) *callError {
+	var ce *callError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if errors.Is(err, context.Canceled) {
+		return &callError{Code: "cancelled", Message: "interrupted", Data: map[string]any{}}
+	}
+	return &callError{Code: code, Message: err.Error(), Data: map[string]any{}}
+}
+
+// errorJSON is what --json prints for a failure: {"error":{"code",
+// "message","data"}}. The MCP server's tool errors carry the same text.
+func errorJSON(ce *callError) []byte {
+	b, _ := json.Marshal(map[string]any{"error": ce})
+	return b
+}
+
+// call dials the daemon and makes one call; its reply is what --json
+// prints (through compact) and what the MCP server returns.
+func (a *app) call(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	c, err := a.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.conn.Close()
+	return c.call(ctx, method, params)
+}
+
 // run dials the daemon, makes one call and prints the reply: raw with
 // --json, else through human (nil prints nothing).
 func (a *app) run(cmd *cobra.Command, method string, params map[string]any, human func(json.RawMessage) error) error {
-	c, err := a.dial(cmd.Context())
-	if err != nil {
-		return err
-	}
-	defer c.conn.Close()
-	raw, err := c.call(cmd.Context(), method, params)
+	raw, err := a.call(cmd.Context(), method, params)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -88,20 +89,8 @@ status is the run's status. --timeout-ms ends only the wait (exit 7,
 timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := a.dial(cmd.Context())
+			last, err := a.waitRun(cmd.Context(), params(cmd, "run", "timeout-ms", "output", "source"))
 			if err != nil {
-				return err
-			}
-			defer cl.conn.Close()
-			var last json.RawMessage
-			err = cl.stream(cmd.Context(), "dev.signaltty.Run.Wait", params(cmd, "run", "timeout-ms", "output", "source"), func(raw json.RawMessage) error {
-				last = raw
-				return nil
-			})
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					return &callError{Code: "cancelled", Message: "wait interrupted; the run keeps running", Data: map[string]any{}}
-				}
 				return err
 			}
 			var r struct{ Record runv.Record }
@@ -124,6 +113,28 @@ timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 	c.Flags().Bool("output", true, "include the output tail")
 	c.Flags().String("source", "", "fail with conflict.source unless the daemon's event source is this one")
 	return c
+}
+
+// waitRun makes a Run.Wait call with "more" and returns the final reply
+// (the one --json prints and the MCP tool run_wait returns).
+func (a *app) waitRun(ctx context.Context, p map[string]any) (json.RawMessage, error) {
+	cl, err := a.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.conn.Close()
+	var last json.RawMessage
+	err = cl.stream(ctx, "dev.signaltty.Run.Wait", p, func(raw json.RawMessage) error {
+		last = raw
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &callError{Code: "cancelled", Message: "wait interrupted; the run keeps running", Data: map[string]any{}}
+		}
+		return nil, err
+	}
+	return last, nil
 }
 
 func runGetCmd(a *app) *cobra.Command {

@@ -1,0 +1,72 @@
+package mcpschema
+
+// tool is one MCP tool: the varlink method it calls, the CLI command that
+// makes the same call, and what an agent must know before calling it
+// (hint, put before the method's IDL documentation). params overrides the
+// description of input parameters where MCP differs from the CLI.
+type tool struct {
+	name   string
+	method string // interface.Method, e.g. "dev.signaltty.Run.Start"
+	cli    string
+	hint   string
+	params map[string]string
+	ann    annotation
+}
+
+// annotation is what MCP's tool annotations say of a tool.
+type annotation int
+
+const (
+	execs   annotation = iota // starts or drives arbitrary programs (MCP's default: destructive)
+	reads                     // changes nothing (readOnlyHint)
+	stops                     // stops or removes things (destructiveHint, idempotentHint)
+	adds                      // only adds (destructiveHint false)
+	renames                   // changes a label (destructiveHint false, idempotentHint)
+)
+
+// tools is the MCP server's tool list, in the order of the skill guide.
+var tools = []tool{
+	{name: "run", method: "dev.signaltty.Run.Start", cli: "signaltty run --key K (--workspace W | --pane P --axis cols|rows) (--argv JSON | --shell TEXT | -- PROGRAM [ARG...])",
+		hint: "Start a command as a trusted run in a new pane. Returns as soon as the process has been executed (it does not wait for it to finish: call run_wait next). " +
+			"Always pass a unique key: calling again with the same key and identical parameters after a lost or timed-out response is safe and returns the same run with reused: true instead of starting it twice. " +
+			"argv runs the program directly, with no shell (no quoting problems); use shell only when you need shell syntax (pipes, redirection, &&). " +
+			"deadline_ms makes the daemon terminate the command when it runs too long."},
+	{name: "run_wait", method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
+		hint: "Block until a run completes and return its record with outcome, status and the last rows of output. " +
+			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms, below MCP clients' own call limits); on timeout.wait the command is still running: call run_wait again. " +
+			"A wait never stops the command (use run_cancel). Trust outcome and status, never the screen text. " +
+			"When output.complete is false, earlier rows exist: read them with pane_capture (rows [output.oldest, output.start)).",
+		params: map[string]string{"timeout_ms": "How long to wait, in ms: 0 checks without waiting; default and maximum 50000 in MCP (larger values are lowered to it)."}, ann: reads},
+	{name: "run_get", method: "dev.signaltty.Run.Get", cli: "signaltty run get --run R",
+		hint: "Return a run's record now, without waiting (state running, terminating or completed).", ann: reads},
+	{name: "run_list", method: "dev.signaltty.Run.List", cli: "signaltty run list [--pane P] [--key K]",
+		hint: "List the runs the daemon still keeps, without output; find a run by its key after losing its id.", ann: reads},
+	{name: "run_cancel", method: "dev.signaltty.Run.Cancel", cli: "signaltty run cancel --run R",
+		hint: "Stop a run's command (destructive: signals its process group, then SIGKILL after grace_ms) and return the completed record.", ann: stops},
+	{name: "workspace_create", method: "dev.signaltty.Mux.CreateWorkspace", cli: "signaltty workspace create [--name N] [--cwd DIR]",
+		hint: "Create a workspace (a group of tabs and panes, like a tmux session); runs and panes start in one. Its handle can be used wherever a workspace id is taken.", ann: adds},
+	{name: "workspace_list", method: "dev.signaltty.Mux.ListWorkspaces", cli: "signaltty workspace list",
+		hint: "List workspaces.", ann: reads},
+	{name: "workspace_get", method: "dev.signaltty.Mux.GetWorkspace", cli: "signaltty workspace get --workspace W",
+		hint: "Show a workspace with its tabs and panes.", ann: reads},
+	{name: "workspace_rename", method: "dev.signaltty.Mux.RenameWorkspace", cli: "signaltty workspace rename --workspace W --name N",
+		hint: "Rename a workspace; its handle does not change.", ann: renames},
+	{name: "workspace_remove", method: "dev.signaltty.Mux.RemoveWorkspace", cli: "signaltty workspace remove --workspace W [--recursive]",
+		hint: "Remove a workspace. With recursive it stops its live processes first (destructive).", ann: stops},
+	{name: "pane_spawn", method: "dev.signaltty.Mux.SpawnPane", cli: "signaltty pane spawn (--workspace W | --tab T | --split P --axis cols|rows) -- PROGRAM [ARG...]",
+		hint: "Start an interactive program (a shell, a REPL, a server) in a new pane and drive it with pane_send and pane_capture. For a command whose result matters, prefer run: it reports a trusted outcome."},
+	{name: "pane_list", method: "dev.signaltty.Mux.ListPanes", cli: "signaltty pane list [--workspace W] [--tab T]",
+		hint: "List panes with their state (live or exited) and exit status.", ann: reads},
+	{name: "pane_get", method: "dev.signaltty.Mux.GetPane", cli: "signaltty pane get --pane P",
+		hint: "Show one pane.", ann: reads},
+	{name: "pane_send", method: "dev.signaltty.Mux.SendInput", cli: "signaltty pane send --pane P --text TEXT",
+		hint: "Type input into a pane, as a user at its terminal would: include \"\\n\" (or \"\\r\") to press Enter, \"\\u0003\" for Ctrl-C. Nothing tells you when or how the program reacted: read the screen with pane_capture, and prefer run for commands whose result matters."},
+	{name: "pane_capture", method: "dev.signaltty.Mux.CaptureRows", cli: "signaltty pane capture --pane P [--start N] [--end N]",
+		hint: "Read a pane's screen, or rows of its history with start and end (for example the rows before a run's output tail).", ann: reads},
+	{name: "pane_kill", method: "dev.signaltty.Mux.KillPane", cli: "signaltty pane kill --pane P",
+		hint: "Stop a pane's processes (destructive) and wait until they exited; the pane stays, with its rows, until pane_remove.", ann: stops},
+	{name: "pane_remove", method: "dev.signaltty.Mux.RemovePane", cli: "signaltty pane remove --pane P [--kill]",
+		hint: "Remove a pane. Remove finished panes (including those of completed runs) to keep the workspace tidy; a live pane needs kill (destructive).", ann: stops},
+	{name: "status", method: "dev.signaltty.Server.GetStatus", cli: "signaltty status",
+		hint: "The daemon's status. Its source changes with every daemon start: pass it as source to run, run_wait, run_get and run_cancel to detect a daemon restart (run ids restart at r0).", ann: reads},
+}
