@@ -29,6 +29,9 @@ type Git struct {
 // ErrNoGit is returned when the git program cannot be found.
 var ErrNoGit = errors.New("the git program was not found")
 
+// errNoDir: the directory to run git in does not exist.
+var errNoDir = errors.New("no such directory")
+
 // Error kinds.
 const (
 	KindNotRepository    = "not_a_repository"   // the directory is not in a git working tree
@@ -79,6 +82,9 @@ func (g *Git) run(ctx context.Context, dir string, args ...string) (result, erro
 		}
 		path = p
 	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return result{code: -1}, errNoDir
+	}
 	timeout := g.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -100,7 +106,7 @@ func (g *Git) run(ctx context.Context, dir string, args ...string) (result, erro
 		return r, fmt.Errorf("git %s: %w", args[0], ctx.Err())
 	case errors.As(err, &ee) && ee.Exited():
 		r.code = ee.ExitCode()
-	case errors.Is(err, exec.ErrNotFound):
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist):
 		return r, ErrNoGit
 	default:
 		return r, fmt.Errorf("running git: %w", err)

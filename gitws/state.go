@@ -35,7 +35,7 @@ func Equal(a, b *State) bool {
 func (g *Git) Inspect(ctx context.Context, dir string) (*State, error) {
 	r, err := g.run(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
 	switch {
-	case errors.Is(err, ErrNoGit):
+	case errors.Is(err, ErrNoGit), errors.Is(err, errNoDir):
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -110,10 +110,10 @@ type Worktree struct {
 // the main one first (git worktree list --porcelain).
 func (g *Git) Worktrees(ctx context.Context, dir string) ([]Worktree, error) {
 	r, err := g.run(ctx, dir, "worktree", "list", "--porcelain")
-	if err != nil {
+	if err != nil && !errors.Is(err, errNoDir) {
 		return nil, err
 	}
-	if r.code != 0 {
+	if err != nil || r.code != 0 {
 		return nil, fail(KindNotRepository, r.stderr, "%s is not in a git repository", dir)
 	}
 	return parseWorktrees(r.stdout), nil

@@ -34,7 +34,7 @@ func (g *Git) CheckBranchName(ctx context.Context, name string) error {
 	if name == "" || strings.HasPrefix(name, "-") || strings.HasPrefix(name, "@") {
 		return fail(KindBadBranch, "", "%q is not a valid branch name", name)
 	}
-	r, err := g.run(ctx, "/", "check-ref-format", "--branch", name)
+	r, err := g.run(ctx, string(filepath.Separator), "check-ref-format", "--branch", name)
 	if err != nil {
 		return err
 	}
@@ -164,6 +164,9 @@ func (g *Git) RemoveWorktree(ctx context.Context, repo, path, stop string) error
 
 func (g *Git) branchExists(ctx context.Context, repo, branch string) (bool, error) {
 	r, err := g.run(ctx, repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	if errors.Is(err, errNoDir) {
+		return false, fail(KindNotRepository, "", "%s does not exist", repo)
+	}
 	if err != nil {
 		return false, err
 	}

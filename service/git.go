@@ -81,15 +81,29 @@ func (s *Service) inspectGit(ctx context.Context, dir string) *GitState {
 	return st
 }
 
-// refreshGit recomputes w's git state; s.mu is not held.
+// refreshGit recomputes w's git state; s.mu is not held. A cwd that is
+// gone keeps the last state, marked missing (gitws.Git.Recover).
 func (s *Service) refreshGit(ctx context.Context, w *workspace) {
 	s.mu.Lock()
-	r := s.beginGit(w)
+	r, saved := s.beginGit(w), w.git
 	s.mu.Unlock()
-	st := s.inspectGit(ctx, r.cwd)
+	st := s.recoverGit(ctx, r.cwd, saved)
 	s.mu.Lock()
 	s.endGit(r, st)
 	s.mu.Unlock()
+}
+
+// recoverGit is the git state of dir given the one last stored; s.mu is
+// not held. A failure of git itself (a deadline) is logged and keeps the
+// last state.
+func (s *Service) recoverGit(ctx context.Context, dir string, saved *GitState) *GitState {
+	fi, err := os.Stat(dir)
+	st, gerr := s.git.git.Recover(ctx, dir, saved, err == nil && fi.IsDir())
+	if gerr != nil {
+		s.log.Warn("git state unknown", "dir", dir, "err", gerr)
+		return saved
+	}
+	return st
 }
 
 // RefreshGit recomputes a workspace's git state and returns the workspace
@@ -129,11 +143,7 @@ func (s *Service) RecoverGit(ctx context.Context) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			fi, err := os.Stat(j.r.cwd)
-			st, gerr := s.git.git.Recover(ctx, j.r.cwd, j.saved, err == nil && fi.IsDir())
-			if gerr != nil {
-				s.log.Warn("git state unknown", "dir", j.r.cwd, "err", gerr)
-			}
+			st := s.recoverGit(ctx, j.r.cwd, j.saved)
 			s.mu.Lock()
 			s.endGit(j.r, st)
 			s.mu.Unlock()
