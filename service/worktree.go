@@ -124,7 +124,9 @@ func (s *Service) createWorktreeWorkspace(ctx context.Context, r WorktreeRequest
 		return Workspace{}, nil, newError("conflict.path_exists", map[string]any{"path": path}, "a worktree is being added at %s", path)
 	}
 	s.git.adding[path] = true
+	s.starts.Add(1) // Shutdown waits for this request to commit or undo
 	s.mu.Unlock()
+	defer s.starts.Done()
 
 	added, err := g.AddWorktree(ctx, gitws.AddRequest{Repo: repoState.Repo, Path: path, Branch: r.Branch, From: r.From})
 	var st *GitState
