@@ -52,6 +52,7 @@ type Error struct {
 	Kind   string // one of the Kind constants
 	Msg    string // a sentence for people
 	Stderr string // git's own message, trimmed, when git reported one
+	Path   string // the directory concerned, when there is one
 }
 
 func (e *Error) Error() string {

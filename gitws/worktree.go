@@ -54,7 +54,7 @@ func (g *Git) AddWorktree(ctx context.Context, r AddRequest) (*Added, error) {
 		return nil, err
 	}
 	if _, err := os.Lstat(r.Path); err == nil {
-		return nil, fail(KindPathExists, "", "%s already exists", r.Path)
+		return nil, withPath(fail(KindPathExists, "", "%s already exists", r.Path), r.Path)
 	}
 	exists, err := g.branchExists(ctx, r.Repo, r.Branch)
 	if err != nil {
@@ -94,7 +94,7 @@ func (g *Git) AddWorktree(ctx context.Context, r AddRequest) (*Added, error) {
 	case strings.Contains(msg, "already checked out"), strings.Contains(msg, "already used by worktree"):
 		return nil, fail(KindBranchCheckedOut, msg, "branch %q is checked out in another worktree", r.Branch)
 	case strings.Contains(msg, "already exists"):
-		return nil, fail(KindPathExists, msg, "%s already exists", r.Path)
+		return nil, withPath(fail(KindPathExists, msg, "%s already exists", r.Path), r.Path)
 	default:
 		return nil, fail(KindFailed, msg, "git worktree add failed")
 	}
@@ -145,9 +145,9 @@ func (g *Git) RemoveWorktree(ctx context.Context, repo, path, stop string) error
 	if r.code != 0 {
 		switch msg := r.stderr; {
 		case strings.Contains(msg, "modified or untracked"), strings.Contains(msg, "untracked"):
-			return fail(KindDirty, msg, "worktree %s has changes or untracked files; it was kept", path)
+			return withPath(fail(KindDirty, msg, "worktree %s has changes or untracked files; it was kept", path), path)
 		case strings.Contains(msg, "locked"):
-			return fail(KindLocked, msg, "worktree %s is locked; it was kept", path)
+			return withPath(fail(KindLocked, msg, "worktree %s is locked; it was kept", path), path)
 		default:
 			return fail(KindFailed, msg, "git worktree remove failed")
 		}
@@ -188,6 +188,11 @@ func (g *Git) resolveCommit(ctx context.Context, repo, ref string) (string, erro
 		return "", fail(KindUnknownRef, r.stderr, "%q names no commit in %s", ref, repo)
 	}
 	return strings.TrimSpace(r.stdout), nil
+}
+
+func withPath(e *Error, path string) *Error {
+	e.Path = path
+	return e
 }
 
 // missingDirs lists dir and its ancestors that do not exist, deepest first.

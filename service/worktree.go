@@ -215,6 +215,9 @@ func gitError(err error) *Error {
 		}
 		data["git"] = strings.TrimSpace(msg)
 	}
+	if ge.Path != "" {
+		data["path"] = ge.Path
+	}
 	param := func(p, reason string) *Error {
 		data["param"], data["reason"] = p, reason
 		return newError("invalid_params."+p, data, "%s", ge.Msg)

@@ -279,8 +279,11 @@ func TestWorktreeErrorsLeaveNothingBehind(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			before := repoPicture(t, repo)
 			world := d.TakeWorld(t)
-			d.Fail(t, c.code, c.exit, append([]string{"workspace", "create"}, c.args...)...)
+			e := d.Fail(t, c.code, c.exit, append([]string{"workspace", "create"}, c.args...)...)
 			world.Unchanged(t, c.name)
+			if c.code == "conflict.path_exists" && e.Data["path"] != filepath.Join(filepath.Dir(repo), "proj-worktrees", "occupied") {
+				t.Errorf("data = %v, want the path", e.Data)
+			}
 			if after := repoPicture(t, repo); after != before {
 				t.Fatalf("left behind:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
