@@ -106,8 +106,8 @@ func (s *Service) recoverGit(ctx context.Context, dir string, saved *GitState) *
 	return st
 }
 
-// RefreshGit recomputes a workspace's git state and returns the workspace
-// (Mux.GetWorkspace with refresh_git). Errors: not_found.workspace.
+// RefreshGit recomputes a workspace's git state (Mux.GetWorkspace with
+// refresh_git, which then reads the workspace). Errors: not_found.workspace.
 func (s *Service) RefreshGit(ctx context.Context, ref string) error {
 	s.mu.Lock()
 	w, err := s.lookupWorkspace(ref)
