@@ -142,12 +142,17 @@ func TestWorkspaceGitStateOfCheckouts(t *testing.T) {
 		t.Fatalf("plain checkout: git = %+v", plain.Git)
 	}
 
+	events := d.Subscribe(t, []string{"workspace.git_changed"}, []string{plain.ID})
 	os.WriteFile(filepath.Join(repo, "README"), []byte("changed\n"), 0o644)
 	if g := getWs(t, d, "plain", false).Git; g.dirty() != "clean" {
 		t.Fatalf("the git state changed without a refresh (it must never be polled): %s", g.dirty())
 	}
 	if g := getWs(t, d, "plain", true).Git; g.dirty() != "dirty" {
 		t.Fatalf("after get --refresh-git of a changed checkout: %s, want dirty", g.dirty())
+	}
+	e := events.WaitFor(t, harness.PollTimeout, "workspace.git_changed", func(e harness.Event) bool { return e.Type == "workspace.git_changed" })
+	if e.Data["dirty"] != true || e.Data["branch"] != "main" || e.Data["present"] != true {
+		t.Fatalf("workspace.git_changed data = %v", e.Data)
 	}
 	gitIn(t, repo, "checkout", "-q", "--", "README")
 
