@@ -34,5 +34,8 @@
 // process), workspace.go, tab.go, layout.go (split trees), run.go (runs and
 // how they follow their pane), run_output.go, event_types.go (every event
 // type with its data), events.go (subscriptions), persist.go (snapshots and
-// restore), env.go (children's environment), errors.go, validate_*.go.
+// restore), env.go (children's environment), git.go (workspaces' git state:
+// computed by running git outside s.mu, stored under it), worktree.go (a
+// workspace in a new git worktree, removal of a clean one), errors.go,
+// validate_*.go.
 package service

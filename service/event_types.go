@@ -14,6 +14,7 @@ const (
 	TypeWorkspaceCreated     EventType = "workspace.created"
 	TypeWorkspaceUpdated     EventType = "workspace.updated"
 	TypeWorkspaceRemoved     EventType = "workspace.removed"
+	TypeWorkspaceGitChanged  EventType = "workspace.git_changed"
 	TypeTabCreated           EventType = "tab.created"
 	TypeTabLayoutChanged     EventType = "tab.layout_changed"
 	TypeTabRemoved           EventType = "tab.removed"
@@ -43,6 +44,7 @@ var eventTypes = map[EventType]struct{ structural, journaled bool }{
 	TypeWorkspaceCreated:     {true, true},
 	TypeWorkspaceUpdated:     {true, true},
 	TypeWorkspaceRemoved:     {true, true},
+	TypeWorkspaceGitChanged:  {true, true},
 	TypeTabCreated:           {true, true},
 	TypeTabLayoutChanged:     {true, true},
 	TypeTabRemoved:           {true, true},
@@ -79,10 +81,23 @@ type WorkspaceCreated struct {
 	Restored  bool   `json:"restored,omitempty"`
 }
 
-// WorkspaceUpdated: a workspace was renamed.
+// WorkspaceUpdated: a workspace was renamed, or its cwd changed (Cwd set).
 type WorkspaceUpdated struct {
 	Workspace string `json:"-"`
 	Name      string `json:"name"`
+	Cwd       string `json:"cwd,omitempty"`
+}
+
+// WorkspaceGitChanged: a workspace's git state changed (docs/workspaces.md).
+// Present is false when it no longer has one.
+type WorkspaceGitChanged struct {
+	Workspace string `json:"-"`
+	Present   bool   `json:"present"`
+	Branch    string `json:"branch,omitempty"`
+	Detached  bool   `json:"detached,omitempty"`
+	Dirty     *bool  `json:"dirty,omitempty"`
+	Worktree  bool   `json:"worktree,omitempty"`
+	Missing   bool   `json:"missing,omitempty"`
 }
 
 // WorkspaceRemoved: a workspace and everything in it is gone.
@@ -240,6 +255,7 @@ type RunExpired struct {
 func (WorkspaceCreated) EventType() EventType     { return TypeWorkspaceCreated }
 func (WorkspaceUpdated) EventType() EventType     { return TypeWorkspaceUpdated }
 func (WorkspaceRemoved) EventType() EventType     { return TypeWorkspaceRemoved }
+func (WorkspaceGitChanged) EventType() EventType  { return TypeWorkspaceGitChanged }
 func (TabCreated) EventType() EventType           { return TypeTabCreated }
 func (TabLayoutChanged) EventType() EventType     { return TypeTabLayoutChanged }
 func (TabRemoved) EventType() EventType           { return TypeTabRemoved }
@@ -264,6 +280,7 @@ func (RunExpired) EventType() EventType           { return TypeRunExpired }
 func (e WorkspaceCreated) EventResource() string     { return e.Workspace }
 func (e WorkspaceUpdated) EventResource() string     { return e.Workspace }
 func (e WorkspaceRemoved) EventResource() string     { return e.Workspace }
+func (e WorkspaceGitChanged) EventResource() string  { return e.Workspace }
 func (e TabCreated) EventResource() string           { return e.Tab }
 func (e TabLayoutChanged) EventResource() string     { return e.Tab }
 func (e TabRemoved) EventResource() string           { return e.Tab }

@@ -25,6 +25,7 @@ type Workspace struct {
 	Tabs      []string
 	ActiveTab string // "" when none
 	CreatedAt time.Time
+	Git       *GitState // nil: not in a git working tree (docs/workspaces.md)
 }
 
 // Layout is a snapshot of a tab's split tree: a leaf (Pane != "") or a split
@@ -86,6 +87,10 @@ type workspace struct {
 	activeTab             string
 	createdAt             time.Time
 	removing              bool // a removal is terminating its panes
+
+	git                   *GitState // the last git state stored (git.go)
+	cwdGen                uint64    // bumped when cwd changes
+	gitTicket, gitApplied uint64    // refreshes begun, and the latest one stored
 }
 
 type tab struct {
@@ -144,7 +149,19 @@ func newID(prefix string) string {
 
 func (w *workspace) snapshot() Workspace {
 	return Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
-		Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt}
+		Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt, Git: copyGit(w.git)}
+}
+
+func copyGit(g *GitState) *GitState {
+	if g == nil {
+		return nil
+	}
+	c := *g
+	if g.Dirty != nil {
+		d := *g.Dirty
+		c.Dirty = &d
+	}
+	return &c
 }
 
 func (t *tab) snapshot() Tab {

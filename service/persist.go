@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -303,7 +304,7 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		snap.Workspaces = append(snap.Workspaces, snapshot.Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
-			Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt})
+			Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt, Git: exportGit(w.git)})
 		for _, tid := range w.tabs {
 			t := s.tabs[tid]
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
@@ -362,7 +363,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 	}
 	for _, sw := range snap.Workspaces {
 		w := &workspace{id: sw.ID, name: sw.Name, handle: sw.Handle, cwd: sw.Cwd, tabs: append([]string{}, sw.Tabs...),
-			activeTab: sw.ActiveTab, createdAt: sw.CreatedAt}
+			activeTab: sw.ActiveTab, createdAt: sw.CreatedAt, git: importGit(sw.Git)}
 		if w.handle == "" {
 			w.handle = s.uniqueHandle(slug(w.name))
 		}
@@ -497,6 +498,7 @@ func (s *Service) RestoreSnapshot(name string) (Status, error) {
 		s.emit(WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
 	}
 	s.mu.Unlock()
+	s.RecoverGit(context.Background())
 	if _, err := s.Save("restore"); err != nil {
 		s.log.Error("saving the restored snapshot failed", "err", err)
 	}

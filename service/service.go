@@ -21,6 +21,10 @@ type Config struct {
 	HistoryRows     int      // rows of scrollback per pane; 0 = term.DefaultHistoryRows
 	HistoryBytes    int      // byte budget of a pane's scrollback; 0 = term.DefaultHistoryBytes
 	Logger          *slog.Logger
+	// WorktreeRoot is where new worktrees go: <WorktreeRoot>/<repository
+	// name>/<branch>; "" puts them next to the repository,
+	// <repository>-worktrees/<branch> (docs/workspaces.md).
+	WorktreeRoot string
 }
 
 // Service owns every workspace, tab and pane of one daemon instance.
@@ -48,6 +52,7 @@ type Service struct {
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
 	escaped      int // see Status.Escaped
+	git          gitState
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -59,6 +64,7 @@ func New(cfg Config) *Service {
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
 		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), startProcess: pty.Start,
+		git: newGitState(cfg),
 	}
 	s.pub.cond = sync.NewCond(&s.mu)
 	return s

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,17 +63,23 @@ func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
 	if err != nil {
 		return Workspace{}, err
 	}
+	git := s.inspectGit(context.Background(), cwd) // before s.mu: git is process work
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
 		return Workspace{}, newError("unavailable.shutdown", nil, "the daemon is shutting down")
 	}
-	w := &workspace{id: newID("ws"), name: name, cwd: cwd, createdAt: time.Now(), tabs: []string{}}
+	return s.addWorkspace(name, cwd, git), nil
+}
+
+// addWorkspace puts a new workspace into the model with its event; s.mu is held.
+func (s *Service) addWorkspace(name, cwd string, git *GitState) Workspace {
+	w := &workspace{id: newID("ws"), name: name, cwd: cwd, createdAt: time.Now(), tabs: []string{}, git: git}
 	w.handle = s.uniqueHandle(slug(name))
 	s.workspaces[w.id] = w
 	s.wsOrder = append(s.wsOrder, w.id)
 	s.emit(WorkspaceCreated{Workspace: w.id, Name: w.name, Handle: w.handle})
-	return w.snapshot(), nil
+	return w.snapshot()
 }
 
 // uniqueHandle returns base, or base-2, base-3… whichever is free; s.mu is held.

@@ -50,7 +50,7 @@ func fullSnapshot() *Snapshot {
 		Workspaces: []Workspace{{
 			ID: "ws_1", Name: "ci", Handle: "ci", Cwd: "/home/u/src",
 			Tabs: []string{"tab_1"}, ActiveTab: "tab_1", AutoResume: true,
-			Git:       &Git{Root: "/home/u/src", Branch: "main", Detached: true, Dirty: ptr(true)},
+			Git:       &Git{Root: "/home/u/src-worktrees/main", Branch: "main", Detached: true, Commit: "3dd3ccda43d3dbae15ab9a22cde520afa3305fa3", Dirty: ptr(true), Worktree: true, Repo: "/home/u/src", Missing: true},
 			CreatedAt: t0,
 		}},
 		Tabs: []Tab{{

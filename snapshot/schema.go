@@ -42,12 +42,16 @@ type Workspace struct {
 	CreatedAt  time.Time `json:"created_at"`
 }
 
-// Git is a workspace's cached git state.
+// Git is a workspace's cached git state (SCHEMA.md, "Git").
 type Git struct {
 	Root     string `json:"root,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Detached bool   `json:"detached,omitempty"`
+	Commit   string `json:"commit,omitempty"`
 	Dirty    *bool  `json:"dirty,omitempty"`
+	Worktree bool   `json:"worktree,omitempty"`
+	Repo     string `json:"repo,omitempty"`
+	Missing  bool   `json:"missing,omitempty"`
 }
 
 // Tab is a persisted tab.

@@ -21,12 +21,21 @@ func (m *Mux) fail(ctx context.Context, c mux.VarlinkCall, err error) error {
 	return replyError(ctx, c.Call, "dev.signaltty.Mux", muxErrors, err)
 }
 
-func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd *string) error {
-	w, err := m.svc.CreateWorkspace(str(name), str(cwd))
+func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd, worktree, repo, from *string, argv *[]string) error {
+	r := service.NewWorkspace{Name: str(name), Cwd: str(cwd), Branch: str(worktree), Repo: str(repo), From: str(from)}
+	if argv != nil {
+		r.Argv = *argv
+	}
+	w, p, err := m.svc.CreateWorkspaceWith(ctx, r)
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	return c.ReplyCreateWorkspace(ctx, workspaceOut(w))
+	var pout *mux.Pane
+	if p != nil {
+		po := paneOut(*p)
+		pout = &po
+	}
+	return c.ReplyCreateWorkspace(ctx, workspaceOut(w), pout)
 }
 
 func (m *Mux) ListWorkspaces(ctx context.Context, c mux.VarlinkCall) error {
@@ -38,7 +47,12 @@ func (m *Mux) ListWorkspaces(ctx context.Context, c mux.VarlinkCall) error {
 	return c.ReplyListWorkspaces(ctx, out)
 }
 
-func (m *Mux) GetWorkspace(ctx context.Context, c mux.VarlinkCall, ref string) error {
+func (m *Mux) GetWorkspace(ctx context.Context, c mux.VarlinkCall, ref string, refreshGit *bool) error {
+	if refreshGit != nil && *refreshGit {
+		if err := m.svc.RefreshGit(ctx, ref); err != nil {
+			return m.fail(ctx, c, err)
+		}
+	}
 	w, tabs, panes, err := m.svc.GetWorkspace(ref)
 	if err != nil {
 		return m.fail(ctx, c, err)
@@ -58,14 +72,28 @@ func (m *Mux) RenameWorkspace(ctx context.Context, c mux.VarlinkCall, ref, name 
 	return c.ReplyRenameWorkspace(ctx, workspaceOut(w))
 }
 
-func (m *Mux) RemoveWorkspace(ctx context.Context, c mux.VarlinkCall, ref string, recursive *bool) error {
+func (m *Mux) RemoveWorkspace(ctx context.Context, c mux.VarlinkCall, ref string, recursive, removeWorktree *bool) error {
 	ctx2, stop := hangup(ctx, c.Call)
-	err := m.svc.RemoveWorkspace(ctx2, ref, recursive != nil && *recursive)
+	var removed service.RemovedWorktree
+	var err error
+	if removeWorktree != nil && *removeWorktree {
+		removed, err = m.svc.RemoveWorkspaceWorktree(ctx2, ref, recursive != nil && *recursive)
+	} else {
+		err = m.svc.RemoveWorkspace(ctx2, ref, recursive != nil && *recursive)
+	}
 	stop()
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	return c.ReplyRemoveWorkspace(ctx)
+	return c.ReplyRemoveWorkspace(ctx, strOpt(removed.Path), strOpt(removed.Branch))
+}
+
+func (m *Mux) SetWorkspaceCwd(ctx context.Context, c mux.VarlinkCall, ref, cwd string) error {
+	w, err := m.svc.SetWorkspaceCwd(ctx, ref, cwd)
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplySetWorkspaceCwd(ctx, workspaceOut(w))
 }
 
 func (m *Mux) CreateTab(ctx context.Context, c mux.VarlinkCall, ws string, title *string) error {
@@ -198,7 +226,15 @@ func (m *Mux) RemovePane(ctx context.Context, c mux.VarlinkCall, id string, kill
 
 func workspaceOut(w service.Workspace) mux.Workspace {
 	return mux.Workspace{Id: w.ID, Name: w.Name, Handle: w.Handle, Cwd: w.Cwd, Tabs: w.Tabs,
-		Active_tab: strOpt(w.ActiveTab), Created_at: timestamp(w.CreatedAt)}
+		Active_tab: strOpt(w.ActiveTab), Created_at: timestamp(w.CreatedAt), Git: gitOut(w.Git)}
+}
+
+func gitOut(g *service.GitState) *mux.GitState {
+	if g == nil {
+		return nil
+	}
+	return &mux.GitState{Root: g.Root, Branch: strOpt(g.Branch), Detached: g.Detached, Commit: strOpt(g.Commit),
+		Dirty: g.Dirty, Worktree: g.Worktree, Repo: g.Repo, Missing: g.Missing}
 }
 
 func tabOut(t service.Tab) mux.Tab {

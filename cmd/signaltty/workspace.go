@@ -13,15 +13,31 @@ func workspaceCmd(a *app) *cobra.Command {
 	c := &cobra.Command{Use: "workspace", Aliases: []string{"ws"}, Short: "Create, list, inspect, rename and remove workspaces"}
 
 	create := &cobra.Command{
-		Use:   "create",
-		Short: "Create a workspace (Mux.CreateWorkspace)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.CreateWorkspace", params(cmd, "name", "cwd"), a.printWorkspace)
+		Use:   "create [--name N] [--cwd DIR | --worktree BRANCH --repo DIR [--from REF]] [-- PROGRAM [ARG...]]",
+		Short: "Create a workspace, in a new git worktree with --worktree, running PROGRAM with -- (Mux.CreateWorkspace)",
+		Long: `Create a workspace. With --worktree BRANCH --repo DIR, git worktree add makes a
+worktree of DIR's repository for BRANCH (an existing branch, or a new one from
+--from, default HEAD) in <repository>-worktrees/BRANCH (or
+$SIGNALTTY_WORKTREE_ROOT/<repository name>/BRANCH of the daemon), and the
+workspace works there. With -- PROGRAM [ARG...], PROGRAM starts in the
+workspace's first pane. A failure leaves nothing behind.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := params(cmd, "name", "cwd", "worktree", "repo", "from")
+			if len(args) > 0 {
+				p["argv"] = args
+			}
+			if r, ok := p["repo"].(string); ok {
+				p["repo"] = absPath(r)
+			}
+			return a.run(cmd, "dev.signaltty.Mux.CreateWorkspace", p, a.printCreated)
 		},
 	}
-	create.Flags().String("name", "", "name (default \"workspace\"); the handle is made from it")
+	create.Flags().String("name", "", "name (default \"workspace\", or the branch); the handle is made from it")
 	create.Flags().String("cwd", "", "default working directory of its panes (default $HOME)")
+	create.Flags().String("worktree", "", "make a git worktree for this branch and work there (needs --repo)")
+	create.Flags().String("repo", "", "with --worktree: a directory of the git repository (relative to the current one)")
+	create.Flags().String("from", "", "with --worktree: start point of a new branch (default HEAD); the branch must not exist")
 
 	list := &cobra.Command{
 		Use:   "list",
@@ -34,9 +50,9 @@ func workspaceCmd(a *app) *cobra.Command {
 					return err
 				}
 				tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tHANDLE\tNAME\tTABS\tCWD")
+				fmt.Fprintln(tw, "ID\tHANDLE\tNAME\tTABS\tBRANCH\tGIT\tCWD")
 				for _, w := range r.Workspaces {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", w.Id, w.Handle, w.Name, len(w.Tabs), w.Cwd)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", w.Id, w.Handle, w.Name, len(w.Tabs), gitBranch(w.Git), gitFlags(w.Git), w.Cwd)
 				}
 				return tw.Flush()
 			})
@@ -48,7 +64,7 @@ func workspaceCmd(a *app) *cobra.Command {
 		Short: "Show a workspace with its tabs and panes (Mux.GetWorkspace)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.GetWorkspace", params(cmd, "workspace"), func(raw json.RawMessage) error {
+			return a.run(cmd, "dev.signaltty.Mux.GetWorkspace", params(cmd, "workspace", "refresh-git"), func(raw json.RawMessage) error {
 				var r struct {
 					Workspace mux.Workspace
 					Tabs      []mux.Tab
@@ -68,6 +84,7 @@ func workspaceCmd(a *app) *cobra.Command {
 		},
 	}
 	requiredString(get, "workspace", "workspace id or handle")
+	get.Flags().Bool("refresh-git", false, "run git again for the workspace's git state first")
 
 	rename := &cobra.Command{
 		Use:   "rename",
@@ -85,13 +102,25 @@ func workspaceCmd(a *app) *cobra.Command {
 		Short: "Remove a workspace; --recursive stops its live panes first (Mux.RemoveWorkspace)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.RemoveWorkspace", params(cmd, "workspace", "recursive"), nil)
+			return a.run(cmd, "dev.signaltty.Mux.RemoveWorkspace", params(cmd, "workspace", "recursive", "remove-worktree"), a.printRemoved)
 		},
 	}
 	requiredString(remove, "workspace", "workspace id or handle")
 	remove.Flags().BoolP("recursive", "r", false, "terminate live panes (SIGHUP, 2 s grace, SIGKILL) and remove everything")
+	remove.Flags().Bool("remove-worktree", false, "also remove the workspace's git worktree if it is clean (its branch stays)")
 
-	c.AddCommand(create, list, get, rename, remove)
+	setCwd := &cobra.Command{
+		Use:   "set-cwd",
+		Short: "Change the directory new panes start in; git state is computed again (Mux.SetWorkspaceCwd)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Mux.SetWorkspaceCwd", params(cmd, "workspace", "cwd"), a.printWorkspace)
+		},
+	}
+	requiredString(setCwd, "workspace", "workspace id or handle")
+	requiredString(setCwd, "cwd", "the new directory")
+
+	c.AddCommand(create, list, get, rename, remove, setCwd)
 	return c
 }
 
@@ -105,6 +134,7 @@ func (a *app) printWorkspace(raw json.RawMessage) error {
 
 func (a *app) printWorkspaceValue(w mux.Workspace) error {
 	fmt.Fprintf(a.out, "workspace %s handle %s name %q cwd %s tabs %d\n", w.Id, w.Handle, w.Name, w.Cwd, len(w.Tabs))
+	a.printGit(w.Git)
 	return nil
 }
 

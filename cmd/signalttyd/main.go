@@ -81,12 +81,13 @@ func run(log *slog.Logger, address string) error {
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
-		Environ: os.Environ(), Logger: log})
+		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log)})
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	svc.RecoverGit(context.Background()) // worktree associations, before the first call
 	svc.StartPersistence(store, periodicSave())
 	startJournal(log, svc, store.Dir())
 	if installTestHooks != nil {
@@ -256,6 +257,21 @@ func restore(log *slog.Logger, svc *service.Service) (*snapshot.Store, error) {
 		log.Info("restored", "from", filepath.Join(dir, snapshot.FileName), "workspaces", len(snap.Workspaces), "panes", len(snap.Panes))
 	}
 	return store, nil
+}
+
+// worktreeRoot is $SIGNALTTY_WORKTREE_ROOT, where new worktrees go (as
+// <root>/<repository name>/<branch>); "" (unset, or not an absolute path,
+// which is logged) puts them next to each repository.
+func worktreeRoot(log *slog.Logger) string {
+	root := os.Getenv("SIGNALTTY_WORKTREE_ROOT")
+	if root != "" && !filepath.IsAbs(root) {
+		log.Warn("SIGNALTTY_WORKTREE_ROOT is not an absolute path; worktrees go next to their repositories", "value", root)
+		return ""
+	}
+	if root != "" {
+		root = filepath.Clean(root)
+	}
+	return root
 }
 
 // periodicSave is $SIGNALTTY_SAVE_INTERVAL (a Go duration such as "60s"):

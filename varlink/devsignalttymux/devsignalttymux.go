@@ -23,13 +23,32 @@ import (
 // Generated type declarations
 
 type Workspace struct {
-	Id         string   `json:"id"`
-	Name       string   `json:"name"`
-	Handle     string   `json:"handle"`
-	Cwd        string   `json:"cwd"`
-	Tabs       []string `json:"tabs"`
-	Active_tab *string  `json:"active_tab,omitempty"`
-	Created_at string   `json:"created_at"`
+	Id         string    `json:"id"`
+	Name       string    `json:"name"`
+	Handle     string    `json:"handle"`
+	Cwd        string    `json:"cwd"`
+	Tabs       []string  `json:"tabs"`
+	Active_tab *string   `json:"active_tab,omitempty"`
+	Created_at string    `json:"created_at"`
+	Git        *GitState `json:"git,omitempty"`
+}
+
+// The git state of a workspace's cwd. root: top of its working tree;
+// branch: the checked-out branch, absent when detached (or before git could
+// say); commit: HEAD's full id, absent before the first commit; dirty:
+// changes or untracked files, absent when unknown; worktree: root is a
+// linked worktree (git worktree add), repo the main worktree of its
+// repository (root itself for a main checkout); missing: root is gone (a
+// worktree deleted while the daemon was down): the rest is as last saved.
+type GitState struct {
+	Root     string  `json:"root"`
+	Branch   *string `json:"branch,omitempty"`
+	Detached bool    `json:"detached"`
+	Commit   *string `json:"commit,omitempty"`
+	Dirty    *bool   `json:"dirty,omitempty"`
+	Worktree bool    `json:"worktree"`
+	Repo     string  `json:"repo"`
+	Missing  bool    `json:"missing"`
 }
 
 // A node of a tab's layout: a leaf naming one pane, or a split of the area in
@@ -240,33 +259,54 @@ func Dispatch_Error(err error) error {
 
 // Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
 // (or /tmp) and must be an existing directory (invalid_params.cwd).
+// With worktree (a branch name) and repo (a directory of a git repository),
+// instead of cwd: runs git worktree add for that branch, an existing one or
+// a new one made from `from` (default HEAD; with from the branch must be
+// new), in <worktree root>/<branch> (default root: <main worktree>-worktrees,
+// or $SIGNALTTY_WORKTREE_ROOT/<repository name> of the daemon), and makes
+// that the cwd; name defaults to the branch. With argv, starts it in the
+// workspace's first pane (as SpawnPane with workspace), returned as pane.
+// A failure leaves nothing behind (no workspace, pane, worktree, branch or
+// directory). Errors: invalid_params.name/.cwd/.repo (not_a_repository)/
+// .worktree (branch_name)/.from (unknown_ref), conflict.path_exists,
+// conflict.branch_exists, conflict.branch_checked_out, unavailable.git, and
+// those of SpawnPane. docs/workspaces.md.
 type CreateWorkspace_methods struct{}
 
 func CreateWorkspace() CreateWorkspace_methods { return CreateWorkspace_methods{} }
 
-func (m CreateWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string) (workspace_out_ Workspace, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, name_in_, cwd_in_)
+func (m CreateWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string) (workspace_out_ Workspace, pane_out_ *Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, name_in_, cwd_in_, worktree_in_, repo_in_, from_in_, argv_in_)
 	if err_ != nil {
 		return
 	}
-	workspace_out_, _, err_ = receive(ctx)
+	workspace_out_, pane_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, name_in_ *string, cwd_in_ *string) (func(ctx context.Context) (Workspace, uint64, error), error) {
+func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string) (func(ctx context.Context) (Workspace, *Pane, uint64, error), error) {
 	var in struct {
-		Name *string `json:"name,omitempty"`
-		Cwd  *string `json:"cwd,omitempty"`
+		Name     *string   `json:"name,omitempty"`
+		Cwd      *string   `json:"cwd,omitempty"`
+		Worktree *string   `json:"worktree,omitempty"`
+		Repo     *string   `json:"repo,omitempty"`
+		From     *string   `json:"from,omitempty"`
+		Argv     *[]string `json:"argv,omitempty"`
 	}
 	in.Name = name_in_
 	in.Cwd = cwd_in_
+	in.Worktree = worktree_in_
+	in.Repo = repo_in_
+	in.From = from_in_
+	in.Argv = argv_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.CreateWorkspace", in, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (workspace_out_ Workspace, flags uint64, err error) {
+	return func(context.Context) (workspace_out_ Workspace, pane_out_ *Pane, flags uint64, err error) {
 		var out struct {
 			Workspace Workspace `json:"workspace"`
+			Pane      *Pane     `json:"pane,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -274,24 +314,34 @@ func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection
 			return
 		}
 		workspace_out_ = out.Workspace
+		pane_out_ = out.Pane
 		return
 	}, nil
 }
 
-func (m CreateWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string) (func(ctx context.Context) (workspace_out_ Workspace, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m CreateWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string) (func(ctx context.Context) (workspace_out_ Workspace, pane_out_ *Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Name *string `json:"name,omitempty"`
-		Cwd  *string `json:"cwd,omitempty"`
+		Name     *string   `json:"name,omitempty"`
+		Cwd      *string   `json:"cwd,omitempty"`
+		Worktree *string   `json:"worktree,omitempty"`
+		Repo     *string   `json:"repo,omitempty"`
+		From     *string   `json:"from,omitempty"`
+		Argv     *[]string `json:"argv,omitempty"`
 	}
 	in.Name = name_in_
 	in.Cwd = cwd_in_
+	in.Worktree = worktree_in_
+	in.Repo = repo_in_
+	in.From = from_in_
+	in.Argv = argv_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.CreateWorkspace", in)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (workspace_out_ Workspace, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (workspace_out_ Workspace, pane_out_ *Pane, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
 			Workspace Workspace `json:"workspace"`
+			Pane      *Pane     `json:"pane,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -299,6 +349,7 @@ func (m CreateWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connect
 			return
 		}
 		workspace_out_ = out.Workspace
+		pane_out_ = out.Pane
 		return
 	}, nil
 }
@@ -355,13 +406,14 @@ func (m ListWorkspaces_methods) Upgrade(ctx context.Context, c *varlink.Connecti
 	}, nil
 }
 
-// Returns a workspace with its tabs and panes. Errors: not_found.workspace.
+// Returns a workspace with its tabs and panes. With refresh_git, its git
+// state is computed again first. Errors: not_found.workspace.
 type GetWorkspace_methods struct{}
 
 func GetWorkspace() GetWorkspace_methods { return GetWorkspace_methods{} }
 
-func (m GetWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string) (workspace_out_ Workspace, tabs_out_ []Tab, panes_out_ []Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_)
+func (m GetWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string, refresh_git_in_ *bool) (workspace_out_ Workspace, tabs_out_ []Tab, panes_out_ []Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, refresh_git_in_)
 	if err_ != nil {
 		return
 	}
@@ -369,11 +421,13 @@ func (m GetWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, w
 	return
 }
 
-func (m GetWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string) (func(ctx context.Context) (Workspace, []Tab, []Pane, uint64, error), error) {
+func (m GetWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string, refresh_git_in_ *bool) (func(ctx context.Context) (Workspace, []Tab, []Pane, uint64, error), error) {
 	var in struct {
-		Workspace string `json:"workspace"`
+		Workspace   string `json:"workspace"`
+		Refresh_git *bool  `json:"refresh_git,omitempty"`
 	}
 	in.Workspace = workspace_in_
+	in.Refresh_git = refresh_git_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.GetWorkspace", in, flags)
 	if err != nil {
 		return nil, err
@@ -396,11 +450,13 @@ func (m GetWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, f
 	}, nil
 }
 
-func (m GetWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string) (func(ctx context.Context) (workspace_out_ Workspace, tabs_out_ []Tab, panes_out_ []Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m GetWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string, refresh_git_in_ *bool) (func(ctx context.Context) (workspace_out_ Workspace, tabs_out_ []Tab, panes_out_ []Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Workspace string `json:"workspace"`
+		Workspace   string `json:"workspace"`
+		Refresh_git *bool  `json:"refresh_git,omitempty"`
 	}
 	in.Workspace = workspace_in_
+	in.Refresh_git = refresh_git_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.GetWorkspace", in)
 	if err != nil {
 		return nil, err
@@ -491,57 +547,145 @@ func (m RenameWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connect
 // Removes a workspace with its tabs and exited panes. With live panes it fails
 // with conflict.pane_live unless recursive is true, which terminates them
 // first (as KillPane) and then removes everything.
+// A workspace's worktree and branch are never removed, except with
+// remove_worktree: then the linked worktree holding cwd is removed after the
+// workspace (git worktree remove, its branch kept: removed_worktree and
+// kept_branch say what), only if it is clean; else nothing is removed
+// (conflict.worktree_dirty, conflict.not_a_worktree; data.workspace_removed
+// true if it became dirty or locked meanwhile).
 type RemoveWorkspace_methods struct{}
 
 func RemoveWorkspace() RemoveWorkspace_methods { return RemoveWorkspace_methods{} }
 
-func (m RemoveWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string, recursive_in_ *bool) (err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, recursive_in_)
+func (m RemoveWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string, recursive_in_ *bool, remove_worktree_in_ *bool) (removed_worktree_out_ *string, kept_branch_out_ *string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, recursive_in_, remove_worktree_in_)
 	if err_ != nil {
 		return
 	}
-	_, err_ = receive(ctx)
+	removed_worktree_out_, kept_branch_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m RemoveWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string, recursive_in_ *bool) (func(ctx context.Context) (uint64, error), error) {
+func (m RemoveWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string, recursive_in_ *bool, remove_worktree_in_ *bool) (func(ctx context.Context) (*string, *string, uint64, error), error) {
 	var in struct {
-		Workspace string `json:"workspace"`
-		Recursive *bool  `json:"recursive,omitempty"`
+		Workspace       string `json:"workspace"`
+		Recursive       *bool  `json:"recursive,omitempty"`
+		Remove_worktree *bool  `json:"remove_worktree,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Recursive = recursive_in_
+	in.Remove_worktree = remove_worktree_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.RemoveWorkspace", in, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (flags uint64, err error) {
-		flags, err = receive(ctx, nil)
+	return func(context.Context) (removed_worktree_out_ *string, kept_branch_out_ *string, flags uint64, err error) {
+		var out struct {
+			Removed_worktree *string `json:"removed_worktree,omitempty"`
+			Kept_branch      *string `json:"kept_branch,omitempty"`
+		}
+		flags, err = receive(ctx, &out)
 		if err != nil {
 			err = Dispatch_Error(err)
 			return
 		}
+		removed_worktree_out_ = out.Removed_worktree
+		kept_branch_out_ = out.Kept_branch
 		return
 	}, nil
 }
 
-func (m RemoveWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string, recursive_in_ *bool) (func(ctx context.Context) (flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m RemoveWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string, recursive_in_ *bool, remove_worktree_in_ *bool) (func(ctx context.Context) (removed_worktree_out_ *string, kept_branch_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Workspace string `json:"workspace"`
-		Recursive *bool  `json:"recursive,omitempty"`
+		Workspace       string `json:"workspace"`
+		Recursive       *bool  `json:"recursive,omitempty"`
+		Remove_worktree *bool  `json:"remove_worktree,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Recursive = recursive_in_
+	in.Remove_worktree = remove_worktree_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.RemoveWorkspace", in)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (flags uint64, conn varlink.ReadWriterContext, err error) {
-		flags, conn, err = receive(ctx, nil)
+	return func(context.Context) (removed_worktree_out_ *string, kept_branch_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Removed_worktree *string `json:"removed_worktree,omitempty"`
+			Kept_branch      *string `json:"kept_branch,omitempty"`
+		}
+		flags, conn, err = receive(ctx, &out)
 		if err != nil {
 			err = Dispatch_Error(err)
 			return
 		}
+		removed_worktree_out_ = out.Removed_worktree
+		kept_branch_out_ = out.Kept_branch
+		return
+	}, nil
+}
+
+// Changes the directory new panes of a workspace start in (an existing
+// absolute directory) and computes its git state again. Panes keep theirs.
+// Errors: not_found.workspace, invalid_params.cwd.
+type SetWorkspaceCwd_methods struct{}
+
+func SetWorkspaceCwd() SetWorkspaceCwd_methods { return SetWorkspaceCwd_methods{} }
+
+func (m SetWorkspaceCwd_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string, cwd_in_ string) (workspace_out_ Workspace, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, cwd_in_)
+	if err_ != nil {
+		return
+	}
+	workspace_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m SetWorkspaceCwd_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string, cwd_in_ string) (func(ctx context.Context) (Workspace, uint64, error), error) {
+	var in struct {
+		Workspace string `json:"workspace"`
+		Cwd       string `json:"cwd"`
+	}
+	in.Workspace = workspace_in_
+	in.Cwd = cwd_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.SetWorkspaceCwd", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (workspace_out_ Workspace, flags uint64, err error) {
+		var out struct {
+			Workspace Workspace `json:"workspace"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		workspace_out_ = out.Workspace
+		return
+	}, nil
+}
+
+func (m SetWorkspaceCwd_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string, cwd_in_ string) (func(ctx context.Context) (workspace_out_ Workspace, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Workspace string `json:"workspace"`
+		Cwd       string `json:"cwd"`
+	}
+	in.Workspace = workspace_in_
+	in.Cwd = cwd_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SetWorkspaceCwd", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (workspace_out_ Workspace, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Workspace Workspace `json:"workspace"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		workspace_out_ = out.Workspace
 		return
 	}, nil
 }
@@ -1416,11 +1560,12 @@ func (m RemovePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // Generated service interface with all methods
 
 type devsignalttymuxInterface interface {
-	CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string) error
+	CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string, worktree_ *string, repo_ *string, from_ *string, argv_ *[]string) error
 	ListWorkspaces(ctx context.Context, c VarlinkCall) error
-	GetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string) error
+	GetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, refresh_git_ *bool) error
 	RenameWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, name_ string) error
-	RemoveWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, recursive_ *bool) error
+	RemoveWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, recursive_ *bool, remove_worktree_ *bool) error
+	SetWorkspaceCwd(ctx context.Context, c VarlinkCall, workspace_ string, cwd_ string) error
 	CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
 	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64) error
@@ -1497,11 +1642,13 @@ func (c *VarlinkCall) ReplyInternal(ctx context.Context, code_ string, message_ 
 
 // Generated reply methods for all varlink methods
 
-func (c *VarlinkCall) ReplyCreateWorkspace(ctx context.Context, workspace_ Workspace) error {
+func (c *VarlinkCall) ReplyCreateWorkspace(ctx context.Context, workspace_ Workspace, pane_ *Pane) error {
 	var out struct {
 		Workspace Workspace `json:"workspace"`
+		Pane      *Pane     `json:"pane,omitempty"`
 	}
 	out.Workspace = workspace_
+	out.Pane = pane_
 	return c.Reply(ctx, &out)
 }
 
@@ -1533,8 +1680,22 @@ func (c *VarlinkCall) ReplyRenameWorkspace(ctx context.Context, workspace_ Works
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyRemoveWorkspace(ctx context.Context) error {
-	return c.Reply(ctx, nil)
+func (c *VarlinkCall) ReplyRemoveWorkspace(ctx context.Context, removed_worktree_ *string, kept_branch_ *string) error {
+	var out struct {
+		Removed_worktree *string `json:"removed_worktree,omitempty"`
+		Kept_branch      *string `json:"kept_branch,omitempty"`
+	}
+	out.Removed_worktree = removed_worktree_
+	out.Kept_branch = kept_branch_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplySetWorkspaceCwd(ctx context.Context, workspace_ Workspace) error {
+	var out struct {
+		Workspace Workspace `json:"workspace"`
+	}
+	out.Workspace = workspace_
+	return c.Reply(ctx, &out)
 }
 
 func (c *VarlinkCall) ReplyCreateTab(ctx context.Context, tab_ Tab) error {
@@ -1641,7 +1802,19 @@ func (c *VarlinkCall) ReplyRemovePane(ctx context.Context) error {
 
 // Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
 // (or /tmp) and must be an existing directory (invalid_params.cwd).
-func (s *VarlinkInterface) CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string) error {
+// With worktree (a branch name) and repo (a directory of a git repository),
+// instead of cwd: runs git worktree add for that branch, an existing one or
+// a new one made from `from` (default HEAD; with from the branch must be
+// new), in <worktree root>/<branch> (default root: <main worktree>-worktrees,
+// or $SIGNALTTY_WORKTREE_ROOT/<repository name> of the daemon), and makes
+// that the cwd; name defaults to the branch. With argv, starts it in the
+// workspace's first pane (as SpawnPane with workspace), returned as pane.
+// A failure leaves nothing behind (no workspace, pane, worktree, branch or
+// directory). Errors: invalid_params.name/.cwd/.repo (not_a_repository)/
+// .worktree (branch_name)/.from (unknown_ref), conflict.path_exists,
+// conflict.branch_exists, conflict.branch_checked_out, unavailable.git, and
+// those of SpawnPane. docs/workspaces.md.
+func (s *VarlinkInterface) CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string, worktree_ *string, repo_ *string, from_ *string, argv_ *[]string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.CreateWorkspace")
 }
 
@@ -1650,8 +1823,9 @@ func (s *VarlinkInterface) ListWorkspaces(ctx context.Context, c VarlinkCall) er
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ListWorkspaces")
 }
 
-// Returns a workspace with its tabs and panes. Errors: not_found.workspace.
-func (s *VarlinkInterface) GetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string) error {
+// Returns a workspace with its tabs and panes. With refresh_git, its git
+// state is computed again first. Errors: not_found.workspace.
+func (s *VarlinkInterface) GetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, refresh_git_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.GetWorkspace")
 }
 
@@ -1664,8 +1838,21 @@ func (s *VarlinkInterface) RenameWorkspace(ctx context.Context, c VarlinkCall, w
 // Removes a workspace with its tabs and exited panes. With live panes it fails
 // with conflict.pane_live unless recursive is true, which terminates them
 // first (as KillPane) and then removes everything.
-func (s *VarlinkInterface) RemoveWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, recursive_ *bool) error {
+// A workspace's worktree and branch are never removed, except with
+// remove_worktree: then the linked worktree holding cwd is removed after the
+// workspace (git worktree remove, its branch kept: removed_worktree and
+// kept_branch say what), only if it is clean; else nothing is removed
+// (conflict.worktree_dirty, conflict.not_a_worktree; data.workspace_removed
+// true if it became dirty or locked meanwhile).
+func (s *VarlinkInterface) RemoveWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, recursive_ *bool, remove_worktree_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RemoveWorkspace")
+}
+
+// Changes the directory new panes of a workspace start in (an existing
+// absolute directory) and computes its git state again. Panes keep theirs.
+// Errors: not_found.workspace, invalid_params.cwd.
+func (s *VarlinkInterface) SetWorkspaceCwd(ctx context.Context, c VarlinkCall, workspace_ string, cwd_ string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SetWorkspaceCwd")
 }
 
 // Creates an empty tab at the end of a workspace and makes it active.
@@ -1785,27 +1972,32 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 	switch methodname {
 	case "CreateWorkspace":
 		var in struct {
-			Name *string `json:"name,omitempty"`
-			Cwd  *string `json:"cwd,omitempty"`
+			Name     *string   `json:"name,omitempty"`
+			Cwd      *string   `json:"cwd,omitempty"`
+			Worktree *string   `json:"worktree,omitempty"`
+			Repo     *string   `json:"repo,omitempty"`
+			From     *string   `json:"from,omitempty"`
+			Argv     *[]string `json:"argv,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.CreateWorkspace(ctx, VarlinkCall{call}, in.Name, in.Cwd)
+		return s.devsignalttymuxInterface.CreateWorkspace(ctx, VarlinkCall{call}, in.Name, in.Cwd, in.Worktree, in.Repo, in.From, in.Argv)
 
 	case "ListWorkspaces":
 		return s.devsignalttymuxInterface.ListWorkspaces(ctx, VarlinkCall{call})
 
 	case "GetWorkspace":
 		var in struct {
-			Workspace string `json:"workspace"`
+			Workspace   string `json:"workspace"`
+			Refresh_git *bool  `json:"refresh_git,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.GetWorkspace(ctx, VarlinkCall{call}, in.Workspace)
+		return s.devsignalttymuxInterface.GetWorkspace(ctx, VarlinkCall{call}, in.Workspace, in.Refresh_git)
 
 	case "RenameWorkspace":
 		var in struct {
@@ -1820,14 +2012,26 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "RemoveWorkspace":
 		var in struct {
-			Workspace string `json:"workspace"`
-			Recursive *bool  `json:"recursive,omitempty"`
+			Workspace       string `json:"workspace"`
+			Recursive       *bool  `json:"recursive,omitempty"`
+			Remove_worktree *bool  `json:"remove_worktree,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.RemoveWorkspace(ctx, VarlinkCall{call}, in.Workspace, in.Recursive)
+		return s.devsignalttymuxInterface.RemoveWorkspace(ctx, VarlinkCall{call}, in.Workspace, in.Recursive, in.Remove_worktree)
+
+	case "SetWorkspaceCwd":
+		var in struct {
+			Workspace string `json:"workspace"`
+			Cwd       string `json:"cwd"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.SetWorkspaceCwd(ctx, VarlinkCall{call}, in.Workspace, in.Cwd)
 
 	case "CreateTab":
 		var in struct {
@@ -2014,7 +2218,29 @@ type Workspace (
   tabs: []string,
   active_tab: ?string,
   # RFC 3339 UTC with milliseconds.
-  created_at: string
+  created_at: string,
+  # What git said about cwd when last asked (at creation, when cwd changed,
+  # on GetWorkspace with refresh_git, after a restart); absent when cwd is
+  # not in a git working tree or git is not installed. docs/workspaces.md.
+  git: ?GitState
+)
+
+# The git state of a workspace's cwd. root: top of its working tree;
+# branch: the checked-out branch, absent when detached (or before git could
+# say); commit: HEAD's full id, absent before the first commit; dirty:
+# changes or untracked files, absent when unknown; worktree: root is a
+# linked worktree (git worktree add), repo the main worktree of its
+# repository (root itself for a main checkout); missing: root is gone (a
+# worktree deleted while the daemon was down): the rest is as last saved.
+type GitState (
+  root: string,
+  branch: ?string,
+  detached: bool,
+  commit: ?string,
+  dirty: ?bool,
+  worktree: bool,
+  repo: string,
+  missing: bool
 )
 
 # A node of a tab's layout: a leaf naming one pane, or a split of the area in
@@ -2090,13 +2316,33 @@ type Pane (
 
 # Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
 # (or /tmp) and must be an existing directory (invalid_params.cwd).
-method CreateWorkspace(name: ?string, cwd: ?string) -> (workspace: Workspace)
+# With worktree (a branch name) and repo (a directory of a git repository),
+# instead of cwd: runs git worktree add for that branch, an existing one or
+# a new one made from ` + "`" + `from` + "`" + ` (default HEAD; with from the branch must be
+# new), in <worktree root>/<branch> (default root: <main worktree>-worktrees,
+# or $SIGNALTTY_WORKTREE_ROOT/<repository name> of the daemon), and makes
+# that the cwd; name defaults to the branch. With argv, starts it in the
+# workspace's first pane (as SpawnPane with workspace), returned as pane.
+# A failure leaves nothing behind (no workspace, pane, worktree, branch or
+# directory). Errors: invalid_params.name/.cwd/.repo (not_a_repository)/
+# .worktree (branch_name)/.from (unknown_ref), conflict.path_exists,
+# conflict.branch_exists, conflict.branch_checked_out, unavailable.git, and
+# those of SpawnPane. docs/workspaces.md.
+method CreateWorkspace(
+  name: ?string,
+  cwd: ?string,
+  worktree: ?string,
+  repo: ?string,
+  from: ?string,
+  argv: ?[]string
+) -> (workspace: Workspace, pane: ?Pane)
 
 # Lists workspaces in creation order.
 method ListWorkspaces() -> (workspaces: []Workspace)
 
-# Returns a workspace with its tabs and panes. Errors: not_found.workspace.
-method GetWorkspace(workspace: string) -> (workspace: Workspace, tabs: []Tab, panes: []Pane)
+# Returns a workspace with its tabs and panes. With refresh_git, its git
+# state is computed again first. Errors: not_found.workspace.
+method GetWorkspace(workspace: string, refresh_git: ?bool) -> (workspace: Workspace, tabs: []Tab, panes: []Pane)
 
 # Changes a workspace's name (its handle stays). Errors: not_found.workspace,
 # invalid_params.name (empty, over 256 bytes, or containing control characters).
@@ -2105,7 +2351,18 @@ method RenameWorkspace(workspace: string, name: string) -> (workspace: Workspace
 # Removes a workspace with its tabs and exited panes. With live panes it fails
 # with conflict.pane_live unless recursive is true, which terminates them
 # first (as KillPane) and then removes everything.
-method RemoveWorkspace(workspace: string, recursive: ?bool) -> ()
+# A workspace's worktree and branch are never removed, except with
+# remove_worktree: then the linked worktree holding cwd is removed after the
+# workspace (git worktree remove, its branch kept: removed_worktree and
+# kept_branch say what), only if it is clean; else nothing is removed
+# (conflict.worktree_dirty, conflict.not_a_worktree; data.workspace_removed
+# true if it became dirty or locked meanwhile).
+method RemoveWorkspace(workspace: string, recursive: ?bool, remove_worktree: ?bool) -> (removed_worktree: ?string, kept_branch: ?string)
+
+# Changes the directory new panes of a workspace start in (an existing
+# absolute directory) and computes its git state again. Panes keep theirs.
+# Errors: not_found.workspace, invalid_params.cwd.
+method SetWorkspaceCwd(workspace: string, cwd: string) -> (workspace: Workspace)
 
 # Creates an empty tab at the end of a workspace and makes it active.
 # title defaults to "tab". Errors: not_found.workspace, invalid_params.title.
