@@ -25,6 +25,9 @@ type Workspace struct {
 	Tabs      []string
 	ActiveTab string // "" when none
 	CreatedAt time.Time
+	// AutoResume: at daemon start, this workspace's RESUMABLE panes with an
+	// official resume command are resumed (docs/agents.md, "Restore").
+	AutoResume bool
 }
 
 // Layout is a snapshot of a tab's split tree: a leaf (Pane != "") or a split
@@ -78,6 +81,10 @@ type Pane struct {
 	RestoreState string
 	// RestoredRows: rows [0, RestoredRows) are history from before a restart.
 	RestoredRows int64
+	// Agent is the pane's agent (nil for none); Lifecycle, Attention and
+	// LastMessage follow it (docs/agents.md).
+	Agent                             *Agent
+	Lifecycle, Attention, LastMessage string
 }
 
 type workspace struct {
@@ -86,6 +93,7 @@ type workspace struct {
 	activeTab             string
 	createdAt             time.Time
 	removing              bool // a removal is terminating its panes
+	autoResume            bool // see Workspace.AutoResume
 }
 
 type tab struct {
@@ -125,9 +133,10 @@ type pane struct {
 	programStatus    bool // an OSC 7501 status was reported
 	createdAt        time.Time
 	exitedAt         time.Time
-	resumable        bool  // restored with an agent's official resume command
-	restoredRows     int64 // rows [0, restoredRows) came from before a restart or relaunch
-	shutdownSave     bool  // saved as live for a host shutdown (persist.go)
+	resumable        bool       // restored with an agent's official resume command
+	restoredRows     int64      // rows [0, restoredRows) came from before a restart or relaunch
+	shutdownSave     bool       // saved as live for a host shutdown (persist.go)
+	agent            agentState // the pane's agent, lifecycle and attention (agent.go)
 
 	inst *instance      // the current process, nil for a restored pane
 	term *term.Terminal // the pane's rows: the instance's terminal, or restored ones
@@ -144,7 +153,7 @@ func newID(prefix string) string {
 
 func (w *workspace) snapshot() Workspace {
 	return Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
-		Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt}
+		Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt, AutoResume: w.autoResume}
 }
 
 func (t *tab) snapshot() Tab {
@@ -183,6 +192,7 @@ func (p *pane) snapshot() Pane {
 	if p.altScreen {
 		s.Screen = term.ScreenAlternate
 	}
+	p.agent.fill(&s)
 	return s
 }
 

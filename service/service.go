@@ -44,7 +44,8 @@ type Service struct {
 	startProcess func(pty.Config) (*pty.Pane, error)
 	runs         runState
 	persist      persistState
-	escaped      int // see Status.Escaped
+	escaped      int             // see Status.Escaped
+	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.

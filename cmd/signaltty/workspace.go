@@ -91,7 +91,7 @@ func workspaceCmd(a *app) *cobra.Command {
 	requiredString(remove, "workspace", "workspace id or handle")
 	remove.Flags().BoolP("recursive", "r", false, "terminate live panes (SIGHUP, 2 s grace, SIGKILL) and remove everything")
 
-	c.AddCommand(create, list, get, rename, remove)
+	c.AddCommand(create, list, get, rename, remove, workspaceSetCmd(a))
 	return c
 }
 
@@ -104,7 +104,7 @@ func (a *app) printWorkspace(raw json.RawMessage) error {
 }
 
 func (a *app) printWorkspaceValue(w mux.Workspace) error {
-	fmt.Fprintf(a.out, "workspace %s handle %s name %q cwd %s tabs %d\n", w.Id, w.Handle, w.Name, w.Cwd, len(w.Tabs))
+	fmt.Fprintf(a.out, "workspace %s handle %s name %q cwd %s tabs %d auto-resume %v\n", w.Id, w.Handle, w.Name, w.Cwd, len(w.Tabs), w.Auto_resume)
 	return nil
 }
 
