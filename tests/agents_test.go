@@ -453,3 +453,21 @@ func TestAgentSetupMergesHooksWithABackup(t *testing.T) {
 		t.Errorf("codex setup: %s\n%s", r, hb)
 	}
 }
+
+func TestAShellRunningAnAgentIsPromotedWhenListed(t *testing.T) {
+	w := newAgentWorld(t)
+	d := w.d
+	d.CreateWorkspace(t, "proj")
+	sh := d.Spawn(t, []string{"--workspace", "proj", "--env", "PS1=$ "}, "bash", "--norc", "--noprofile", "-i")
+	if p := getAgentPane(t, d, sh.ID); p.Agent != nil && p.Agent.Kind != "none" {
+		t.Fatalf("a shell is no agent: %+v", p.Agent)
+	}
+	d.Send(t, sh.ID, `claude\n`)
+	d.WaitLine(t, sh.ID, "fake claude ready nosession")
+	waitAgent(t, d, sh.ID, "promoted to claude", func(p agentPane) bool { return p.Agent != nil && p.Agent.Kind == "claude" })
+	d.Send(t, sh.ID, `exit\n`)
+	d.WaitCapture(t, sh.ID, "the shell's prompt again", func(c harness.Capture) bool { return strings.Count(strings.Join(c.Trimmed(), "\n"), "$") >= 2 })
+	if p := getAgentPane(t, d, sh.ID); p.Agent.Kind != "claude" {
+		t.Errorf("a kind is never demoted: %+v", p.Agent)
+	}
+}
