@@ -28,7 +28,7 @@ type agentWorld struct {
 
 var fakeAgentNames = []string{"claude", "codex", "opencode", "cursor-agent", "gemini", "pi"}
 
-func newAgentWorld(t *testing.T) *agentWorld {
+func newAgentWorld(t *testing.T, extraEnv ...string) *agentWorld {
 	t.Helper()
 	root := harness.TempDir(t)
 	w := &agentWorld{bin: filepath.Join(root, "bin"), marks: filepath.Join(root, "marks")}
@@ -49,7 +49,7 @@ func newAgentWorld(t *testing.T) *agentWorld {
 	if err := os.Symlink(harness.Bin(t, "signaltty"), filepath.Join(w.bin, "signaltty")); err != nil {
 		t.Fatal(err)
 	}
-	w.env = []string{"PATH=" + w.bin + ":" + os.Getenv("PATH"), "FAKE_MARKS=" + w.marks}
+	w.env = append([]string{"PATH=" + w.bin + ":" + os.Getenv("PATH"), "FAKE_MARKS=" + w.marks}, extraEnv...)
 	w.d = harness.Start(t, harness.Options{Env: w.env})
 	return w
 }

@@ -471,3 +471,39 @@ func TestAShellRunningAnAgentIsPromotedWhenListed(t *testing.T) {
 		t.Errorf("a kind is never demoted: %+v", p.Agent)
 	}
 }
+
+// A machine reboot: the real logind's PowerOff makes the daemon save its
+// agent panes as live and stop; the next daemon brings them back RESUMABLE
+// and each resumes its own conversation.
+func TestThreeAgentsComeBackAfterAHostShutdown(t *testing.T) {
+	t.Parallel()
+	l := harness.StartLogind(t, harness.LogindOptions{Delay: 5, Systemd1: true})
+	w := newAgentWorld(t, harness.LogindEnv(l.Address)...)
+	d := w.d
+	l.WaitInhibitor(t, d.Pid(), harness.PollTimeout)
+	d.CreateWorkspace(t, "proj")
+	sessions := map[string]string{}
+	for i := 1; i <= 3; i++ {
+		sid := fmt.Sprintf("6f1d2e3c-0000-4000-8000-00000000010%d", i)
+		p := w.spawnAgent(t, "proj", "claude", "--env", "FAKE_SESSION="+sid)
+		waitAgent(t, d, p.ID, "session "+sid, func(p agentPane) bool { return p.session() == sid })
+		sessions[p.ID] = sid
+	}
+	l.PowerOff(t)
+	if code := d.WaitExit(t, harness.StopTimeout); code != 0 {
+		t.Fatalf("signalttyd exited with %d after the host shutdown", code)
+	}
+	w.d = harness.Start(t, harness.Options{Dir: d.Dir, Env: w.env})
+	for id, sid := range sessions {
+		if p := getAgentPane(t, w.d, id); p.RestoreState != "RESUMABLE" || p.session() != sid {
+			t.Fatalf("pane %s after the reboot: %+v", id, p)
+		}
+		w.d.JSON(t, nil, "resume", id)
+	}
+	runs := w.waitRuns(t, "claude", 6)
+	for _, sid := range sessions {
+		if !slices.ContainsFunc(runs[3:], func(r string) bool { return strings.HasPrefix(r, "argv=--resume "+sid+"|") }) {
+			t.Errorf("session %s was not resumed: %q", sid, runs)
+		}
+	}
+}
