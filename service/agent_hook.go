@@ -64,8 +64,14 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	if p == nil {
 		return HookResult{Reason: "no_pane"}, nil
 	}
-	res := HookResult{Accepted: true, Pane: p.id}
-	defer func() { res.Lifecycle, res.Attention = p.agent.lifecycleName(), p.agent.attentionName() }()
+	res := s.applyHook(p, ad, r)
+	res.Pane, res.Lifecycle, res.Attention = p.id, p.agent.lifecycleName(), p.agent.attentionName()
+	return res, nil
+}
+
+// applyHook applies a hook event to p; s.mu is held.
+func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResult {
+	res := HookResult{Accepted: true}
 	if id := ad.SessionID(r.Payload); id != "" && checkSessionID(id) == nil {
 		s.setSession(p, ad.Kind, id, nil)
 	} else if !p.agent.hasAgent() || p.agent.kind == agents.KindGeneric {
@@ -78,14 +84,14 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	d, known := ad.Classify(r.Event, r.Payload)
 	if !known {
 		res.Accepted, res.Reason = false, "unrecognized_hook"
-		return res, nil
+		return res
 	}
 	if !p.state.hasProcess() { // a late hook of a process that is gone: identity only
-		return res, nil
+		return res
 	}
 	lc := p.agent.lifecycleName()
 	if d.KeepFinished && (lc == agents.LifecycleDone || lc == agents.LifecycleFailed) {
-		return res, nil
+		return res
 	}
 	if !(d.Tool && lc == agents.LifecycleBlocked) {
 		s.setLifecycle(p, d.Lifecycle)
@@ -106,7 +112,7 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 			s.setLastMessage(p, n.Title+": "+cutRunes(n.Body, 300))
 		}
 	}
-	return res, nil
+	return res
 }
 
 // setLastMessage sets the pane's last message (explicit only: adapters'

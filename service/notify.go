@@ -45,13 +45,60 @@ type NotifyRequest struct {
 
 var severityAttention = map[string]string{"info": agents.AttentionUnread, "warning": agents.AttentionWarning, "error": agents.AttentionError}
 
-// cleanText removes control characters (C0 but "\n" and "\t", DEL, C1),
-// makes s valid UTF-8 and cuts it to max characters.
+// cleanText removes escape sequences (CSI, OSC, DCS and the other string
+// sequences, two-byte ESC sequences, their C1 forms) and the other control
+// characters but "\n" and "\t", makes s valid UTF-8 and cuts it to max
+// characters.
 func cleanText(s string, max int) string {
 	var b strings.Builder
 	n := 0
+	const (
+		text = iota
+		esc  // after ESC
+		csi  // in a control sequence, until its final byte
+		str  // in a string (OSC, DCS, SOS, PM, APC), until BEL or ST
+		strEsc
+	)
+	st := text
 	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		switch st {
+		case esc:
+			switch r {
+			case '[':
+				st = csi
+			case ']', 'P', 'X', '^', '_':
+				st = str
+			default:
+				st = text // a two-byte sequence: dropped
+			}
+			continue
+		case csi:
+			if r >= 0x40 && r <= 0x7e {
+				st = text
+			}
+			continue
+		case str, strEsc:
+			switch {
+			case r == 0x07 || r == 0x9c || (st == strEsc && r == '\\'):
+				st = text
+			case r == 0x1b:
+				st = strEsc
+			default:
+				st = str
+			}
+			continue
+		}
+		switch {
+		case r == 0x1b:
+			st = esc
+			continue
+		case r == 0x9b:
+			st = csi
+			continue
+		case r == 0x9d || r == 0x90 || r == 0x98 || r == 0x9e || r == 0x9f:
+			st = str
+			continue
+		case (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			continue
 		}
 		if n == max {
