@@ -507,3 +507,26 @@ func TestThreeAgentsComeBackAfterAHostShutdown(t *testing.T) {
 		}
 	}
 }
+
+func TestAssignedSessionAndAbsoluteLaunchPathWithoutLaunchFlags(t *testing.T) {
+	w := newAgentWorld(t)
+	d := w.d
+	d.CreateWorkspace(t, "proj")
+	abs := filepath.Join(w.bin, "claude")
+	var r struct {
+		Pane agentPane `json:"pane"`
+	}
+	d.JSON(t, &r, "pane", "spawn", "--workspace", "proj", "--assign-session", "--", abs, "--model", "opus")
+	a := r.Pane.Agent
+	if a == nil || a.Kind != "claude" || len(a.SessionID) != 36 {
+		t.Fatalf("assigned session: %+v", a)
+	}
+	if want := []string{abs, "--resume", a.SessionID}; !slices.Equal(a.ResumeArgv, want) {
+		t.Errorf("resume argv %q, want %q (the launch path, no launch flags)", a.ResumeArgv, want)
+	}
+	if runs := w.waitRuns(t, "claude", 1); runs[0] != "argv=--model opus --session-id "+a.SessionID+"|CLAUDE_CONFIG_DIR=|CODEX_HOME=|ANTHROPIC_API_KEY=|OPENAI_API_KEY=" {
+		t.Errorf("claude started as %q", runs[0])
+	}
+	d.Fail(t, "invalid_params.assign_session", 2, "pane", "spawn", "--workspace", "proj", "--assign-session", "--", "codex")
+	d.Fail(t, "invalid_params.agent", 2, "pane", "spawn", "--workspace", "proj", "--agent", "emacs", "--", "true")
+}
