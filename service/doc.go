@@ -34,5 +34,10 @@
 // process), workspace.go, tab.go, layout.go (split trees), run.go (runs and
 // how they follow their pane), run_output.go, event_types.go (every event
 // type with its data), events.go (subscriptions), persist.go (snapshots and
-// restore), env.go (children's environment), errors.go, validate_*.go.
+// restore), env.go (children's environment), errors.go, validate_*.go;
+// agents (docs/agents.md): agent.go (a pane's agent, lifecycle, attention,
+// and the observer that follows its process), agent_hook.go (hooks and
+// session reports), agent_scan.go (the on-demand /proc look), resume.go
+// (resume and auto-resume through the start path), agent_persist.go,
+// notify.go; the adapters are in service/agents, one file per agent.
 package service
