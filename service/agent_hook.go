@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/signaltty/signaltty/service/agents"
 )
@@ -57,7 +58,7 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.hookPane(r.Pane, pid)
+	p, err := s.settledPane(r.Pane, pid)
 	if err != nil {
 		return HookResult{}, err
 	}
@@ -132,6 +133,33 @@ func cutRunes(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
+
+// settledPane is hookPane, but a pane that is starting (an agent resumed
+// or relaunched reports itself before its start committed) is waited for,
+// up to startWait, like a stop request waits (docs/pane-lifecycle.md); s.mu
+// is held, and released while waiting.
+func (s *Service) settledPane(id string, pid int) (*pane, *Error) {
+	deadline := time.Now().Add(startWait)
+	for {
+		p, err := s.hookPane(id, pid)
+		if err != nil || p == nil || p.state != stateStarting {
+			return p, err
+		}
+		settled := p.start.settled
+		s.mu.Unlock()
+		select {
+		case <-settled:
+		case <-time.After(time.Until(deadline)):
+		}
+		s.mu.Lock()
+		if time.Now().After(deadline) {
+			return s.hookPane(id, pid)
+		}
+	}
+}
+
+// startWait bounds how long a hook waits for its pane's start.
+const startWait = 5 * time.Second
 
 // hookPane finds the pane of a hook or report: the explicit id, else the
 // pane whose leader is pid (0: none); s.mu is held.
@@ -232,7 +260,7 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.hookPane(r.Pane, pid)
+	p, err := s.settledPane(r.Pane, pid)
 	if err != nil {
 		return Pane{}, err
 	}
