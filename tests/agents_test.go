@@ -530,3 +530,35 @@ func TestAssignedSessionAndAbsoluteLaunchPathWithoutLaunchFlags(t *testing.T) {
 	d.Fail(t, "invalid_params.assign_session", 2, "pane", "spawn", "--workspace", "proj", "--assign-session", "--", "codex")
 	d.Fail(t, "invalid_params.agent", 2, "pane", "spawn", "--workspace", "proj", "--agent", "emacs", "--", "true")
 }
+
+// The agent block of an older snapshot (no resume_source) is read, and the
+// next save writes it back instead of dropping it.
+func TestAnOlderAgentBlockSurvivesTheNextSave(t *testing.T) {
+	w := newAgentWorld(t)
+	d := w.d
+	d.CreateWorkspace(t, "proj")
+	p := w.spawnAgent(t, "proj", "claude", "--env", "FAKE_SESSION=old-1")
+	waitAgent(t, d, p.ID, "session", func(p agentPane) bool { return p.session() == "old-1" })
+	d.Stop(t)
+	file := filepath.Join(stateDir(d), "snapshot.json")
+	snap := savedSnapshot(t, d)
+	for _, sp := range snap["panes"].([]any) {
+		delete(sp.(map[string]any)["agent"].(map[string]any), "resume_source")
+	}
+	b, _ := json.Marshal(snap)
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.d = harness.Start(t, harness.Options{Dir: d.Dir, Env: w.env})
+	if got := getAgentPane(t, w.d, p.ID); got.RestoreState != "RESUMABLE" || got.Agent.ResumeReported {
+		t.Fatalf("older block: %+v", got)
+	}
+	w.d.JSON(t, nil, "save")
+	w.restart(t)
+	if got := getAgentPane(t, w.d, p.ID); got.RestoreState != "RESUMABLE" || got.session() != "old-1" {
+		t.Fatalf("after the next save and a restart: %+v", got)
+	}
+	if !strings.Contains(fmt.Sprint(savedSnapshot(t, w.d)["panes"]), "resume_source:official") {
+		t.Errorf("the next save did not write the block back: %v", savedSnapshot(t, w.d)["panes"])
+	}
+}
