@@ -42,6 +42,7 @@ const maxEventName = 128
 // Errors: invalid_params.agent (unknown or none), invalid_params.event,
 // not_found.pane (an explicit pane that does not exist).
 func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
+	r.Agent = agents.Normalize(r.Agent)
 	if err := checkKind("agent", r.Agent); err != nil {
 		return HookResult{}, err
 	}
@@ -243,6 +244,7 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 	if err := checkSessionID(r.Session); err != nil {
 		return Pane{}, err
 	}
+	r.Agent = agents.Normalize(r.Agent)
 	if err := checkKind("agent", r.Agent); err != nil {
 		return Pane{}, err
 	}

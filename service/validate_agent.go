@@ -22,6 +22,7 @@ func checkKind(param, kind string) *Error {
 // session id and puts it on the command line the agent documents for it.
 // Errors: invalid_params.agent, invalid_params.assign_session.
 func checkSpawnAgent(spec *spawnSpec) *Error {
+	spec.Agent = agents.Normalize(spec.Agent)
 	if err := checkKind("agent", spec.Agent); err != nil {
 		return err
 	}

@@ -117,6 +117,23 @@ func Known(kind string) bool {
 	return ok || kind == KindNone
 }
 
+// Normalize returns the kind an agent name means: a kind as it is, or the
+// kind whose program has that name ("cursor-agent" is cursor); other names
+// unchanged.
+func Normalize(name string) string {
+	if Known(name) {
+		return name
+	}
+	for _, a := range registry {
+		for _, b := range a.Binaries {
+			if b == name {
+				return a.Kind
+			}
+		}
+	}
+	return name
+}
+
 // Kinds lists every kind, KindNone last.
 func Kinds() []string {
 	return []string{"claude", "codex", "opencode", "cursor", "gemini", "pi", KindGeneric, KindNone}

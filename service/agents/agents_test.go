@@ -42,6 +42,14 @@ func TestResumeKeepsAnAbsoluteLaunchPathButNoFlags(t *testing.T) {
 	}
 }
 
+func TestNormalizeTakesProgramNames(t *testing.T) {
+	for in, want := range map[string]string{"cursor-agent": "cursor", "cursor": "cursor", "claude": "claude", "none": "none", "vim": "vim"} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestDetectByBasename(t *testing.T) {
 	for argv0, kind := range map[string]string{"claude": "claude", "/usr/local/bin/cursor-agent": "cursor",
 		"codex": "codex", "bash": KindNone, "agent": KindNone, "claude-wrapper": KindNone} {
