@@ -39,8 +39,10 @@ type HookResult struct {
 const maxEventName = 128
 
 // HookEvent applies an agent's hook event to its pane (Mux.HookEvent).
-// Errors: invalid_params.agent (unknown or none), invalid_params.event,
-// not_found.pane (an explicit pane that does not exist).
+// An explicit pane that does not exist is looked for through ClientPid's
+// ancestry instead (a stale $SIGNALTTY_PANE). Errors: invalid_params.agent
+// (unknown or none), invalid_params.event, not_found.pane (an explicit
+// pane that does not exist, without a ClientPid).
 func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	r.Agent = agents.Normalize(r.Agent)
 	if err := checkKind("agent", r.Agent); err != nil {
@@ -52,6 +54,14 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	}
 	if r.Event == "" || len(r.Event) > maxEventName || strings.ContainsFunc(r.Event, func(c rune) bool { return c < 0x21 || c == 0x7f }) {
 		return HookResult{}, invalid("event", "invalid", "event must be 1..%d printable characters without spaces", maxEventName)
+	}
+	if r.Pane != "" && r.ClientPid > 1 {
+		s.mu.Lock()
+		_, err := s.lookupPane(r.Pane)
+		s.mu.Unlock()
+		if err != nil { // a stale $SIGNALTTY_PANE: the caller's ancestry still finds its pane
+			r.Pane = ""
+		}
 	}
 	pid := 0
 	if r.Pane == "" {

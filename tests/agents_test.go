@@ -101,6 +101,10 @@ func TestCodexHookFindsItsPaneThroughProcessAncestry(t *testing.T) {
 	if p.Agent.ConfigEnv["CODEX_HOME"] != home {
 		t.Errorf("config_env %v, want CODEX_HOME made absolute against the cwd (%s)", p.Agent.ConfigEnv, home)
 	}
+	// A stale $SIGNALTTY_PANE (a pane id that is gone): the ancestry still finds the pane.
+	sh := w.d.Spawn(t, []string{"--workspace", "proj"}, "sh", "-c",
+		`printf '{"session_id":"stale-1"}' | SIGNALTTY_PANE=pane_000000000000 signaltty hook codex SessionStart; exec sleep 1000`)
+	waitAgent(t, w.d, sh.ID, "found through the ancestry despite a stale pane id", func(p agentPane) bool { return p.session() == "stale-1" })
 }
 
 func TestHookNeverFailsTheAgent(t *testing.T) {

@@ -1592,7 +1592,8 @@ func (m ResumePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // whose leader is an ancestor of client_pid. accepted is false with a
 // reason (no_pane, unrecognized_hook) when nothing was applied; that is
 // not an error. Errors: invalid_params.agent, invalid_params.event,
-// not_found.pane (an explicit pane).
+// not_found.pane (an explicit pane that does not exist, without client_pid;
+// with one, the ancestry is used instead).
 type HookEvent_methods struct{}
 
 func HookEvent() HookEvent_methods { return HookEvent_methods{} }
@@ -2504,7 +2505,8 @@ func (s *VarlinkInterface) ResumePane(ctx context.Context, c VarlinkCall, pane_ 
 // whose leader is an ancestor of client_pid. accepted is false with a
 // reason (no_pane, unrecognized_hook) when nothing was applied; that is
 // not an error. Errors: invalid_params.agent, invalid_params.event,
-// not_found.pane (an explicit pane).
+// not_found.pane (an explicit pane that does not exist, without client_pid;
+// with one, the ancestry is used instead).
 func (s *VarlinkInterface) HookEvent(ctx context.Context, c VarlinkCall, agent_ string, event_ string, pane_ *string, client_pid_ *int64, payload_ *json.RawMessage) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.HookEvent")
 }
@@ -3140,7 +3142,8 @@ method ResumePane(pane: string) -> (pane: Pane)
 # whose leader is an ancestor of client_pid. accepted is false with a
 # reason (no_pane, unrecognized_hook) when nothing was applied; that is
 # not an error. Errors: invalid_params.agent, invalid_params.event,
-# not_found.pane (an explicit pane).
+# not_found.pane (an explicit pane that does not exist, without client_pid;
+# with one, the ancestry is used instead).
 method HookEvent(agent: string, event: string, pane: ?string, client_pid: ?int, payload: ?object) -> (
   accepted: bool,
   reason: ?string,
