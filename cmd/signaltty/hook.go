@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 )
 
 // maxHookInput bounds what a hook reads from stdin.
@@ -22,7 +23,7 @@ func hookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "hook AGENT EVENT",
 		Short: "Report an agent's hook event to its pane (Mux.HookEvent); for hook configurations",
-		Long: `Read the hook's JSON input on stdin and send it, with AGENT (claude, codex,
+		Long: `Read the hook's JSON input on stdin (unless stdin is a terminal) and send it, with AGENT (claude, codex,
 opencode, cursor, gemini, pi) and EVENT (the agent's event name, such as
 SessionStart or Stop), to the pane named by $SIGNALTTY_PANE, or else the
 pane this process runs in. The pane learns the agent's session id (so it can
@@ -38,9 +39,11 @@ daemon. See "signaltty agent setup".`,
 			if pane := os.Getenv("SIGNALTTY_PANE"); pane != "" {
 				p["pane"] = pane
 			}
-			in, err := io.ReadAll(io.LimitReader(os.Stdin, maxHookInput))
-			if err != nil {
-				note("reading stdin: %v", err)
+			var in []byte
+			if _, err := unix.IoctlGetTermios(int(os.Stdin.Fd()), unix.TCGETS); err != nil { // not a terminal: the hook's input
+				if in, err = io.ReadAll(io.LimitReader(os.Stdin, maxHookInput)); err != nil {
+					note("reading stdin: %v", err)
+				}
 			}
 			if len(in) > 0 {
 				var obj map[string]any
