@@ -36,6 +36,11 @@
 // type with its data), events.go (subscriptions), persist.go (snapshots and
 // restore), env.go (children's environment), git.go (workspaces' git state:
 // computed by running git outside s.mu, stored under it), worktree.go (a
-// workspace in a new git worktree, removal of a clean one), errors.go,
-// validate_*.go.
+// workspace in a new git worktree, removal of a clean one), publish.go
+// (events through the journal), errors.go, validate_*.go;
+// agents (docs/agents.md): agent.go (a pane's agent, lifecycle, attention,
+// and the observer that follows its process), agent_hook.go (hooks and
+// session reports), agent_scan.go (the on-demand /proc look), resume.go
+// (resume and auto-resume through the start path), agent_persist.go,
+// notify.go; the adapters are in service/agents, one file per agent.
 package service

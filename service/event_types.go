@@ -35,7 +35,24 @@ const (
 	TypeRunTerminating       EventType = "run.terminating"
 	TypeRunCompleted         EventType = "run.completed"
 	TypeRunExpired           EventType = "run.expired"
+	TypeAgentSession         EventType = "agent.session"
+	TypeAttentionCreated     EventType = "attention.created"
+	TypeAttentionUpdated     EventType = "attention.updated"
+	TypeAttentionCleared     EventType = "attention.cleared"
+	TypeNotificationCreated  EventType = "notification.created"
+	TypeNotificationRead     EventType = "notification.read"
 )
+
+// agentLifecycleTypes are agent.<lifecycle>, one type per lifecycle value
+// (agents.Lifecycles).
+var agentLifecycleTypes = []EventType{"agent.unknown", "agent.working", "agent.blocked", "agent.done",
+	"agent.idle", "agent.failed", "agent.exited"}
+
+func init() {
+	for _, t := range agentLifecycleTypes {
+		eventTypes[t] = struct{ structural, journaled bool }{true, true}
+	}
+}
 
 // eventTypes declares every event type: whether it is structural, and
 // whether it is journaled (state events are; observations of a pane's
@@ -65,6 +82,12 @@ var eventTypes = map[EventType]struct{ structural, journaled bool }{
 	TypeRunTerminating:       {false, true},
 	TypeRunCompleted:         {false, true},
 	TypeRunExpired:           {false, true},
+	TypeAgentSession:         {true, true},
+	TypeAttentionCreated:     {true, true},
+	TypeAttentionUpdated:     {true, true},
+	TypeAttentionCleared:     {true, true},
+	TypeNotificationCreated:  {true, true},
+	TypeNotificationRead:     {true, true},
 }
 
 // EventData is the typed data of an event: its type and resource.
@@ -301,3 +324,72 @@ func (e RunStarted) EventResource() string           { return e.Run }
 func (e RunTerminating) EventResource() string       { return e.Run }
 func (e RunCompleted) EventResource() string         { return e.Run }
 func (e RunExpired) EventResource() string           { return e.Run }
+
+// AgentSession: a pane's agent reported (or changed) its session.
+// Previous is the session it replaced ("" on first discovery); Reported is
+// true when the resume command came from the agent, not its adapter.
+type AgentSession struct {
+	Pane     string `json:"-"`
+	Kind     string `json:"kind"`
+	Session  string `json:"session_id"`
+	Previous string `json:"previous,omitempty"`
+	Reported bool   `json:"reported,omitempty"`
+}
+
+// AgentLifecycle: a pane's agent moved to Lifecycle (type agent.<lifecycle>).
+type AgentLifecycle struct {
+	Pane      string `json:"-"`
+	Lifecycle string `json:"lifecycle"`
+	Prev      string `json:"prev"`
+}
+
+// AttentionCreated: a pane's attention rose from none.
+type AttentionCreated struct {
+	Pane      string `json:"-"`
+	Attention string `json:"attention"`
+	Prev      string `json:"prev"`
+}
+
+// AttentionUpdated: a pane's attention changed (raised, or lowered to
+// unread when its process exited with a question open).
+type AttentionUpdated struct {
+	Pane      string `json:"-"`
+	Attention string `json:"attention"`
+	Prev      string `json:"prev"`
+}
+
+// AttentionCleared: a pane's attention went back to none; Reason is
+// mark_seen, attach or hook.
+type AttentionCleared struct {
+	Pane   string `json:"-"`
+	Reason string `json:"reason"`
+}
+
+// NotificationCreated: a notification was recorded (its text is not in
+// the event: list notifications to read it).
+type NotificationCreated struct {
+	Notification string `json:"-"`
+	Pane         string `json:"pane,omitempty"`
+	Severity     string `json:"severity"`
+	Source       string `json:"source"`
+}
+
+// NotificationRead: a notification was marked read.
+type NotificationRead struct {
+	Notification string `json:"-"`
+}
+
+func (AgentSession) EventType() EventType           { return TypeAgentSession }
+func (e AgentLifecycle) EventType() EventType       { return EventType("agent." + e.Lifecycle) }
+func (AttentionCreated) EventType() EventType       { return TypeAttentionCreated }
+func (AttentionUpdated) EventType() EventType       { return TypeAttentionUpdated }
+func (AttentionCleared) EventType() EventType       { return TypeAttentionCleared }
+func (NotificationCreated) EventType() EventType    { return TypeNotificationCreated }
+func (NotificationRead) EventType() EventType       { return TypeNotificationRead }
+func (e AgentSession) EventResource() string        { return e.Pane }
+func (e AgentLifecycle) EventResource() string      { return e.Pane }
+func (e AttentionCreated) EventResource() string    { return e.Pane }
+func (e AttentionUpdated) EventResource() string    { return e.Pane }
+func (e AttentionCleared) EventResource() string    { return e.Pane }
+func (e NotificationCreated) EventResource() string { return e.Notification }
+func (e NotificationRead) EventResource() string    { return e.Notification }

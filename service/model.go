@@ -26,6 +26,9 @@ type Workspace struct {
 	ActiveTab string // "" when none
 	CreatedAt time.Time
 	Git       *GitState // nil: not in a git working tree (docs/workspaces.md)
+	// AutoResume: at daemon start, this workspace's RESUMABLE panes with an
+	// official resume command are resumed (docs/agents.md, "Restore").
+	AutoResume bool
 }
 
 // Layout is a snapshot of a tab's split tree: a leaf (Pane != "") or a split
@@ -79,6 +82,10 @@ type Pane struct {
 	RestoreState string
 	// RestoredRows: rows [0, RestoredRows) are history from before a restart.
 	RestoredRows int64
+	// Agent is the pane's agent (nil for none); Lifecycle, Attention and
+	// LastMessage follow it (docs/agents.md).
+	Agent                             *Agent
+	Lifecycle, Attention, LastMessage string
 }
 
 type workspace struct {
@@ -91,6 +98,7 @@ type workspace struct {
 	git                   *GitState // the last git state stored (git.go)
 	cwdGen                uint64    // bumped when cwd changes
 	gitTicket, gitApplied uint64    // refreshes begun, and the latest one stored
+	autoResume            bool      // see Workspace.AutoResume
 }
 
 type tab struct {
@@ -130,9 +138,10 @@ type pane struct {
 	programStatus    bool // an OSC 7501 status was reported
 	createdAt        time.Time
 	exitedAt         time.Time
-	resumable        bool  // restored with an agent's official resume command
-	restoredRows     int64 // rows [0, restoredRows) came from before a restart or relaunch
-	shutdownSave     bool  // saved as live for a host shutdown (persist.go)
+	resumable        bool       // restored with an agent's official resume command
+	restoredRows     int64      // rows [0, restoredRows) came from before a restart or relaunch
+	shutdownSave     bool       // saved as live for a host shutdown (persist.go)
+	agent            agentState // the pane's agent, lifecycle and attention (agent.go)
 
 	inst *instance      // the current process, nil for a restored pane
 	term *term.Terminal // the pane's rows: the instance's terminal, or restored ones
@@ -149,7 +158,8 @@ func newID(prefix string) string {
 
 func (w *workspace) snapshot() Workspace {
 	return Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
-		Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt, Git: copyGit(w.git)}
+		Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt, Git: copyGit(w.git),
+		AutoResume: w.autoResume}
 }
 
 func copyGit(g *GitState) *GitState {
@@ -200,6 +210,7 @@ func (p *pane) snapshot() Pane {
 	if p.altScreen {
 		s.Screen = term.ScreenAlternate
 	}
+	p.agent.fill(&s)
 	return s
 }
 

@@ -1,7 +1,10 @@
 package service
 
 import (
+	"strconv"
+
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -30,6 +33,13 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 		s.emit(PaneCwd{Pane: p.id, Cwd: e.Text})
 	case term.EventBell:
 		s.emit(PaneBell{Pane: p.id})
+		s.raiseAttention(p, agents.AttentionUnread)
+	case term.EventNotify:
+		src := "osc9"
+		if e.Code != nil {
+			src = "osc" + strconv.Itoa(*e.Code)
+		}
+		s.addNotification(p, "", e.Text, e.Body, "info", src)
 	case term.EventCommandStart:
 		p.commandOpen = true
 		s.emit(CommandStarted{Pane: p.id})

@@ -304,7 +304,7 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		snap.Workspaces = append(snap.Workspaces, snapshot.Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
-			Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt, Git: exportGit(w.git)})
+			Tabs: append([]string{}, w.tabs...), ActiveTab: w.activeTab, CreatedAt: w.createdAt, Git: exportGit(w.git), AutoResume: w.autoResume})
 		for _, tid := range w.tabs {
 			t := s.tabs[tid]
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
@@ -314,6 +314,7 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 			}
 		}
 	}
+	snap.Notifications = s.exportNotifications()
 	return snap
 }
 
@@ -331,6 +332,7 @@ func exportPane(p *pane) snapshot.Pane {
 	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
 		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), Cols: p.cols, Rows: p.rows,
 		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave}
+	exportAgent(p, &sp)
 	switch st := p.shown(); {
 	case p.shutdownSave || st.hasProcess():
 		sp.State, sp.RestoreState = StateLive, snapshot.RestoreLive
@@ -363,7 +365,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 	}
 	for _, sw := range snap.Workspaces {
 		w := &workspace{id: sw.ID, name: sw.Name, handle: sw.Handle, cwd: sw.Cwd, tabs: append([]string{}, sw.Tabs...),
-			activeTab: sw.ActiveTab, createdAt: sw.CreatedAt, git: importGit(sw.Git)}
+			activeTab: sw.ActiveTab, createdAt: sw.CreatedAt, git: importGit(sw.Git), autoResume: sw.AutoResume}
 		if w.handle == "" {
 			w.handle = s.uniqueHandle(slug(w.name))
 		}
@@ -381,6 +383,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 		for k, v := range sp.Env {
 			p.env[k] = v
 		}
+		importAgent(p, &sp)
 		switch {
 		case sp.State == StateExited:
 			s.transition(p, change{to: stateExited})
@@ -391,7 +394,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 				p.exitedAt = *sp.ExitedAt
 			}
 		default:
-			p.resumable = sp.Agent != nil && sp.Agent.SessionID != "" && len(sp.Agent.ResumeArgv) > 0
+			p.resumable = p.agent.resumable()
 			s.transition(p, change{to: stateRestored})
 		}
 		rows := tails[sp.ID]
@@ -399,6 +402,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 		p.restoredRows = int64(len(rows))
 		s.panes[p.id] = p
 	}
+	s.importNotifications(snap.Notifications)
 }
 
 func importLayout(l *snapshot.Layout) *node {

@@ -53,6 +53,7 @@ type Service struct {
 	pub          publisher
 	escaped      int // see Status.Escaped
 	git          gitState
+	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.

@@ -51,6 +51,7 @@ type start struct {
 func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start {
 	st := &start{p: p, spec: spec, settled: make(chan struct{}), inst: newInstance()}
 	s.transition(p, change{to: stateStarting, start: st})
+	s.watchAgent(p)
 	merged := map[string]string{}
 	for k, v := range p.env {
 		merged[k] = v
@@ -295,6 +296,11 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now()}
 	for k, v := range spec.Env {
 		p.env[k] = v
+	}
+	initAgent(p, spec.Agent, spec.Env)
+	if spec.assignedSession != "" {
+		p.agent.sessionID = spec.assignedSession
+		p.agent.resumeArgv = s.officialArgv(p, p.agent.kind, spec.assignedSession)
 	}
 	switch {
 	case t != nil:

@@ -25,6 +25,12 @@ type SpawnRequest struct {
 	Cwd        string            // "" = the workspace's; else an existing absolute directory
 	Env        map[string]string // added to the child's environment
 	Cols, Rows *int              // only with Workspace or Tab; default 80×24
+	// Agent names the kind of agent argv starts ("" = from argv[0]'s
+	// basename; docs/agents.md).
+	Agent string
+	// AssignSession: start the agent with a session id the daemon chooses
+	// and records (only for agents that accept one, such as claude).
+	AssignSession bool
 }
 
 // spawnSpec is a checked spawn: the request (Cwd made absolute and clean)
@@ -33,6 +39,8 @@ type spawnSpec struct {
 	SpawnRequest
 	tabTitle string            // title of a new tab ("" = "tab")
 	extraEnv map[string]string // variables the daemon adds for this process (SIGNALTTY_RUN)
+	// assignedSession is the session id given to the agent (AssignSession).
+	assignedSession string
 }
 
 // checkSpawn validates a spawn request. Errors: invalid_params.argv,
@@ -75,7 +83,11 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 	if err := checkEnv(r.Env); err != nil {
 		return spawnSpec{}, err
 	}
-	return spawnSpec{SpawnRequest: r}, nil
+	spec := spawnSpec{SpawnRequest: r}
+	if err := checkSpawnAgent(&spec); err != nil {
+		return spawnSpec{}, err
+	}
+	return spec, nil
 }
 
 func checkSize(cols, rows int) *Error {

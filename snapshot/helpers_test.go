@@ -67,7 +67,7 @@ func fullSnapshot() *Snapshot {
 			Status:       &WaitStatus{Code: ptr(3), Signal: "SIGTERM", CoreDumped: true},
 			RestoreState: RestoreResumable, Lifecycle: "idle", Attention: "unread", LastMessage: "done",
 			Agent: &Agent{Kind: "claude", SessionID: "sess-1", ResumeArgv: []string{"claude", "--resume", "sess-1"},
-				Model: "opus", ConfigEnv: map[string]string{"CLAUDE_CONFIG_DIR": "/home/u/.claude"}},
+				Model: "opus", ConfigEnv: map[string]string{"CLAUDE_CONFIG_DIR": "/home/u/.claude"}, ResumeSource: ResumeOfficial},
 			CreatedAt: t0, ExitedAt: ptr(t0.Add(time.Hour)), Epoch: 2,
 			ShutdownSave: true,
 		}, {

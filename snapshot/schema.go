@@ -130,7 +130,17 @@ type Agent struct {
 	ResumeArgv []string          `json:"resume_argv,omitempty"`
 	Model      string            `json:"model,omitempty"`
 	ConfigEnv  map[string]string `json:"config_env,omitempty"`
+	// ResumeSource is where ResumeArgv came from: ResumeOfficial (the
+	// agent's adapter built it) or ResumeReported (the agent reported it;
+	// never run by auto-resume). Absent in older files: see docs/agents.md.
+	ResumeSource string `json:"resume_source,omitempty"`
 }
+
+// Sources of an agent's resume argv.
+const (
+	ResumeOfficial = "official"
+	ResumeReported = "reported"
+)
 
 // Notification is a persisted notification (the last 200 are kept).
 type Notification struct {

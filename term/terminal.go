@@ -183,6 +183,7 @@ func (t *Terminal) registerHandlers(e *vt.Emulator) {
 	e.RegisterOscHandler(7, t.oscCwd)
 	e.RegisterOscHandler(133, t.oscSemantic)
 	e.RegisterOscHandler(7501, t.oscProgramStatus)
+	t.registerNotifyHandlers(e)
 
 	// ED 3 clears the history: numbering restarts in a new epoch. Like
 	// xterm, and unlike the library, the screen is left alone.

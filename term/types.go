@@ -54,6 +54,7 @@ const (
 	EventPromptStart   EventKind = "prompt.started"         // OSC 133;A
 	EventProgramStatus EventKind = "program.status_changed" // OSC 7501; Text is the payload after "7501;"
 	EventAltScreen     EventKind = "alt_screen"             // Bool: entered (true) or left (false) the alternate screen
+	EventNotify        EventKind = "notify"                 // OSC 9, 99 or 777 (Code: which); Text is the title, Body the body (term/notify.go)
 )
 
 // Event is one observation; which fields are set depends on Kind.
@@ -61,8 +62,9 @@ type Event struct {
 	Kind EventKind
 	Text string // title, cwd path or program status (valid UTF-8)
 	URL  string // EventCwd: the file:// URL as the program sent it
-	Code *int   // EventCommandFinish: the exit code, when given
+	Code *int   // EventCommandFinish: the exit code, when given; EventNotify: the OSC number
 	Bool bool   // EventAltScreen: true on entering the alternate screen
+	Body string // EventNotify: the notification's body
 }
 
 // CaptureRequest selects rows [Start, End), absolute row numbers

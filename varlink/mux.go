@@ -114,9 +114,9 @@ func (m *Mux) RemoveTab(ctx context.Context, c mux.VarlinkCall, id string, recur
 	return c.ReplyRemoveTab(ctx)
 }
 
-func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64) error {
+func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64, agent *string, assign *bool) error {
 	r := service.SpawnRequest{Workspace: str(ws), Tab: str(tab), Split: str(split), Axis: str(axis),
-		Argv: argv, Cwd: str(cwd), Cols: intp(cols), Rows: intp(rows)}
+		Argv: argv, Cwd: str(cwd), Cols: intp(cols), Rows: intp(rows), Agent: str(agent), AssignSession: assign != nil && *assign}
 	if env != nil {
 		r.Env = *env
 	}
@@ -226,7 +226,8 @@ func (m *Mux) RemovePane(ctx context.Context, c mux.VarlinkCall, id string, kill
 
 func workspaceOut(w service.Workspace) mux.Workspace {
 	return mux.Workspace{Id: w.ID, Name: w.Name, Handle: w.Handle, Cwd: w.Cwd, Tabs: w.Tabs,
-		Active_tab: strOpt(w.ActiveTab), Created_at: timestamp(w.CreatedAt), Git: gitOut(w.Git)}
+		Active_tab: strOpt(w.ActiveTab), Created_at: timestamp(w.CreatedAt), Git: gitOut(w.Git),
+		Auto_resume: w.AutoResume}
 }
 
 func gitOut(g *service.GitState) *mux.GitState {
@@ -273,6 +274,7 @@ func paneOut(p service.Pane) mux.Pane {
 	if !p.ExitedAt.IsZero() {
 		out.Exited_at = strOpt(timestamp(p.ExitedAt))
 	}
+	agentOut(p, &out)
 	return out
 }
 

@@ -14,7 +14,7 @@ import (
 func paneCmd(a *app) *cobra.Command {
 	c := &cobra.Command{Use: "pane", Short: "Spawn, drive, read and stop panes"}
 	c.AddCommand(paneSpawnCmd(a), paneListCmd(a), paneGetCmd(a), paneSendCmd(a), paneResizeCmd(a),
-		paneSignalCmd(a), paneCaptureCmd(a), paneKillCmd(a), paneRemoveCmd(a), paneRelaunchCmd(a))
+		paneSignalCmd(a), paneCaptureCmd(a), paneKillCmd(a), paneRemoveCmd(a), paneRelaunchCmd(a), paneMarkSeenCmd(a))
 	return c
 }
 
@@ -27,7 +27,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 (--axis cols: side by side, rows: stacked).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows")
+			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session")
 			p["argv"] = args
 			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
 				env := map[string]string{}
@@ -53,6 +53,8 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.StringArray("env", nil, "NAME=VALUE to add to the environment (repeatable)")
 	f.Int64("cols", 0, "width in cells (default 80)")
 	f.Int64("rows", 0, "height in cells (default 24)")
+	f.String("agent", "", "the kind of agent PROGRAM is (claude, codex, opencode, cursor, gemini, pi, generic, none; default from its name)")
+	f.Bool("assign-session", false, "start the agent with a session id signaltty picks and records (claude: --session-id)")
 	return c
 }
 
@@ -62,6 +64,9 @@ func paneListCmd(a *app) *cobra.Command {
 		Short: "List panes (Mux.ListPanes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if on, _ := cmd.Flags().GetBool("attention"); on {
+				return a.listAttention(cmd)
+			}
 			return a.run(cmd, "dev.signaltty.Mux.ListPanes", params(cmd, "workspace", "tab"), func(raw json.RawMessage) error {
 				var r struct{ Panes []mux.Pane }
 				if err := decode(raw, &r); err != nil {
@@ -71,6 +76,7 @@ func paneListCmd(a *app) *cobra.Command {
 			})
 		},
 	}
+	c.Flags().Bool("attention", false, "only panes that need the user (attention other than none)")
 	c.Flags().String("workspace", "", "only panes of this workspace (id or handle)")
 	c.Flags().String("tab", "", "only panes of this tab")
 	return c
@@ -229,9 +235,10 @@ func (a *app) printPane(raw json.RawMessage) error {
 
 func (a *app) printPanes(ps []mux.Pane) error {
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PANE\tWORKSPACE\tTAB\tRESTORE\tSTATE\tSIZE\tTITLE")
+	fmt.Fprintln(tw, "PANE\tWORKSPACE\tTAB\tAGENT\tLIFECYCLE\tATTENTION\tRESTORE\tSTATE\tSIZE\tTITLE")
 	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%dx%d\t%s\n", p.Id, p.Workspace, p.Tab, p.Restore_state, paneState(p), p.Cols, p.Rows, p.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%dx%d\t%s\n", p.Id, p.Workspace, p.Tab, agentKind(p), p.Lifecycle, p.Attention,
+			p.Restore_state, paneState(p), p.Cols, p.Rows, p.Title)
 	}
 	return tw.Flush()
 }

@@ -45,7 +45,8 @@ started in the background first.`,
 	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
 	root.AddCommand(statusCmd(a), doctorCmd(a), shutdownCmd(a), saveCmd(a), snapshotCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a),
-		mcpCmd(a), skillCmd(a), bridgeCmd(a))
+		mcpCmd(a), skillCmd(a), bridgeCmd(a),
+		resumeCmd(a), hookCmd(a), reportSessionCmd(a), agentCmd(a), notifyCmd(a), notificationsCmd(a))
 	for _, c := range root.Commands() {
 		strictGroup(c)
 	}

@@ -120,7 +120,7 @@ workspace's first pane. A failure leaves nothing behind.`,
 	requiredString(setCwd, "workspace", "workspace id or handle")
 	requiredString(setCwd, "cwd", "the new directory")
 
-	c.AddCommand(create, list, get, rename, remove, setCwd)
+	c.AddCommand(create, list, get, rename, remove, setCwd, workspaceSetCmd(a))
 	return c
 }
 
@@ -133,7 +133,7 @@ func (a *app) printWorkspace(raw json.RawMessage) error {
 }
 
 func (a *app) printWorkspaceValue(w mux.Workspace) error {
-	fmt.Fprintf(a.out, "workspace %s handle %s name %q cwd %s tabs %d\n", w.Id, w.Handle, w.Name, w.Cwd, len(w.Tabs))
+	fmt.Fprintf(a.out, "workspace %s handle %s name %q cwd %s tabs %d auto-resume %v\n", w.Id, w.Handle, w.Name, w.Cwd, len(w.Tabs), w.Auto_resume)
 	a.printGit(w.Git)
 	return nil
 }

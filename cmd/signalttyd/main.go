@@ -117,6 +117,7 @@ func run(log *slog.Logger, address string) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- server.Serve(ln) }()
+	svc.AutoResume() // only workspaces with auto_resume, only official resume commands (docs/agents.md)
 
 	log.Info("ready", "address", address, "socket_activated", activated, "source", svc.Source(), "version", version)
 	daemon.SdNotify(false, "READY=1\nSTATUS=listening on "+address)

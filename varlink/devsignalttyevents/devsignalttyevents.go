@@ -409,9 +409,12 @@ type Event (
   # the first signal sent), pane.exited, pane.removed, pane.relaunched,
   # pane.title, pane.cwd, pane.bell, command.started, command.finished,
   # program.status_changed, run.started, run.terminating, run.completed,
-  # run.expired.
+  # run.expired, agent.session, agent.<lifecycle> (agent.working, …),
+  # attention.created, attention.updated, attention.cleared,
+  # notification.created, notification.read (docs/agents.md).
   type: string,
-  # Id of the resource the event is about: a workspace, tab, pane or run id.
+  # Id of the resource the event is about: a workspace, tab, pane, run or
+  # notification id.
   resource: string,
   # Time of the event, RFC 3339 UTC with milliseconds.
   ts: string,

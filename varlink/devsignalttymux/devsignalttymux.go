@@ -23,14 +23,15 @@ import (
 // Generated type declarations
 
 type Workspace struct {
-	Id         string    `json:"id"`
-	Name       string    `json:"name"`
-	Handle     string    `json:"handle"`
-	Cwd        string    `json:"cwd"`
-	Tabs       []string  `json:"tabs"`
-	Active_tab *string   `json:"active_tab,omitempty"`
-	Created_at string    `json:"created_at"`
-	Git        *GitState `json:"git,omitempty"`
+	Id          string    `json:"id"`
+	Name        string    `json:"name"`
+	Handle      string    `json:"handle"`
+	Cwd         string    `json:"cwd"`
+	Tabs        []string  `json:"tabs"`
+	Active_tab  *string   `json:"active_tab,omitempty"`
+	Created_at  string    `json:"created_at"`
+	Git         *GitState `json:"git,omitempty"`
+	Auto_resume bool      `json:"auto_resume"`
 }
 
 // The git state of a workspace's cwd. root: top of its working tree;
@@ -101,6 +102,39 @@ type Pane struct {
 	Exited_at     *string           `json:"exited_at,omitempty"`
 	Restore_state string            `json:"restore_state"`
 	Restored_rows int64             `json:"restored_rows"`
+	Agent         *Agent            `json:"agent,omitempty"`
+	Lifecycle     string            `json:"lifecycle"`
+	Attention     string            `json:"attention"`
+	Last_message  *string           `json:"last_message,omitempty"`
+}
+
+// A pane's agent. kind: claude, codex, opencode, cursor, gemini, pi, generic
+// or none. resume_argv runs only on ResumePane (or auto-resume, when it is
+// the adapter's own command: resume_reported false). config_env holds only
+// the agents' configuration directory variables (CLAUDE_CONFIG_DIR,
+// CODEX_HOME, OPENCODE_CONFIG_DIR, GEMINI_CLI_HOME) from the spawn, absolute.
+type Agent struct {
+	Kind            string             `json:"kind"`
+	Session_id      *string            `json:"session_id,omitempty"`
+	Resume_argv     *[]string          `json:"resume_argv,omitempty"`
+	Resume_reported bool               `json:"resume_reported"`
+	Model           *string            `json:"model,omitempty"`
+	Config_env      *map[string]string `json:"config_env,omitempty"`
+}
+
+// A notification: from a pane (OSC 9, 99, 777, a hook) or a client (Notify).
+// title at most 200 characters, body 2000, without control characters but
+// newline and tab. source: osc9, osc99, osc777, cli, hook:<agent>:<event>.
+type Notification struct {
+	Id         string  `json:"id"`
+	Pane       *string `json:"pane,omitempty"`
+	Workspace  *string `json:"workspace,omitempty"`
+	Title      string  `json:"title"`
+	Body       *string `json:"body,omitempty"`
+	Severity   string  `json:"severity"`
+	Source     string  `json:"source"`
+	Created_at string  `json:"created_at"`
+	Read_at    *string `json:"read_at,omitempty"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -834,8 +868,8 @@ type SpawnPane_methods struct{}
 
 func SpawnPane() SpawnPane_methods { return SpawnPane_methods{} }
 
-func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_)
+func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_)
 	if err_ != nil {
 		return
 	}
@@ -843,17 +877,19 @@ func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, work
 	return
 }
 
-func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool) (func(ctx context.Context) (Pane, uint64, error), error) {
 	var in struct {
-		Workspace *string            `json:"workspace,omitempty"`
-		Tab       *string            `json:"tab,omitempty"`
-		Split     *string            `json:"split,omitempty"`
-		Axis      *string            `json:"axis,omitempty"`
-		Argv      []string           `json:"argv"`
-		Cwd       *string            `json:"cwd,omitempty"`
-		Env       *map[string]string `json:"env,omitempty"`
-		Cols      *int64             `json:"cols,omitempty"`
-		Rows      *int64             `json:"rows,omitempty"`
+		Workspace      *string            `json:"workspace,omitempty"`
+		Tab            *string            `json:"tab,omitempty"`
+		Split          *string            `json:"split,omitempty"`
+		Axis           *string            `json:"axis,omitempty"`
+		Argv           []string           `json:"argv"`
+		Cwd            *string            `json:"cwd,omitempty"`
+		Env            *map[string]string `json:"env,omitempty"`
+		Cols           *int64             `json:"cols,omitempty"`
+		Rows           *int64             `json:"rows,omitempty"`
+		Agent          *string            `json:"agent,omitempty"`
+		Assign_session *bool              `json:"assign_session,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -864,6 +900,8 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	in.Env = env_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
+	in.Agent = agent_in_
+	in.Assign_session = assign_session_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.SpawnPane", in, flags)
 	if err != nil {
 		return nil, err
@@ -882,17 +920,19 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Workspace *string            `json:"workspace,omitempty"`
-		Tab       *string            `json:"tab,omitempty"`
-		Split     *string            `json:"split,omitempty"`
-		Axis      *string            `json:"axis,omitempty"`
-		Argv      []string           `json:"argv"`
-		Cwd       *string            `json:"cwd,omitempty"`
-		Env       *map[string]string `json:"env,omitempty"`
-		Cols      *int64             `json:"cols,omitempty"`
-		Rows      *int64             `json:"rows,omitempty"`
+		Workspace      *string            `json:"workspace,omitempty"`
+		Tab            *string            `json:"tab,omitempty"`
+		Split          *string            `json:"split,omitempty"`
+		Axis           *string            `json:"axis,omitempty"`
+		Argv           []string           `json:"argv"`
+		Cwd            *string            `json:"cwd,omitempty"`
+		Env            *map[string]string `json:"env,omitempty"`
+		Cols           *int64             `json:"cols,omitempty"`
+		Rows           *int64             `json:"rows,omitempty"`
+		Agent          *string            `json:"agent,omitempty"`
+		Assign_session *bool              `json:"assign_session,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -903,6 +943,8 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 	in.Env = env_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
+	in.Agent = agent_in_
+	in.Assign_session = assign_session_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SpawnPane", in)
 	if err != nil {
 		return nil, err
@@ -1557,6 +1599,587 @@ func (m RemovePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 	}, nil
 }
 
+// Changes a workspace's settings. auto_resume: see Workspace. Errors:
+// not_found.workspace.
+type SetWorkspace_methods struct{}
+
+func SetWorkspace() SetWorkspace_methods { return SetWorkspace_methods{} }
+
+func (m SetWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string, auto_resume_in_ *bool) (workspace_out_ Workspace, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, auto_resume_in_)
+	if err_ != nil {
+		return
+	}
+	workspace_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m SetWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string, auto_resume_in_ *bool) (func(ctx context.Context) (Workspace, uint64, error), error) {
+	var in struct {
+		Workspace   string `json:"workspace"`
+		Auto_resume *bool  `json:"auto_resume,omitempty"`
+	}
+	in.Workspace = workspace_in_
+	in.Auto_resume = auto_resume_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.SetWorkspace", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (workspace_out_ Workspace, flags uint64, err error) {
+		var out struct {
+			Workspace Workspace `json:"workspace"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		workspace_out_ = out.Workspace
+		return
+	}, nil
+}
+
+func (m SetWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string, auto_resume_in_ *bool) (func(ctx context.Context) (workspace_out_ Workspace, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Workspace   string `json:"workspace"`
+		Auto_resume *bool  `json:"auto_resume,omitempty"`
+	}
+	in.Workspace = workspace_in_
+	in.Auto_resume = auto_resume_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SetWorkspace", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (workspace_out_ Workspace, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Workspace Workspace `json:"workspace"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		workspace_out_ = out.Workspace
+		return
+	}, nil
+}
+
+// Resumes a pane's agent session: its agent's resume_argv in the pane's cwd,
+// with the agent's config_env and nothing else of the environment it was
+// spawned with, as a fresh PTY child in the same pane (same id, title, rows
+// kept above). Only for a pane without a process whose agent has a session.
+// Of two concurrent calls exactly one wins. Errors: not_found.pane,
+// conflict.pane_live, conflict.resuming, conflict.not_resumable,
+// invalid_params.cwd, unavailable.spawn (the pane stays as it was),
+// unavailable.shutdown.
+type ResumePane_methods struct{}
+
+func ResumePane() ResumePane_methods { return ResumePane_methods{} }
+
+func (m ResumePane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_)
+	if err_ != nil {
+		return
+	}
+	pane_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m ResumePane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string) (func(ctx context.Context) (Pane, uint64, error), error) {
+	var in struct {
+		Pane string `json:"pane"`
+	}
+	in.Pane = pane_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.ResumePane", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+func (m ResumePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane string `json:"pane"`
+	}
+	in.Pane = pane_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.ResumePane", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+// An agent's hook event (what `signaltty hook <agent> <event>` sends):
+// payload is the hook's JSON input. The pane is pane, else the live pane
+// whose leader is an ancestor of client_pid. accepted is false with a
+// reason (no_pane, unrecognized_hook) when nothing was applied; that is
+// not an error. Errors: invalid_params.agent, invalid_params.event,
+// not_found.pane (an explicit pane that does not exist, without client_pid;
+// with one, the ancestry is used instead).
+type HookEvent_methods struct{}
+
+func HookEvent() HookEvent_methods { return HookEvent_methods{} }
+
+func (m HookEvent_methods) Call(ctx context.Context, c *varlink.Connection, agent_in_ string, event_in_ string, pane_in_ *string, client_pid_in_ *int64, payload_in_ *json.RawMessage) (accepted_out_ bool, reason_out_ *string, pane_out_ *string, lifecycle_out_ *string, attention_out_ *string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, agent_in_, event_in_, pane_in_, client_pid_in_, payload_in_)
+	if err_ != nil {
+		return
+	}
+	accepted_out_, reason_out_, pane_out_, lifecycle_out_, attention_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m HookEvent_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, agent_in_ string, event_in_ string, pane_in_ *string, client_pid_in_ *int64, payload_in_ *json.RawMessage) (func(ctx context.Context) (bool, *string, *string, *string, *string, uint64, error), error) {
+	var in struct {
+		Agent      string           `json:"agent"`
+		Event      string           `json:"event"`
+		Pane       *string          `json:"pane,omitempty"`
+		Client_pid *int64           `json:"client_pid,omitempty"`
+		Payload    *json.RawMessage `json:"payload,omitempty"`
+	}
+	in.Agent = agent_in_
+	in.Event = event_in_
+	in.Pane = pane_in_
+	in.Client_pid = client_pid_in_
+	in.Payload = payload_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.HookEvent", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (accepted_out_ bool, reason_out_ *string, pane_out_ *string, lifecycle_out_ *string, attention_out_ *string, flags uint64, err error) {
+		var out struct {
+			Accepted  bool    `json:"accepted"`
+			Reason    *string `json:"reason,omitempty"`
+			Pane      *string `json:"pane,omitempty"`
+			Lifecycle *string `json:"lifecycle,omitempty"`
+			Attention *string `json:"attention,omitempty"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		accepted_out_ = out.Accepted
+		reason_out_ = out.Reason
+		pane_out_ = out.Pane
+		lifecycle_out_ = out.Lifecycle
+		attention_out_ = out.Attention
+		return
+	}, nil
+}
+
+func (m HookEvent_methods) Upgrade(ctx context.Context, c *varlink.Connection, agent_in_ string, event_in_ string, pane_in_ *string, client_pid_in_ *int64, payload_in_ *json.RawMessage) (func(ctx context.Context) (accepted_out_ bool, reason_out_ *string, pane_out_ *string, lifecycle_out_ *string, attention_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Agent      string           `json:"agent"`
+		Event      string           `json:"event"`
+		Pane       *string          `json:"pane,omitempty"`
+		Client_pid *int64           `json:"client_pid,omitempty"`
+		Payload    *json.RawMessage `json:"payload,omitempty"`
+	}
+	in.Agent = agent_in_
+	in.Event = event_in_
+	in.Pane = pane_in_
+	in.Client_pid = client_pid_in_
+	in.Payload = payload_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.HookEvent", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (accepted_out_ bool, reason_out_ *string, pane_out_ *string, lifecycle_out_ *string, attention_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Accepted  bool    `json:"accepted"`
+			Reason    *string `json:"reason,omitempty"`
+			Pane      *string `json:"pane,omitempty"`
+			Lifecycle *string `json:"lifecycle,omitempty"`
+			Attention *string `json:"attention,omitempty"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		accepted_out_ = out.Accepted
+		reason_out_ = out.Reason
+		pane_out_ = out.Pane
+		lifecycle_out_ = out.Lifecycle
+		attention_out_ = out.Attention
+		return
+	}, nil
+}
+
+// Records the session an agent holds (agents without hooks). resume_argv is
+// a self-reported resume command (at most 64 arguments, 8 KiB, no control
+// characters, a plain command name first), run only on an explicit
+// ResumePane. Errors: invalid_params.session, .agent, .resume_argv, .model,
+// not_found.pane.
+type ReportSession_methods struct{}
+
+func ReportSession() ReportSession_methods { return ReportSession_methods{} }
+
+func (m ReportSession_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ *string, client_pid_in_ *int64, session_in_ string, agent_in_ *string, resume_argv_in_ *[]string, model_in_ *string) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, client_pid_in_, session_in_, agent_in_, resume_argv_in_, model_in_)
+	if err_ != nil {
+		return
+	}
+	pane_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m ReportSession_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ *string, client_pid_in_ *int64, session_in_ string, agent_in_ *string, resume_argv_in_ *[]string, model_in_ *string) (func(ctx context.Context) (Pane, uint64, error), error) {
+	var in struct {
+		Pane        *string   `json:"pane,omitempty"`
+		Client_pid  *int64    `json:"client_pid,omitempty"`
+		Session     string    `json:"session"`
+		Agent       *string   `json:"agent,omitempty"`
+		Resume_argv *[]string `json:"resume_argv,omitempty"`
+		Model       *string   `json:"model,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Client_pid = client_pid_in_
+	in.Session = session_in_
+	in.Agent = agent_in_
+	in.Resume_argv = resume_argv_in_
+	in.Model = model_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.ReportSession", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+func (m ReportSession_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ *string, client_pid_in_ *int64, session_in_ string, agent_in_ *string, resume_argv_in_ *[]string, model_in_ *string) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane        *string   `json:"pane,omitempty"`
+		Client_pid  *int64    `json:"client_pid,omitempty"`
+		Session     string    `json:"session"`
+		Agent       *string   `json:"agent,omitempty"`
+		Resume_argv *[]string `json:"resume_argv,omitempty"`
+		Model       *string   `json:"model,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Client_pid = client_pid_in_
+	in.Session = session_in_
+	in.Agent = agent_in_
+	in.Resume_argv = resume_argv_in_
+	in.Model = model_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.ReportSession", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+// Clears a pane's attention. Errors: not_found.pane.
+type MarkSeen_methods struct{}
+
+func MarkSeen() MarkSeen_methods { return MarkSeen_methods{} }
+
+func (m MarkSeen_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_)
+	if err_ != nil {
+		return
+	}
+	pane_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m MarkSeen_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string) (func(ctx context.Context) (Pane, uint64, error), error) {
+	var in struct {
+		Pane string `json:"pane"`
+	}
+	in.Pane = pane_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.MarkSeen", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+func (m MarkSeen_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane string `json:"pane"`
+	}
+	in.Pane = pane_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.MarkSeen", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Pane Pane `json:"pane"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		pane_out_ = out.Pane
+		return
+	}, nil
+}
+
+// Records a notification (about a pane: its attention rises by severity,
+// info → unread). Errors: invalid_params.severity, invalid_params.title,
+// not_found.pane, not_found.workspace.
+type Notify_methods struct{}
+
+func Notify() Notify_methods { return Notify_methods{} }
+
+func (m Notify_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ *string, workspace_in_ *string, title_in_ *string, body_in_ *string, severity_in_ *string) (notification_out_ Notification, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, workspace_in_, title_in_, body_in_, severity_in_)
+	if err_ != nil {
+		return
+	}
+	notification_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m Notify_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ *string, workspace_in_ *string, title_in_ *string, body_in_ *string, severity_in_ *string) (func(ctx context.Context) (Notification, uint64, error), error) {
+	var in struct {
+		Pane      *string `json:"pane,omitempty"`
+		Workspace *string `json:"workspace,omitempty"`
+		Title     *string `json:"title,omitempty"`
+		Body      *string `json:"body,omitempty"`
+		Severity  *string `json:"severity,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Workspace = workspace_in_
+	in.Title = title_in_
+	in.Body = body_in_
+	in.Severity = severity_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.Notify", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (notification_out_ Notification, flags uint64, err error) {
+		var out struct {
+			Notification Notification `json:"notification"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		notification_out_ = out.Notification
+		return
+	}, nil
+}
+
+func (m Notify_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ *string, workspace_in_ *string, title_in_ *string, body_in_ *string, severity_in_ *string) (func(ctx context.Context) (notification_out_ Notification, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane      *string `json:"pane,omitempty"`
+		Workspace *string `json:"workspace,omitempty"`
+		Title     *string `json:"title,omitempty"`
+		Body      *string `json:"body,omitempty"`
+		Severity  *string `json:"severity,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Workspace = workspace_in_
+	in.Title = title_in_
+	in.Body = body_in_
+	in.Severity = severity_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.Notify", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (notification_out_ Notification, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Notification Notification `json:"notification"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		notification_out_ = out.Notification
+		return
+	}, nil
+}
+
+// Lists the kept notifications (the newest 200), oldest first.
+type ListNotifications_methods struct{}
+
+func ListNotifications() ListNotifications_methods { return ListNotifications_methods{} }
+
+func (m ListNotifications_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ *string, unread_in_ *bool) (notifications_out_ []Notification, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, unread_in_)
+	if err_ != nil {
+		return
+	}
+	notifications_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m ListNotifications_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ *string, unread_in_ *bool) (func(ctx context.Context) ([]Notification, uint64, error), error) {
+	var in struct {
+		Pane   *string `json:"pane,omitempty"`
+		Unread *bool   `json:"unread,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Unread = unread_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.ListNotifications", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (notifications_out_ []Notification, flags uint64, err error) {
+		var out struct {
+			Notifications []Notification `json:"notifications"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		notifications_out_ = []Notification(out.Notifications)
+		return
+	}, nil
+}
+
+func (m ListNotifications_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ *string, unread_in_ *bool) (func(ctx context.Context) (notifications_out_ []Notification, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane   *string `json:"pane,omitempty"`
+		Unread *bool   `json:"unread,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Unread = unread_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.ListNotifications", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (notifications_out_ []Notification, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Notifications []Notification `json:"notifications"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		notifications_out_ = []Notification(out.Notifications)
+		return
+	}, nil
+}
+
+// Marks notifications read: ids, or a pane's, or all. Errors:
+// not_found.notification.
+type MarkNotificationsRead_methods struct{}
+
+func MarkNotificationsRead() MarkNotificationsRead_methods { return MarkNotificationsRead_methods{} }
+
+func (m MarkNotificationsRead_methods) Call(ctx context.Context, c *varlink.Connection, ids_in_ *[]string, pane_in_ *string) (marked_out_ int64, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, ids_in_, pane_in_)
+	if err_ != nil {
+		return
+	}
+	marked_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m MarkNotificationsRead_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, ids_in_ *[]string, pane_in_ *string) (func(ctx context.Context) (int64, uint64, error), error) {
+	var in struct {
+		Ids  *[]string `json:"ids,omitempty"`
+		Pane *string   `json:"pane,omitempty"`
+	}
+	in.Ids = ids_in_
+	in.Pane = pane_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.MarkNotificationsRead", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (marked_out_ int64, flags uint64, err error) {
+		var out struct {
+			Marked int64 `json:"marked"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		marked_out_ = out.Marked
+		return
+	}, nil
+}
+
+func (m MarkNotificationsRead_methods) Upgrade(ctx context.Context, c *varlink.Connection, ids_in_ *[]string, pane_in_ *string) (func(ctx context.Context) (marked_out_ int64, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Ids  *[]string `json:"ids,omitempty"`
+		Pane *string   `json:"pane,omitempty"`
+	}
+	in.Ids = ids_in_
+	in.Pane = pane_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.MarkNotificationsRead", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (marked_out_ int64, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Marked int64 `json:"marked"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		marked_out_ = out.Marked
+		return
+	}, nil
+}
+
 // Generated service interface with all methods
 
 type devsignalttymuxInterface interface {
@@ -1568,7 +2191,7 @@ type devsignalttymuxInterface interface {
 	SetWorkspaceCwd(ctx context.Context, c VarlinkCall, workspace_ string, cwd_ string) error
 	CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
-	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64) error
+	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
@@ -1578,6 +2201,14 @@ type devsignalttymuxInterface interface {
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
 	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error
+	SetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, auto_resume_ *bool) error
+	ResumePane(ctx context.Context, c VarlinkCall, pane_ string) error
+	HookEvent(ctx context.Context, c VarlinkCall, agent_ string, event_ string, pane_ *string, client_pid_ *int64, payload_ *json.RawMessage) error
+	ReportSession(ctx context.Context, c VarlinkCall, pane_ *string, client_pid_ *int64, session_ string, agent_ *string, resume_argv_ *[]string, model_ *string) error
+	MarkSeen(ctx context.Context, c VarlinkCall, pane_ string) error
+	Notify(ctx context.Context, c VarlinkCall, pane_ *string, workspace_ *string, title_ *string, body_ *string, severity_ *string) error
+	ListNotifications(ctx context.Context, c VarlinkCall, pane_ *string, unread_ *bool) error
+	MarkNotificationsRead(ctx context.Context, c VarlinkCall, ids_ *[]string, pane_ *string) error
 }
 
 // Generated service object with all methods
@@ -1798,6 +2429,78 @@ func (c *VarlinkCall) ReplyRemovePane(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
+func (c *VarlinkCall) ReplySetWorkspace(ctx context.Context, workspace_ Workspace) error {
+	var out struct {
+		Workspace Workspace `json:"workspace"`
+	}
+	out.Workspace = workspace_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyResumePane(ctx context.Context, pane_ Pane) error {
+	var out struct {
+		Pane Pane `json:"pane"`
+	}
+	out.Pane = pane_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyHookEvent(ctx context.Context, accepted_ bool, reason_ *string, pane_ *string, lifecycle_ *string, attention_ *string) error {
+	var out struct {
+		Accepted  bool    `json:"accepted"`
+		Reason    *string `json:"reason,omitempty"`
+		Pane      *string `json:"pane,omitempty"`
+		Lifecycle *string `json:"lifecycle,omitempty"`
+		Attention *string `json:"attention,omitempty"`
+	}
+	out.Accepted = accepted_
+	out.Reason = reason_
+	out.Pane = pane_
+	out.Lifecycle = lifecycle_
+	out.Attention = attention_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyReportSession(ctx context.Context, pane_ Pane) error {
+	var out struct {
+		Pane Pane `json:"pane"`
+	}
+	out.Pane = pane_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyMarkSeen(ctx context.Context, pane_ Pane) error {
+	var out struct {
+		Pane Pane `json:"pane"`
+	}
+	out.Pane = pane_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyNotify(ctx context.Context, notification_ Notification) error {
+	var out struct {
+		Notification Notification `json:"notification"`
+	}
+	out.Notification = notification_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyListNotifications(ctx context.Context, notifications_ []Notification) error {
+	var out struct {
+		Notifications []Notification `json:"notifications"`
+	}
+	out.Notifications = []Notification(notifications_)
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyMarkNotificationsRead(ctx context.Context, marked_ int64) error {
+	var out struct {
+		Marked int64 `json:"marked"`
+	}
+	out.Marked = marked_
+	return c.Reply(ctx, &out)
+}
+
 // Generated dummy implementations for all varlink methods
 
 // Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
@@ -1885,7 +2588,7 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
-func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64) error {
+func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
 }
 
@@ -1964,6 +2667,67 @@ func (s *VarlinkInterface) RelaunchPane(ctx context.Context, c VarlinkCall, pane
 // unless kill is true, which terminates it first as KillPane.
 func (s *VarlinkInterface) RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RemovePane")
+}
+
+// Changes a workspace's settings. auto_resume: see Workspace. Errors:
+// not_found.workspace.
+func (s *VarlinkInterface) SetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, auto_resume_ *bool) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SetWorkspace")
+}
+
+// Resumes a pane's agent session: its agent's resume_argv in the pane's cwd,
+// with the agent's config_env and nothing else of the environment it was
+// spawned with, as a fresh PTY child in the same pane (same id, title, rows
+// kept above). Only for a pane without a process whose agent has a session.
+// Of two concurrent calls exactly one wins. Errors: not_found.pane,
+// conflict.pane_live, conflict.resuming, conflict.not_resumable,
+// invalid_params.cwd, unavailable.spawn (the pane stays as it was),
+// unavailable.shutdown.
+func (s *VarlinkInterface) ResumePane(ctx context.Context, c VarlinkCall, pane_ string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ResumePane")
+}
+
+// An agent's hook event (what `signaltty hook <agent> <event>` sends):
+// payload is the hook's JSON input. The pane is pane, else the live pane
+// whose leader is an ancestor of client_pid. accepted is false with a
+// reason (no_pane, unrecognized_hook) when nothing was applied; that is
+// not an error. Errors: invalid_params.agent, invalid_params.event,
+// not_found.pane (an explicit pane that does not exist, without client_pid;
+// with one, the ancestry is used instead).
+func (s *VarlinkInterface) HookEvent(ctx context.Context, c VarlinkCall, agent_ string, event_ string, pane_ *string, client_pid_ *int64, payload_ *json.RawMessage) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.HookEvent")
+}
+
+// Records the session an agent holds (agents without hooks). resume_argv is
+// a self-reported resume command (at most 64 arguments, 8 KiB, no control
+// characters, a plain command name first), run only on an explicit
+// ResumePane. Errors: invalid_params.session, .agent, .resume_argv, .model,
+// not_found.pane.
+func (s *VarlinkInterface) ReportSession(ctx context.Context, c VarlinkCall, pane_ *string, client_pid_ *int64, session_ string, agent_ *string, resume_argv_ *[]string, model_ *string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ReportSession")
+}
+
+// Clears a pane's attention. Errors: not_found.pane.
+func (s *VarlinkInterface) MarkSeen(ctx context.Context, c VarlinkCall, pane_ string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.MarkSeen")
+}
+
+// Records a notification (about a pane: its attention rises by severity,
+// info → unread). Errors: invalid_params.severity, invalid_params.title,
+// not_found.pane, not_found.workspace.
+func (s *VarlinkInterface) Notify(ctx context.Context, c VarlinkCall, pane_ *string, workspace_ *string, title_ *string, body_ *string, severity_ *string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.Notify")
+}
+
+// Lists the kept notifications (the newest 200), oldest first.
+func (s *VarlinkInterface) ListNotifications(ctx context.Context, c VarlinkCall, pane_ *string, unread_ *bool) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ListNotifications")
+}
+
+// Marks notifications read: ids, or a pane's, or all. Errors:
+// not_found.notification.
+func (s *VarlinkInterface) MarkNotificationsRead(ctx context.Context, c VarlinkCall, ids_ *[]string, pane_ *string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.MarkNotificationsRead")
 }
 
 // Generated method call dispatcher
@@ -2057,21 +2821,23 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "SpawnPane":
 		var in struct {
-			Workspace *string            `json:"workspace,omitempty"`
-			Tab       *string            `json:"tab,omitempty"`
-			Split     *string            `json:"split,omitempty"`
-			Axis      *string            `json:"axis,omitempty"`
-			Argv      []string           `json:"argv"`
-			Cwd       *string            `json:"cwd,omitempty"`
-			Env       *map[string]string `json:"env,omitempty"`
-			Cols      *int64             `json:"cols,omitempty"`
-			Rows      *int64             `json:"rows,omitempty"`
+			Workspace      *string            `json:"workspace,omitempty"`
+			Tab            *string            `json:"tab,omitempty"`
+			Split          *string            `json:"split,omitempty"`
+			Axis           *string            `json:"axis,omitempty"`
+			Argv           []string           `json:"argv"`
+			Cwd            *string            `json:"cwd,omitempty"`
+			Env            *map[string]string `json:"env,omitempty"`
+			Cols           *int64             `json:"cols,omitempty"`
+			Rows           *int64             `json:"rows,omitempty"`
+			Agent          *string            `json:"agent,omitempty"`
+			Assign_session *bool              `json:"assign_session,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows)
+		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session)
 
 	case "ListPanes":
 		var in struct {
@@ -2175,6 +2941,102 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 		}
 		return s.devsignalttymuxInterface.RemovePane(ctx, VarlinkCall{call}, in.Pane, in.Kill)
 
+	case "SetWorkspace":
+		var in struct {
+			Workspace   string `json:"workspace"`
+			Auto_resume *bool  `json:"auto_resume,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.SetWorkspace(ctx, VarlinkCall{call}, in.Workspace, in.Auto_resume)
+
+	case "ResumePane":
+		var in struct {
+			Pane string `json:"pane"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.ResumePane(ctx, VarlinkCall{call}, in.Pane)
+
+	case "HookEvent":
+		var in struct {
+			Agent      string           `json:"agent"`
+			Event      string           `json:"event"`
+			Pane       *string          `json:"pane,omitempty"`
+			Client_pid *int64           `json:"client_pid,omitempty"`
+			Payload    *json.RawMessage `json:"payload,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.HookEvent(ctx, VarlinkCall{call}, in.Agent, in.Event, in.Pane, in.Client_pid, in.Payload)
+
+	case "ReportSession":
+		var in struct {
+			Pane        *string   `json:"pane,omitempty"`
+			Client_pid  *int64    `json:"client_pid,omitempty"`
+			Session     string    `json:"session"`
+			Agent       *string   `json:"agent,omitempty"`
+			Resume_argv *[]string `json:"resume_argv,omitempty"`
+			Model       *string   `json:"model,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.ReportSession(ctx, VarlinkCall{call}, in.Pane, in.Client_pid, in.Session, in.Agent, in.Resume_argv, in.Model)
+
+	case "MarkSeen":
+		var in struct {
+			Pane string `json:"pane"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.MarkSeen(ctx, VarlinkCall{call}, in.Pane)
+
+	case "Notify":
+		var in struct {
+			Pane      *string `json:"pane,omitempty"`
+			Workspace *string `json:"workspace,omitempty"`
+			Title     *string `json:"title,omitempty"`
+			Body      *string `json:"body,omitempty"`
+			Severity  *string `json:"severity,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.Notify(ctx, VarlinkCall{call}, in.Pane, in.Workspace, in.Title, in.Body, in.Severity)
+
+	case "ListNotifications":
+		var in struct {
+			Pane   *string `json:"pane,omitempty"`
+			Unread *bool   `json:"unread,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.ListNotifications(ctx, VarlinkCall{call}, in.Pane, in.Unread)
+
+	case "MarkNotificationsRead":
+		var in struct {
+			Ids  *[]string `json:"ids,omitempty"`
+			Pane *string   `json:"pane,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.MarkNotificationsRead(ctx, VarlinkCall{call}, in.Ids, in.Pane)
+
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
 	}
@@ -2222,7 +3084,10 @@ type Workspace (
   # What git said about cwd when last asked (at creation, when cwd changed,
   # on GetWorkspace with refresh_git, after a restart); absent when cwd is
   # not in a git working tree or git is not installed. docs/workspaces.md.
-  git: ?GitState
+  git: ?GitState,
+  # At daemon start, resume this workspace's RESUMABLE panes whose resume
+  # command is their agent's official one (docs/agents.md). Default false.
+  auto_resume: bool
 )
 
 # The git state of a workspace's cwd. root: top of its working tree;
@@ -2311,7 +3176,45 @@ type Pane (
   restore_state: string,
   # Rows [0, restored_rows) were shown by an earlier process of this pane
   # (saved before a restart, or kept by a relaunch).
-  restored_rows: int
+  restored_rows: int,
+  # The agent running in the pane, if any (docs/agents.md).
+  agent: ?Agent,
+  # What the agent does: unknown, working, blocked, done, idle, failed, exited.
+  lifecycle: string,
+  # Whether the user must look: none < unread < warning < input_required <
+  # permission_required < error. Raised only upward; MarkSeen clears it.
+  attention: string,
+  # The last explicit message (from a hook or a notification; never the screen).
+  last_message: ?string
+)
+
+# A pane's agent. kind: claude, codex, opencode, cursor, gemini, pi, generic
+# or none. resume_argv runs only on ResumePane (or auto-resume, when it is
+# the adapter's own command: resume_reported false). config_env holds only
+# the agents' configuration directory variables (CLAUDE_CONFIG_DIR,
+# CODEX_HOME, OPENCODE_CONFIG_DIR, GEMINI_CLI_HOME) from the spawn, absolute.
+type Agent (
+  kind: string,
+  session_id: ?string,
+  resume_argv: ?[]string,
+  resume_reported: bool,
+  model: ?string,
+  config_env: ?[string]string
+)
+
+# A notification: from a pane (OSC 9, 99, 777, a hook) or a client (Notify).
+# title at most 200 characters, body 2000, without control characters but
+# newline and tab. source: osc9, osc99, osc777, cli, hook:<agent>:<event>.
+type Notification (
+  id: string,
+  pane: ?string,
+  workspace: ?string,
+  title: string,
+  body: ?string,
+  severity: (info, warning, error),
+  source: string,
+  created_at: string,
+  read_at: ?string
 )
 
 # Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
@@ -2397,7 +3300,13 @@ method SpawnPane(
   cwd: ?string,
   env: ?[string]string,
   cols: ?int,
-  rows: ?int
+  rows: ?int,
+  # The kind of agent argv starts (default: from argv[0]'s basename).
+  # Errors: invalid_params.agent.
+  agent: ?string,
+  # Start the agent with a session id the daemon picks and records (claude:
+  # --session-id <uuid>). Errors: invalid_params.assign_session.
+  assign_session: ?bool
 ) -> (pane: Pane)
 
 # Lists panes, optionally only those of one workspace or one tab.
@@ -2470,6 +3379,57 @@ method RelaunchPane(pane: string) -> (pane: Pane)
 # without panes is removed too). A live pane fails with conflict.pane_live
 # unless kill is true, which terminates it first as KillPane.
 method RemovePane(pane: string, kill: ?bool) -> ()
+
+# Changes a workspace's settings. auto_resume: see Workspace. Errors:
+# not_found.workspace.
+method SetWorkspace(workspace: string, auto_resume: ?bool) -> (workspace: Workspace)
+
+# Resumes a pane's agent session: its agent's resume_argv in the pane's cwd,
+# with the agent's config_env and nothing else of the environment it was
+# spawned with, as a fresh PTY child in the same pane (same id, title, rows
+# kept above). Only for a pane without a process whose agent has a session.
+# Of two concurrent calls exactly one wins. Errors: not_found.pane,
+# conflict.pane_live, conflict.resuming, conflict.not_resumable,
+# invalid_params.cwd, unavailable.spawn (the pane stays as it was),
+# unavailable.shutdown.
+method ResumePane(pane: string) -> (pane: Pane)
+
+# An agent's hook event (what ` + "`" + `signaltty hook <agent> <event>` + "`" + ` sends):
+# payload is the hook's JSON input. The pane is pane, else the live pane
+# whose leader is an ancestor of client_pid. accepted is false with a
+# reason (no_pane, unrecognized_hook) when nothing was applied; that is
+# not an error. Errors: invalid_params.agent, invalid_params.event,
+# not_found.pane (an explicit pane that does not exist, without client_pid;
+# with one, the ancestry is used instead).
+method HookEvent(agent: string, event: string, pane: ?string, client_pid: ?int, payload: ?object) -> (
+  accepted: bool,
+  reason: ?string,
+  pane: ?string,
+  lifecycle: ?string,
+  attention: ?string
+)
+
+# Records the session an agent holds (agents without hooks). resume_argv is
+# a self-reported resume command (at most 64 arguments, 8 KiB, no control
+# characters, a plain command name first), run only on an explicit
+# ResumePane. Errors: invalid_params.session, .agent, .resume_argv, .model,
+# not_found.pane.
+method ReportSession(pane: ?string, client_pid: ?int, session: string, agent: ?string, resume_argv: ?[]string, model: ?string) -> (pane: Pane)
+
+# Clears a pane's attention. Errors: not_found.pane.
+method MarkSeen(pane: string) -> (pane: Pane)
+
+# Records a notification (about a pane: its attention rises by severity,
+# info → unread). Errors: invalid_params.severity, invalid_params.title,
+# not_found.pane, not_found.workspace.
+method Notify(pane: ?string, workspace: ?string, title: ?string, body: ?string, severity: ?string) -> (notification: Notification)
+
+# Lists the kept notifications (the newest 200), oldest first.
+method ListNotifications(pane: ?string, unread: ?bool) -> (notifications: []Notification)
+
+# Marks notifications read: ids, or a pane's, or all. Errors:
+# not_found.notification.
+method MarkNotificationsRead(ids: ?[]string, pane: ?string) -> (marked: int)
 
 # The request's parameters are invalid ("invalid_params.<what>").
 error InvalidParams (code: string, message: string, data: object)

@@ -1,0 +1,288 @@
+package service
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/signaltty/signaltty/service/agents"
+)
+
+// How a pane's agent tells the daemon who it is and what it does
+// (docs/agents.md, "Session identity", "Hooks"): the agents' own hooks call
+// `signaltty hook <agent> <event>` (Mux.HookEvent) with the hook's JSON;
+// agents without hooks call `signaltty report-session` (Mux.ReportSession).
+// Nothing is ever scraped from a pane's screen.
+
+// HookRequest is the input of HookEvent.
+type HookRequest struct {
+	Agent     string         // the agent whose hook this is (a kind)
+	Event     string         // the hook's event name, as the agent names it
+	Pane      string         // the pane ($SIGNALTTY_PANE), or "" to find it from ClientPid
+	ClientPid int            // the hook process: its ancestry finds the pane when Pane is ""
+	Payload   map[string]any // the hook's JSON input (nil: none)
+}
+
+// HookResult says what a hook event did. Accepted is false, with Reason,
+// when no pane could be found ("no_pane") or the adapter does not know the
+// event ("unrecognized_hook"); neither is an error, so hooks never fail the
+// agent.
+type HookResult struct {
+	Accepted  bool
+	Reason    string
+	Pane      string
+	Lifecycle string
+	Attention string
+}
+
+const maxEventName = 128
+
+// HookEvent applies an agent's hook event to its pane (Mux.HookEvent).
+// An explicit pane that does not exist is looked for through ClientPid's
+// ancestry instead (a stale $SIGNALTTY_PANE). Errors: invalid_params.agent
+// (unknown or none), invalid_params.event, not_found.pane (an explicit
+// pane that does not exist, without a ClientPid).
+func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
+	r.Agent = agents.Normalize(r.Agent)
+	if err := checkKind("agent", r.Agent); err != nil {
+		return HookResult{}, err
+	}
+	ad, ok := agents.Lookup(r.Agent)
+	if !ok {
+		return HookResult{}, invalid("agent", "missing", "agent is required (one of %s)", strings.Join(agents.Kinds()[:len(agents.Kinds())-1], ", "))
+	}
+	if r.Event == "" || len(r.Event) > maxEventName || strings.ContainsFunc(r.Event, func(c rune) bool { return c < 0x21 || c == 0x7f }) {
+		return HookResult{}, invalid("event", "invalid", "event must be 1..%d printable characters without spaces", maxEventName)
+	}
+	if r.Pane != "" && r.ClientPid > 1 {
+		s.mu.Lock()
+		_, err := s.lookupPane(r.Pane)
+		s.mu.Unlock()
+		if err != nil { // a stale $SIGNALTTY_PANE: the caller's ancestry still finds its pane
+			r.Pane = ""
+		}
+	}
+	pid := 0
+	if r.Pane == "" {
+		pid = s.paneOfProcess(r.ClientPid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.settledPane(r.Pane, pid)
+	if err != nil {
+		return HookResult{}, err
+	}
+	if p == nil {
+		return HookResult{Reason: "no_pane"}, nil
+	}
+	res := s.applyHook(p, ad, r)
+	res.Pane, res.Lifecycle, res.Attention = p.id, p.agent.lifecycleName(), p.agent.attentionName()
+	return res, nil
+}
+
+// applyHook applies a hook event to p; s.mu is held.
+func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResult {
+	res := HookResult{Accepted: true}
+	if id := ad.SessionID(r.Payload); id != "" && checkSessionID(id) == nil {
+		s.setSession(p, ad.Kind, id, nil)
+	} else if !p.agent.hasAgent() || p.agent.kind == agents.KindGeneric {
+		p.agent.kind = ad.Kind
+		s.markDirty()
+	}
+	if m, ok := r.Payload["model"].(string); ok && m != "" && len(m) <= maxModel {
+		p.agent.model = m
+	}
+	d, known := ad.Classify(r.Event, r.Payload)
+	if !known {
+		res.Accepted, res.Reason = false, "unrecognized_hook"
+		return res
+	}
+	if !p.state.hasProcess() { // a late hook of a process that is gone: identity only
+		return res
+	}
+	lc := p.agent.lifecycleName()
+	if d.KeepFinished && (lc == agents.LifecycleDone || lc == agents.LifecycleFailed) {
+		return res
+	}
+	if !(d.Tool && lc == agents.LifecycleBlocked) {
+		s.setLifecycle(p, d.Lifecycle)
+	}
+	if d.ClearAttention {
+		s.clearAttention(p, "hook")
+	}
+	if d.Attention != "" {
+		s.raiseAttention(p, d.Attention)
+	}
+	if d.Message != "" {
+		s.setLastMessage(p, d.Message)
+	}
+	if d.NotifyTitle != "" {
+		body, _ := r.Payload[d.NotifyBodyKey].(string)
+		n := s.addNotification(p, "", d.NotifyTitle, body, d.NotifySeverity, "hook:"+ad.Kind+":"+r.Event)
+		if n.Body != "" {
+			s.setLastMessage(p, n.Title+": "+cutRunes(n.Body, 300))
+		}
+	}
+	return res
+}
+
+// setLastMessage sets the pane's last message (explicit only: adapters'
+// messages and notifications, never the screen); s.mu is held.
+func (s *Service) setLastMessage(p *pane, m string) {
+	m = cleanText(m, 400)
+	if p.agent.lastMessage != m {
+		p.agent.lastMessage = m
+		s.markDirty()
+	}
+}
+
+func cutRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// settledPane is hookPane, but a pane that is starting (an agent resumed
+// or relaunched reports itself before its start committed) is waited for,
+// up to startWait, like a stop request waits (docs/pane-lifecycle.md); s.mu
+// is held, and released while waiting.
+func (s *Service) settledPane(id string, pid int) (*pane, *Error) {
+	deadline := time.Now().Add(startWait)
+	for {
+		p, err := s.hookPane(id, pid)
+		if err != nil || p == nil || p.state != stateStarting {
+			return p, err
+		}
+		settled := p.start.settled
+		s.mu.Unlock()
+		select {
+		case <-settled:
+		case <-time.After(time.Until(deadline)):
+		}
+		s.mu.Lock()
+		if time.Now().After(deadline) {
+			return s.hookPane(id, pid)
+		}
+	}
+}
+
+// startWait bounds how long a hook waits for its pane's start.
+const startWait = 5 * time.Second
+
+// hookPane finds the pane of a hook or report: the explicit id, else the
+// pane whose leader is pid (0: none); s.mu is held.
+func (s *Service) hookPane(id string, pid int) (*pane, *Error) {
+	if id != "" {
+		return s.lookupPane(id)
+	}
+	if pid == 0 {
+		return nil, nil
+	}
+	for _, p := range s.panes {
+		if p.announced && p.state.hasProcess() && p.inst.proc.Pid() == pid {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+// paneOfProcess walks pid's ancestry (through /proc, without s.mu) up to
+// the leader of a live pane and returns that leader's pid (0: none).
+func (s *Service) paneOfProcess(pid int) int {
+	if pid <= 1 {
+		return 0
+	}
+	s.mu.Lock()
+	leaders := map[int]bool{}
+	for _, p := range s.panes {
+		if p.announced && p.state.hasProcess() {
+			leaders[p.inst.proc.Pid()] = true
+		}
+	}
+	s.mu.Unlock()
+	for i := 0; i < 64 && pid > 1; i++ {
+		if leaders[pid] {
+			return pid
+		}
+		pid = parentPid(pid)
+	}
+	return 0
+}
+
+// parentPid reads a process's parent from /proc/PID/stat (0 if gone).
+func parentPid(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')') // the command name may hold spaces and parentheses
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// ReportRequest is the input of ReportSession.
+type ReportRequest struct {
+	Pane       string // "" = found from ClientPid's ancestry
+	ClientPid  int
+	Session    string   // the agent's session id (1..256 bytes)
+	Agent      string   // the agent kind ("" = the pane's, else generic)
+	ResumeArgv []string // a self-reported resume command (nil: the adapter's)
+	Model      string
+}
+
+// ReportSession records the session an agent holds, for agents without
+// hooks and resumed sessions that fire none (Mux.ReportSession). A
+// self-reported ResumeArgv (checked: at most 64 arguments and 8 KiB, no
+// control characters, a plain command name first) replaces the adapter's
+// command and runs only on an explicit resume. Later reports of the same
+// agent and session keep it; a new agent or session takes the adapter's
+// command again. Errors: invalid_params.session, .agent, .resume_argv,
+// .model; not_found.pane (no pane given and none found from the caller's
+// ancestry, or an unknown one).
+func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
+	if err := checkSessionID(r.Session); err != nil {
+		return Pane{}, err
+	}
+	r.Agent = agents.Normalize(r.Agent)
+	if err := checkKind("agent", r.Agent); err != nil {
+		return Pane{}, err
+	}
+	if r.ResumeArgv != nil {
+		if err := checkResumeArgv(r.ResumeArgv); err != nil {
+			return Pane{}, err
+		}
+	}
+	if len(r.Model) > maxModel || strings.ContainsFunc(r.Model, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return Pane{}, invalid("model", "invalid", "model must be at most %d printable bytes", maxModel)
+	}
+	pid := 0
+	if r.Pane == "" {
+		pid = s.paneOfProcess(r.ClientPid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.settledPane(r.Pane, pid)
+	if err != nil {
+		return Pane{}, err
+	}
+	if p == nil {
+		return Pane{}, newError("not_found.pane", map[string]any{"reason": "no_pane_for_caller"},
+			"no pane given ($SIGNALTTY_PANE is unset) and the caller runs in no live pane")
+	}
+	s.setSession(p, r.Agent, r.Session, r.ResumeArgv)
+	if r.Model != "" {
+		p.agent.model = r.Model
+	}
+	return p.snapshot(), nil
+}

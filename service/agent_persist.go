@@ -1,0 +1,108 @@
+package service
+
+import (
+	"slices"
+
+	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/snapshot"
+)
+
+// What of a pane's agent and of the notifications a snapshot keeps
+// (docs/agents.md, "What is saved"): the agent block (kind, session id,
+// resume command and where it came from, model, config_env), lifecycle,
+// attention and last message, and the newest notifications with read_at.
+// Every save writes them back as loaded, so they survive any number of
+// save and load cycles.
+
+// exportAgent fills a snapshot pane from p's agent; s.mu is held.
+func exportAgent(p *pane, sp *snapshot.Pane) {
+	a := &p.agent
+	sp.Lifecycle, sp.Attention, sp.LastMessage = a.lifecycleName(), a.attentionName(), a.lastMessage
+	if !a.hasAgent() && a.sessionID == "" && len(a.configEnv) == 0 {
+		return
+	}
+	sa := &snapshot.Agent{Kind: a.kind, SessionID: a.sessionID, ResumeArgv: slices.Clone(a.resumeArgv), Model: a.model}
+	if a.resumeReported {
+		sa.ResumeSource = snapshot.ResumeReported
+	} else if len(a.resumeArgv) > 0 {
+		sa.ResumeSource = snapshot.ResumeOfficial
+	}
+	if len(a.configEnv) > 0 {
+		sa.ConfigEnv = map[string]string{}
+		for k, v := range a.configEnv {
+			sa.ConfigEnv[k] = v
+		}
+	}
+	sp.Agent = sa
+}
+
+// importAgent sets p's agent from a snapshot pane. Unknown kinds become
+// generic, unknown lifecycle or attention values unknown and none; only
+// allowlisted config_env names are taken; a resume argv whose source is
+// not "official" counts as self-reported unless it is exactly the command
+// the adapter builds for the session.
+func importAgent(p *pane, sp *snapshot.Pane) {
+	a := agentState{lastMessage: sp.LastMessage}
+	if slices.Contains(agents.Lifecycles, sp.Lifecycle) && sp.Lifecycle != agents.LifecycleUnknown {
+		a.lifecycle = sp.Lifecycle
+	}
+	if agents.AttentionRank(sp.Attention) > 0 {
+		a.attention = sp.Attention
+	}
+	if sa := sp.Agent; sa != nil {
+		a.kind, a.sessionID, a.model = sa.Kind, sa.SessionID, sa.Model
+		if !agents.Known(a.kind) {
+			a.kind = agents.KindGeneric
+		}
+		a.resumeArgv = slices.Clone(sa.ResumeArgv)
+		for k, v := range sa.ConfigEnv {
+			if slices.Contains(configEnvNames, k) {
+				if a.configEnv == nil {
+					a.configEnv = map[string]string{}
+				}
+				a.configEnv[k] = v
+			}
+		}
+		p.agent = a
+		if len(a.resumeArgv) > 0 && (sa.ResumeSource == snapshot.ResumeReported || (sa.ResumeSource != snapshot.ResumeOfficial && !p.officialResume())) {
+			p.agent.resumeReported = true
+		}
+		return
+	}
+	p.agent = a
+}
+
+func (s *Service) exportNotifications() []snapshot.Notification {
+	out := make([]snapshot.Notification, 0, len(s.notes))
+	for _, n := range s.notes {
+		sn := snapshot.Notification{ID: n.ID, Pane: n.Pane, Workspace: n.Workspace, Title: n.Title, Body: n.Body,
+			Severity: n.Severity, Source: n.Source, CreatedAt: n.CreatedAt}
+		if !n.ReadAt.IsZero() {
+			at := n.ReadAt
+			sn.ReadAt = &at
+		}
+		out = append(out, sn)
+	}
+	return out
+}
+
+func (s *Service) importNotifications(ns []snapshot.Notification) {
+	s.notes = nil
+	for _, sn := range ns {
+		n := &Notification{ID: sn.ID, Pane: sn.Pane, Workspace: sn.Workspace, Title: cleanText(sn.Title, maxNotifyTitle),
+			Body: cleanText(sn.Body, maxNotifyBody), Severity: sn.Severity, Source: sn.Source, CreatedAt: sn.CreatedAt}
+		if _, ok := severityAttention[n.Severity]; !ok {
+			n.Severity = "info"
+		}
+		if sn.ReadAt != nil {
+			n.ReadAt = *sn.ReadAt
+		}
+		if n.ID == "" {
+			n.ID = newID("notif")
+		}
+		s.notes = append(s.notes, n)
+	}
+	if len(s.notes) > MaxNotifications {
+		s.notes = s.notes[len(s.notes)-MaxNotifications:]
+	}
+}

@@ -1,0 +1,103 @@
+package agents
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestEveryKindHasItsOfficialResumeCommand(t *testing.T) {
+	want := map[string][]string{
+		"claude":   {"claude", "--resume", "S"},
+		"codex":    {"codex", "resume", "S"},
+		"opencode": {"opencode", "--session", "S"},
+		"cursor":   {"cursor-agent", "--resume", "S"},
+		"gemini":   {"gemini", "--resume", "S"},
+		"pi":       {"pi", "--session", "S"},
+		"generic":  nil,
+	}
+	for kind, argv := range want {
+		a, ok := Lookup(kind)
+		if !ok {
+			t.Fatalf("no adapter for %s", kind)
+		}
+		if got := a.Resume("", "S"); !slices.Equal(got, argv) {
+			t.Errorf("%s: resume %q, want %q", kind, got, argv)
+		}
+	}
+}
+
+func TestResumeKeepsAnAbsoluteLaunchPathButNoFlags(t *testing.T) {
+	a, _ := Lookup("codex")
+	cases := map[string][]string{
+		"/opt/tools/codex": {"/opt/tools/codex", "resume", "S"},
+		"./codex":          {"codex", "resume", "S"},
+		"/opt/codex-wrap":  {"codex", "resume", "S"},
+		"/bin/bash":        {"codex", "resume", "S"},
+	}
+	for launch, want := range cases {
+		if got := a.Resume(launch, "S"); !slices.Equal(got, want) {
+			t.Errorf("launched as %s: %q, want %q", launch, got, want)
+		}
+	}
+}
+
+func TestNormalizeTakesProgramNames(t *testing.T) {
+	for in, want := range map[string]string{"cursor-agent": "cursor", "cursor": "cursor", "claude": "claude", "none": "none", "vim": "vim"} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDetectByBasename(t *testing.T) {
+	for argv0, kind := range map[string]string{"claude": "claude", "/usr/local/bin/cursor-agent": "cursor",
+		"codex": "codex", "bash": KindNone, "agent": KindNone, "claude-wrapper": KindNone} {
+		if got := Detect(argv0); got != kind {
+			t.Errorf("Detect(%q) = %s, want %s", argv0, got, kind)
+		}
+	}
+}
+
+func TestSelfReportedResumeArgvLimits(t *testing.T) {
+	many := make([]string, 65)
+	for i := range many {
+		many[i] = "a"
+	}
+	cases := []struct {
+		argv []string
+		why  string
+	}{
+		{[]string{"mytool", "--continue", "S"}, ""},
+		{[]string{"my_tool.v2-x"}, ""},
+		{nil, "empty"},
+		{many, "too_many"},
+		{[]string{"tool", strings.Repeat("x", 8200)}, "too_large"},
+		{[]string{"tool", "a\nb"}, "control_character"},
+		{[]string{"tool", "a\u009bb"}, "control_character"},
+		{[]string{"/usr/bin/tool"}, "not_a_command_name"},
+		{[]string{"-tool"}, "not_a_command_name"},
+		{[]string{""}, "not_a_command_name"},
+		{[]string{"to ol"}, "not_a_command_name"},
+	}
+	for _, c := range cases {
+		if got := CheckResumeArgv(c.argv); got != c.why {
+			t.Errorf("CheckResumeArgv(%q) = %q, want %q", c.argv, got, c.why)
+		}
+	}
+}
+
+func TestClaudeNotificationsAskingPermissionAreHigherThanQuestions(t *testing.T) {
+	a, _ := Lookup("claude")
+	d, _ := a.Classify("Notification", map[string]any{"notification_type": "permission_prompt"})
+	q, _ := a.Classify("Notification", map[string]any{"notification_type": "idle_prompt"})
+	if d.Attention != AttentionPermissionRequired || q.Attention != AttentionInputRequired {
+		t.Errorf("permission %+v, question %+v", d, q)
+	}
+	if AttentionRank(AttentionPermissionRequired) <= AttentionRank(AttentionInputRequired) || AttentionRank("bogus") != -1 {
+		t.Error("attention order")
+	}
+	if _, ok := a.Classify("NoSuchEvent", nil); ok {
+		t.Error("an unknown event is recognised")
+	}
+}
