@@ -1100,6 +1100,92 @@ func (m SignalPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 	}, nil
 }
 
+// Attaches a client to a pane's screen (docs/attach.md). Called with
+// "more", it streams: the first reply draws the whole screen, later ones
+// what changed since the previous reply; without "more" it returns the
+// first reply only. data is base64 of bytes to write to a terminal of the
+// pane's size (cols x rows) whose $TERM is term (default xterm-256color):
+// cells with colours and attributes, the cursor, the title and the input
+// modes the program set (cursor keys, mouse, focus, bracketed paste).
+// Replies are never queued: a client that reads slowly gets, when it reads
+// again, one reply from what it was sent to the screen as it is then.
+// pane is set in the first reply and the last; end is set in the last:
+// "exited" (the process exited, or had exited before), "restored" (a
+// tombstone without a process) or "removed". Input and size go through
+// SendInput and ResizePane, on another connection. Policy: the client that
+// attached or resized last sets the pane's size; a read-only client never
+// resizes. Errors: not_found.pane.
+type AttachPane_methods struct{}
+
+func AttachPane() AttachPane_methods { return AttachPane_methods{} }
+
+func (m AttachPane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (data_out_ string, pane_out_ *Pane, end_out_ *string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, term_in_)
+	if err_ != nil {
+		return
+	}
+	data_out_, pane_out_, end_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m AttachPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, term_in_ *string) (func(ctx context.Context) (string, *Pane, *string, uint64, error), error) {
+	var in struct {
+		Pane string  `json:"pane"`
+		Term *string `json:"term,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Term = term_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.AttachPane", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (data_out_ string, pane_out_ *Pane, end_out_ *string, flags uint64, err error) {
+		var out struct {
+			Data string  `json:"data"`
+			Pane *Pane   `json:"pane,omitempty"`
+			End  *string `json:"end,omitempty"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		data_out_ = out.Data
+		pane_out_ = out.Pane
+		end_out_ = out.End
+		return
+	}, nil
+}
+
+func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (func(ctx context.Context) (data_out_ string, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane string  `json:"pane"`
+		Term *string `json:"term,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Term = term_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.AttachPane", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (data_out_ string, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Data string  `json:"data"`
+			Pane *Pane   `json:"pane,omitempty"`
+			End  *string `json:"end,omitempty"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		data_out_ = out.Data
+		pane_out_ = out.Pane
+		end_out_ = out.End
+		return
+	}, nil
+}
+
 // Returns a pane's rows. Rows are numbered from 0 since the pane was created
 // or since its numbering last restarted, which changes epoch (the history
 // cleared with ESC[3J, a restore after a restart, a relaunch); oldest is the
@@ -1429,6 +1515,7 @@ type devsignalttymuxInterface interface {
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
 	SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error
+	AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error
 	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64) error
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
 	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error
@@ -1593,6 +1680,18 @@ func (c *VarlinkCall) ReplySignalPane(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
+func (c *VarlinkCall) ReplyAttachPane(ctx context.Context, data_ string, pane_ *Pane, end_ *string) error {
+	var out struct {
+		Data string  `json:"data"`
+		Pane *Pane   `json:"pane,omitempty"`
+		End  *string `json:"end,omitempty"`
+	}
+	out.Data = data_
+	out.Pane = pane_
+	out.End = end_
+	return c.Reply(ctx, &out)
+}
+
 func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest_ int64, end_ int64, first_ int64, cols_ int64, rows_ int64, screen_ string, lines_ []string, restored_rows_ int64) error {
 	var out struct {
 		Epoch         int64    `json:"epoch"`
@@ -1732,6 +1831,25 @@ func (s *VarlinkInterface) ResizePane(ctx context.Context, c VarlinkCall, pane_ 
 // ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
 func (s *VarlinkInterface) SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SignalPane")
+}
+
+// Attaches a client to a pane's screen (docs/attach.md). Called with
+// "more", it streams: the first reply draws the whole screen, later ones
+// what changed since the previous reply; without "more" it returns the
+// first reply only. data is base64 of bytes to write to a terminal of the
+// pane's size (cols x rows) whose $TERM is term (default xterm-256color):
+// cells with colours and attributes, the cursor, the title and the input
+// modes the program set (cursor keys, mouse, focus, bracketed paste).
+// Replies are never queued: a client that reads slowly gets, when it reads
+// again, one reply from what it was sent to the screen as it is then.
+// pane is set in the first reply and the last; end is set in the last:
+// "exited" (the process exited, or had exited before), "restored" (a
+// tombstone without a process) or "removed". Input and size go through
+// SendInput and ResizePane, on another connection. Policy: the client that
+// attached or resized last sets the pane's size; a read-only client never
+// resizes. Errors: not_found.pane.
+func (s *VarlinkInterface) AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.AttachPane")
 }
 
 // Returns a pane's rows. Rows are numbered from 0 since the pane was created
@@ -1924,6 +2042,17 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
 		return s.devsignalttymuxInterface.SignalPane(ctx, VarlinkCall{call}, in.Pane, in.Signal)
+
+	case "AttachPane":
+		var in struct {
+			Pane string  `json:"pane"`
+			Term *string `json:"term,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.AttachPane(ctx, VarlinkCall{call}, in.Pane, in.Term)
 
 	case "CaptureRows":
 		var in struct {
@@ -2164,6 +2293,23 @@ method ResizePane(pane: string, cols: int, rows: int) -> (pane: Pane)
 # "TERM" or "SIGTERM" (HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH
 # ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
 method SignalPane(pane: string, signal: string) -> ()
+
+# Attaches a client to a pane's screen (docs/attach.md). Called with
+# "more", it streams: the first reply draws the whole screen, later ones
+# what changed since the previous reply; without "more" it returns the
+# first reply only. data is base64 of bytes to write to a terminal of the
+# pane's size (cols x rows) whose $TERM is term (default xterm-256color):
+# cells with colours and attributes, the cursor, the title and the input
+# modes the program set (cursor keys, mouse, focus, bracketed paste).
+# Replies are never queued: a client that reads slowly gets, when it reads
+# again, one reply from what it was sent to the screen as it is then.
+# pane is set in the first reply and the last; end is set in the last:
+# "exited" (the process exited, or had exited before), "restored" (a
+# tombstone without a process) or "removed". Input and size go through
+# SendInput and ResizePane, on another connection. Policy: the client that
+# attached or resized last sets the pane's size; a read-only client never
+# resizes. Errors: not_found.pane.
+method AttachPane(pane: string, term: ?string) -> (data: string, pane: ?Pane, end: ?string)
 
 # Returns a pane's rows. Rows are numbered from 0 since the pane was created
 # or since its numbering last restarted, which changes epoch (the history
