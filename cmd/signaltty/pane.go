@@ -89,33 +89,6 @@ func paneGetCmd(a *app) *cobra.Command {
 	return c
 }
 
-func paneSendCmd(a *app) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "send --pane P (--text TEXT | --data BASE64)",
-		Short: "Write input to a pane (Mux.SendInput)",
-		Long: `Write input to a pane's PTY. --text understands the escapes \n \r \t \e
-(ESC) \a \b \\ \0 and \xHH; --data takes base64 bytes. At most 1 MiB.
-Examples: --text 'ls -la\n', --text '\x03' (Ctrl-C).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p := params(cmd, "pane", "data")
-			if cmd.Flags().Changed("text") {
-				t, _ := cmd.Flags().GetString("text")
-				text, err := unescape(t)
-				if err != nil {
-					return &callError{Code: "invalid_params.text", Message: err.Error(), Data: map[string]any{"param": "text", "reason": "escape"}}
-				}
-				p["text"] = text
-			}
-			return a.run(cmd, "dev.signaltty.Mux.SendInput", p, nil)
-		},
-	}
-	requiredString(c, "pane", "pane id")
-	c.Flags().String("text", "", "text to send, with backslash escapes")
-	c.Flags().String("data", "", "bytes to send, base64")
-	return c
-}
-
 func paneResizeCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "resize --pane P --cols C --rows R",
