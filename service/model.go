@@ -78,6 +78,8 @@ type Pane struct {
 	RestoreState string
 	// RestoredRows: rows [0, RestoredRows) are history from before a restart.
 	RestoredRows int64
+	// HistoryRows: rows of history kept once scrolled off the screen.
+	HistoryRows int
 }
 
 type workspace struct {
@@ -128,6 +130,7 @@ type pane struct {
 	resumable        bool  // restored with an agent's official resume command
 	restoredRows     int64 // rows [0, restoredRows) came from before a restart or relaunch
 	shutdownSave     bool  // saved as live for a host shutdown (persist.go)
+	historyRows      int   // rows of history its terminal keeps; 0: the daemon's setting (history.go)
 
 	inst *instance      // the current process, nil for a restored pane
 	term *term.Terminal // the pane's rows: the instance's terminal, or restored ones
@@ -173,7 +176,7 @@ func (p *pane) snapshot() Pane {
 		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: p.publicState(),
 		Terminating: p.shown() == stateTerminating, Status: p.status,
 		Screen: term.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
-		RestoreState: p.restoreState(), RestoredRows: p.restoredRows}
+		RestoreState: p.restoreState(), RestoredRows: p.restoredRows, HistoryRows: p.historyRows}
 	for k, v := range p.env {
 		s.Env[k] = v
 	}

@@ -25,6 +25,9 @@ type SpawnRequest struct {
 	Cwd        string            // "" = the workspace's; else an existing absolute directory
 	Env        map[string]string // added to the child's environment
 	Cols, Rows *int              // only with Workspace or Tab; default 80×24
+	// HistoryRows bounds the rows kept once they scrolled off the screen
+	// (1..MaxHistoryRows); nil: the daemon's setting (Service.HistoryRows).
+	HistoryRows *int
 }
 
 // spawnSpec is a checked spawn: the request (Cwd made absolute and clean)
@@ -74,6 +77,11 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 	}
 	if err := checkEnv(r.Env); err != nil {
 		return spawnSpec{}, err
+	}
+	if r.HistoryRows != nil {
+		if err := CheckHistoryRows(*r.HistoryRows); err != nil {
+			return spawnSpec{}, err
+		}
 	}
 	return spawnSpec{SpawnRequest: r}, nil
 }

@@ -82,6 +82,7 @@ type Pane struct {
 	Exited_at     *string           `json:"exited_at,omitempty"`
 	Restore_state string            `json:"restore_state"`
 	Restored_rows int64             `json:"restored_rows"`
+	History_rows  int64             `json:"history_rows"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -682,16 +683,18 @@ func (m RemoveTab_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
 // JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+// history_rows (1..1000000, default the daemon's setting, itself 10000 by
+// default) bounds the rows kept once they scrolled off the screen.
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
-// not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
 type SpawnPane_methods struct{}
 
 func SpawnPane() SpawnPane_methods { return SpawnPane_methods{} }
 
-func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_)
+func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, history_rows_in_ *int64) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, history_rows_in_)
 	if err_ != nil {
 		return
 	}
@@ -699,17 +702,18 @@ func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, work
 	return
 }
 
-func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, history_rows_in_ *int64) (func(ctx context.Context) (Pane, uint64, error), error) {
 	var in struct {
-		Workspace *string            `json:"workspace,omitempty"`
-		Tab       *string            `json:"tab,omitempty"`
-		Split     *string            `json:"split,omitempty"`
-		Axis      *string            `json:"axis,omitempty"`
-		Argv      []string           `json:"argv"`
-		Cwd       *string            `json:"cwd,omitempty"`
-		Env       *map[string]string `json:"env,omitempty"`
-		Cols      *int64             `json:"cols,omitempty"`
-		Rows      *int64             `json:"rows,omitempty"`
+		Workspace    *string            `json:"workspace,omitempty"`
+		Tab          *string            `json:"tab,omitempty"`
+		Split        *string            `json:"split,omitempty"`
+		Axis         *string            `json:"axis,omitempty"`
+		Argv         []string           `json:"argv"`
+		Cwd          *string            `json:"cwd,omitempty"`
+		Env          *map[string]string `json:"env,omitempty"`
+		Cols         *int64             `json:"cols,omitempty"`
+		Rows         *int64             `json:"rows,omitempty"`
+		History_rows *int64             `json:"history_rows,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -720,6 +724,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	in.Env = env_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
+	in.History_rows = history_rows_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.SpawnPane", in, flags)
 	if err != nil {
 		return nil, err
@@ -738,17 +743,18 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, history_rows_in_ *int64) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Workspace *string            `json:"workspace,omitempty"`
-		Tab       *string            `json:"tab,omitempty"`
-		Split     *string            `json:"split,omitempty"`
-		Axis      *string            `json:"axis,omitempty"`
-		Argv      []string           `json:"argv"`
-		Cwd       *string            `json:"cwd,omitempty"`
-		Env       *map[string]string `json:"env,omitempty"`
-		Cols      *int64             `json:"cols,omitempty"`
-		Rows      *int64             `json:"rows,omitempty"`
+		Workspace    *string            `json:"workspace,omitempty"`
+		Tab          *string            `json:"tab,omitempty"`
+		Split        *string            `json:"split,omitempty"`
+		Axis         *string            `json:"axis,omitempty"`
+		Argv         []string           `json:"argv"`
+		Cwd          *string            `json:"cwd,omitempty"`
+		Env          *map[string]string `json:"env,omitempty"`
+		Cols         *int64             `json:"cols,omitempty"`
+		Rows         *int64             `json:"rows,omitempty"`
+		History_rows *int64             `json:"history_rows,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -759,6 +765,7 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 	in.Env = env_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
+	in.History_rows = history_rows_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SpawnPane", in)
 	if err != nil {
 		return nil, err
@@ -1509,7 +1516,7 @@ type devsignalttymuxInterface interface {
 	RemoveWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, recursive_ *bool) error
 	CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
-	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64) error
+	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, history_rows_ *int64) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
@@ -1793,11 +1800,13 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
 // JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+// history_rows (1..1000000, default the daemon's setting, itself 10000 by
+// default) bounds the rows kept once they scrolled off the screen.
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
-// not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
-func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64) error {
+func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, history_rows_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
 }
 
@@ -1971,21 +1980,22 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "SpawnPane":
 		var in struct {
-			Workspace *string            `json:"workspace,omitempty"`
-			Tab       *string            `json:"tab,omitempty"`
-			Split     *string            `json:"split,omitempty"`
-			Axis      *string            `json:"axis,omitempty"`
-			Argv      []string           `json:"argv"`
-			Cwd       *string            `json:"cwd,omitempty"`
-			Env       *map[string]string `json:"env,omitempty"`
-			Cols      *int64             `json:"cols,omitempty"`
-			Rows      *int64             `json:"rows,omitempty"`
+			Workspace    *string            `json:"workspace,omitempty"`
+			Tab          *string            `json:"tab,omitempty"`
+			Split        *string            `json:"split,omitempty"`
+			Axis         *string            `json:"axis,omitempty"`
+			Argv         []string           `json:"argv"`
+			Cwd          *string            `json:"cwd,omitempty"`
+			Env          *map[string]string `json:"env,omitempty"`
+			Cols         *int64             `json:"cols,omitempty"`
+			Rows         *int64             `json:"rows,omitempty"`
+			History_rows *int64             `json:"history_rows,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows)
+		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.History_rows)
 
 	case "ListPanes":
 		var in struct {
@@ -2214,7 +2224,11 @@ type Pane (
   restore_state: string,
   # Rows [0, restored_rows) were shown by an earlier process of this pane
   # (saved before a restart, or kept by a relaunch).
-  restored_rows: int
+  restored_rows: int,
+  # Rows of history kept once scrolled off the screen (docs/rows.md); 0 for
+  # a pane restored after a restart, which gets the daemon's setting when
+  # relaunched.
+  history_rows: int
 )
 
 # Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
@@ -2256,8 +2270,10 @@ method RemoveTab(tab: string, recursive: ?bool) -> ()
 # plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
 # JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
 # the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+# history_rows (1..1000000, default the daemon's setting, itself 10000 by
+# default) bounds the rows kept once they scrolled off the screen.
 # Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
-# not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+# .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 # conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 # unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
 method SpawnPane(
@@ -2269,7 +2285,8 @@ method SpawnPane(
   cwd: ?string,
   env: ?[string]string,
   cols: ?int,
-  rows: ?int
+  rows: ?int,
+  history_rows: ?int
 ) -> (pane: Pane)
 
 # Lists panes, optionally only those of one workspace or one tab.
