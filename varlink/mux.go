@@ -22,6 +22,9 @@ func (m *Mux) fail(ctx context.Context, c mux.VarlinkCall, err error) error {
 }
 
 func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd *string) error {
+	if name != nil && *name == "" { // absent is the default name; given empty is refused, as by RenameWorkspace
+		return m.fail(ctx, c, service.Invalid("name", "empty", "name must not be empty"))
+	}
 	w, err := m.svc.CreateWorkspace(str(name), str(cwd))
 	if err != nil {
 		return m.fail(ctx, c, err)

@@ -179,20 +179,6 @@ print the exited pane.`,
 	return c
 }
 
-func paneRemoveCmd(a *app) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "remove --pane P [--kill]",
-		Short: "Remove an exited pane, or a live one with --kill (Mux.RemovePane)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.RemovePane", params(cmd, "pane", "kill"), nil)
-		},
-	}
-	requiredString(c, "pane", "pane id")
-	c.Flags().Bool("kill", false, "terminate the pane first if it is live")
-	return c
-}
-
 func (a *app) printPane(raw json.RawMessage) error {
 	var r struct{ Pane mux.Pane }
 	if err := decode(raw, &r); err != nil {

@@ -5,7 +5,10 @@
 // process (its leader, a session and process group leader whose controlling
 // terminal is the PTY), a terminal emulator and bounded scrollback.
 // # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
-// Wherever a method takes a workspace, its unique handle works too.
+// Wherever a method takes a workspace, its unique handle works too, and so
+// does its exact name when no id or handle is equal to it; a name that
+// several workspaces have fails with conflict.name_ambiguous (data:
+// workspaces, their ids).
 // # Every error carries a dotted code whose first part is its class
 // ("not_found.pane", "invalid_params.argv"), a human message and a data object.
 // # Contracts in the signaltty sources: docs/rows.md (CaptureRows),
@@ -239,7 +242,8 @@ func Dispatch_Error(err error) error {
 
 // Generated client method calls
 
-// Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
+// Creates a workspace. name defaults to "workspace" (given, it must not be
+// empty: invalid_params.name); cwd defaults to $HOME
 // (or /tmp) and must be an existing directory (invalid_params.cwd).
 type CreateWorkspace_methods struct{}
 
@@ -1506,6 +1510,69 @@ func (m RemovePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 	}, nil
 }
 
+// Removes every pane of a workspace whose process exited (tombstones
+// restored after a restart stay), each as RemovePane: the layout closes
+// around it and a tab it empties is removed too. Returns the removed panes'
+// ids. Errors: not_found.workspace, conflict.removing.
+type RemoveExitedPanes_methods struct{}
+
+func RemoveExitedPanes() RemoveExitedPanes_methods { return RemoveExitedPanes_methods{} }
+
+func (m RemoveExitedPanes_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string) (panes_out_ []string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_)
+	if err_ != nil {
+		return
+	}
+	panes_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m RemoveExitedPanes_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string) (func(ctx context.Context) ([]string, uint64, error), error) {
+	var in struct {
+		Workspace string `json:"workspace"`
+	}
+	in.Workspace = workspace_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.RemoveExitedPanes", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (panes_out_ []string, flags uint64, err error) {
+		var out struct {
+			Panes []string `json:"panes"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		panes_out_ = []string(out.Panes)
+		return
+	}, nil
+}
+
+func (m RemoveExitedPanes_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string) (func(ctx context.Context) (panes_out_ []string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Workspace string `json:"workspace"`
+	}
+	in.Workspace = workspace_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.RemoveExitedPanes", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (panes_out_ []string, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Panes []string `json:"panes"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		panes_out_ = []string(out.Panes)
+		return
+	}, nil
+}
+
 // Generated service interface with all methods
 
 type devsignalttymuxInterface interface {
@@ -1527,6 +1594,7 @@ type devsignalttymuxInterface interface {
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
 	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error
+	RemoveExitedPanes(ctx context.Context, c VarlinkCall, workspace_ string) error
 }
 
 // Generated service object with all methods
@@ -1743,9 +1811,18 @@ func (c *VarlinkCall) ReplyRemovePane(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
+func (c *VarlinkCall) ReplyRemoveExitedPanes(ctx context.Context, panes_ []string) error {
+	var out struct {
+		Panes []string `json:"panes"`
+	}
+	out.Panes = []string(panes_)
+	return c.Reply(ctx, &out)
+}
+
 // Generated dummy implementations for all varlink methods
 
-// Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
+// Creates a workspace. name defaults to "workspace" (given, it must not be
+// empty: invalid_params.name); cwd defaults to $HOME
 // (or /tmp) and must be an existing directory (invalid_params.cwd).
 func (s *VarlinkInterface) CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.CreateWorkspace")
@@ -1904,6 +1981,14 @@ func (s *VarlinkInterface) RelaunchPane(ctx context.Context, c VarlinkCall, pane
 // unless kill is true, which terminates it first as KillPane.
 func (s *VarlinkInterface) RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RemovePane")
+}
+
+// Removes every pane of a workspace whose process exited (tombstones
+// restored after a restart stay), each as RemovePane: the layout closes
+// around it and a tab it empties is removed too. Returns the removed panes'
+// ids. Errors: not_found.workspace, conflict.removing.
+func (s *VarlinkInterface) RemoveExitedPanes(ctx context.Context, c VarlinkCall, workspace_ string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RemoveExitedPanes")
 }
 
 // Generated method call dispatcher
@@ -2110,6 +2195,16 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 		}
 		return s.devsignalttymuxInterface.RemovePane(ctx, VarlinkCall{call}, in.Pane, in.Kill)
 
+	case "RemoveExitedPanes":
+		var in struct {
+			Workspace string `json:"workspace"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.RemoveExitedPanes(ctx, VarlinkCall{call}, in.Workspace)
+
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
 	}
@@ -2130,7 +2225,10 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 # terminal is the PTY), a terminal emulator and bounded scrollback.
 #
 # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
-# Wherever a method takes a workspace, its unique handle works too.
+# Wherever a method takes a workspace, its unique handle works too, and so
+# does its exact name when no id or handle is equal to it; a name that
+# several workspaces have fails with conflict.name_ambiguous (data:
+# workspaces, their ids).
 #
 # Every error carries a dotted code whose first part is its class
 # ("not_found.pane", "invalid_params.argv"), a human message and a data object.
@@ -2231,7 +2329,8 @@ type Pane (
   history_rows: int
 )
 
-# Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
+# Creates a workspace. name defaults to "workspace" (given, it must not be
+# empty: invalid_params.name); cwd defaults to $HOME
 # (or /tmp) and must be an existing directory (invalid_params.cwd).
 method CreateWorkspace(name: ?string, cwd: ?string) -> (workspace: Workspace)
 
@@ -2376,6 +2475,12 @@ method RelaunchPane(pane: string) -> (pane: Pane)
 # without panes is removed too). A live pane fails with conflict.pane_live
 # unless kill is true, which terminates it first as KillPane.
 method RemovePane(pane: string, kill: ?bool) -> ()
+
+# Removes every pane of a workspace whose process exited (tombstones
+# restored after a restart stay), each as RemovePane: the layout closes
+# around it and a tab it empties is removed too. Returns the removed panes'
+# ids. Errors: not_found.workspace, conflict.removing.
+method RemoveExitedPanes(workspace: string) -> (panes: []string)
 
 # The request's parameters are invalid ("invalid_params.<what>").
 error InvalidParams (code: string, message: string, data: object)
