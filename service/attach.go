@@ -22,12 +22,14 @@ const (
 // AttachFrame is one message of an attached client's stream
 // (docs/attach.md). Data is a frame (term.Renderer): bytes that take a
 // terminal of the pane's size from the previous frame's screen to the
-// current one; Pane is set in the first message and the last; End is set
+// current one, for a terminal of Cols×Rows cells (a frame after the size
+// changed redraws everything); Pane is set in the first message and the last; End is set
 // in the last only (AttachExited, AttachRestored, AttachRemoved).
 type AttachFrame struct {
-	Data []byte
-	Pane *Pane
-	End  string
+	Data       []byte
+	Cols, Rows int // the size of the screen Data draws
+	Pane       *Pane
+	End        string
 }
 
 // AttachPane streams a pane's screen to send (Mux.AttachPane;
@@ -60,7 +62,7 @@ func (s *Service) AttachPane(ctx context.Context, id, termName string, send func
 	defer stop()
 	s.attached(id)
 	r := term.NewRenderer(termName)
-	if err := send(AttachFrame{Data: t.Frame(r), Pane: &snap, End: end}); err != nil || end != "" {
+	if err := send(frame(t, r, AttachFrame{Pane: &snap, End: end})); err != nil || end != "" {
 		return err
 	}
 	last := time.Now()
@@ -88,19 +90,27 @@ func (s *Service) AttachPane(ctx context.Context, id, termName string, send func
 		}
 		s.mu.Unlock()
 		if end == AttachRemoved {
-			return send(AttachFrame{End: end})
+			return send(AttachFrame{End: end}) // nothing to draw: the pane is gone
 		}
-		data := t.Frame(r)
+		f := frame(t, r, AttachFrame{})
 		last = time.Now()
 		if end != "" {
-			return send(AttachFrame{Data: data, Pane: &snap, End: end})
+			f.Pane, f.End = &snap, end
+			return send(f)
 		}
-		if len(data) > 0 {
-			if err := send(AttachFrame{Data: data}); err != nil {
+		if len(f.Data) > 0 {
+			if err := send(f); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// frame fills f with t's next frame and its size.
+func frame(t *term.Terminal, r *term.Renderer, f AttachFrame) AttachFrame {
+	f.Data = t.Frame(r)
+	f.Cols, f.Rows = r.Size()
+	return f
 }
 
 // attachEnd is why a stream for p ends now ("" while p has a process); s.mu is held.

@@ -102,6 +102,9 @@ func NewRenderer(termName string) *Renderer {
 	return &Renderer{termName: termName, full: true}
 }
 
+// Size is the screen size, in cells, of the last frame.
+func (r *Renderer) Size() (cols, rows int) { return r.cols, r.rows }
+
 // Invalidate makes the next frame redraw the whole screen (for a client
 // whose screen no longer matches the frames it was sent).
 func (r *Renderer) Invalidate() { r.full = true }

@@ -27,7 +27,7 @@ func (m *Mux) AttachPane(ctx context.Context, c mux.VarlinkCall, id string, term
 		}
 		c.Continues = more && f.End == ""
 		sent = true
-		if err := c.ReplyAttachPane(ctx, base64.StdEncoding.EncodeToString(f.Data), pane, strOpt(f.End)); err != nil {
+		if err := c.ReplyAttachPane(ctx, base64.StdEncoding.EncodeToString(f.Data), int64(f.Cols), int64(f.Rows), pane, strOpt(f.End)); err != nil {
 			return err
 		}
 		if !more {

@@ -31,7 +31,12 @@ a key is pressed; a pane whose process exits while attached ends the attach
 with a line saying how. See docs/attach.md.
 
 With --tab, all panes of a tab (default: the active tab of the first
-workspace) are drawn in their split layout; see docs/attach.md for its keys.`,
+workspace that has one) are drawn in their split layout, each in a frame
+titled with its title and id, the focused one green; the panes are resized
+to their frames. Keys go to the focused pane, except the prefix (default
+C-b) followed by: o, n, Tab, Right or Down (focus the next pane), p, Left or
+Up (the previous), z (zoom the focused pane to the whole view and back), d
+(detach) or the prefix again (send it).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref := o.pane
@@ -44,6 +49,11 @@ workspace) are drawn in their split layout; see docs/attach.md for its keys.`,
 					Data: map[string]any{"param": "detach_key"}}
 			}
 			o.detach = key[0]
+			if key, err = keyBytes(o.prefixKey); err != nil || len(key) != 1 || key[0] == o.detach {
+				return &callError{Code: "invalid_params.prefix", Message: fmt.Sprintf("--prefix %q is not a key of one byte other than the detach key", o.prefixKey),
+					Data: map[string]any{"param": "prefix"}}
+			}
+			o.prefix = key[0]
 			if o.tab {
 				return a.attachTab(cmd.Context(), ref, o)
 			}
@@ -58,6 +68,7 @@ workspace) are drawn in their split layout; see docs/attach.md for its keys.`,
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "only watch: send no keys and never resize the pane")
 	c.Flags().StringVar(&o.detachKey, "detach-key", `C-\`, "key that detaches")
 	c.Flags().BoolVar(&o.tab, "tab", false, "draw all panes of a tab in their layout")
+	c.Flags().StringVar(&o.prefixKey, "prefix", "C-b", "with --tab: the prefix key of the view's commands")
 	return c
 }
 
@@ -67,11 +78,15 @@ type attachOptions struct {
 	detachKey string
 	detach    byte
 	tab       bool
+	prefixKey string
+	prefix    byte
 }
 
 // attachReply is one reply of Mux.AttachPane.
 type attachReply struct {
 	Data string    `json:"data"`
+	Cols int       `json:"cols"`
+	Rows int       `json:"rows"`
 	Pane *mux.Pane `json:"pane"`
 	End  *string   `json:"end"`
 }

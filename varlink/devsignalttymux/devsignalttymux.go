@@ -1114,8 +1114,9 @@ func (m SignalPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // Attaches a client to a pane's screen (docs/attach.md). Called with
 // "more", it streams: the first reply draws the whole screen, later ones
 // what changed since the previous reply; without "more" it returns the
-// first reply only. data is base64 of bytes to write to a terminal of the
-// pane's size (cols x rows) whose $TERM is term (default xterm-256color):
+// first reply only. data is base64 of bytes to write to a terminal of
+// cols x rows cells (the pane's size; a reply after a resize redraws
+// everything) whose $TERM is term (default xterm-256color):
 // cells with colours and attributes, the cursor, the title and the input
 // modes the program set (cursor keys, mouse, focus, bracketed paste).
 // Replies are never queued: a client that reads slowly gets, when it reads
@@ -1130,16 +1131,16 @@ type AttachPane_methods struct{}
 
 func AttachPane() AttachPane_methods { return AttachPane_methods{} }
 
-func (m AttachPane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (data_out_ string, pane_out_ *Pane, end_out_ *string, err_ error) {
+func (m AttachPane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, err_ error) {
 	receive, err_ := m.Send(ctx, c, 0, pane_in_, term_in_)
 	if err_ != nil {
 		return
 	}
-	data_out_, pane_out_, end_out_, _, err_ = receive(ctx)
+	data_out_, cols_out_, rows_out_, pane_out_, end_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m AttachPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, term_in_ *string) (func(ctx context.Context) (string, *Pane, *string, uint64, error), error) {
+func (m AttachPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, term_in_ *string) (func(ctx context.Context) (string, int64, int64, *Pane, *string, uint64, error), error) {
 	var in struct {
 		Pane string  `json:"pane"`
 		Term *string `json:"term,omitempty"`
@@ -1150,9 +1151,11 @@ func (m AttachPane_methods) Send(ctx context.Context, c *varlink.Connection, fla
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (data_out_ string, pane_out_ *Pane, end_out_ *string, flags uint64, err error) {
+	return func(context.Context) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, flags uint64, err error) {
 		var out struct {
 			Data string  `json:"data"`
+			Cols int64   `json:"cols"`
+			Rows int64   `json:"rows"`
 			Pane *Pane   `json:"pane,omitempty"`
 			End  *string `json:"end,omitempty"`
 		}
@@ -1162,13 +1165,15 @@ func (m AttachPane_methods) Send(ctx context.Context, c *varlink.Connection, fla
 			return
 		}
 		data_out_ = out.Data
+		cols_out_ = out.Cols
+		rows_out_ = out.Rows
 		pane_out_ = out.Pane
 		end_out_ = out.End
 		return
 	}, nil
 }
 
-func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (func(ctx context.Context) (data_out_ string, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (func(ctx context.Context) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Pane string  `json:"pane"`
 		Term *string `json:"term,omitempty"`
@@ -1179,9 +1184,11 @@ func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (data_out_ string, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
 			Data string  `json:"data"`
+			Cols int64   `json:"cols"`
+			Rows int64   `json:"rows"`
 			Pane *Pane   `json:"pane,omitempty"`
 			End  *string `json:"end,omitempty"`
 		}
@@ -1191,6 +1198,8 @@ func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 			return
 		}
 		data_out_ = out.Data
+		cols_out_ = out.Cols
+		rows_out_ = out.Rows
 		pane_out_ = out.Pane
 		end_out_ = out.End
 		return
@@ -1755,13 +1764,17 @@ func (c *VarlinkCall) ReplySignalPane(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
-func (c *VarlinkCall) ReplyAttachPane(ctx context.Context, data_ string, pane_ *Pane, end_ *string) error {
+func (c *VarlinkCall) ReplyAttachPane(ctx context.Context, data_ string, cols_ int64, rows_ int64, pane_ *Pane, end_ *string) error {
 	var out struct {
 		Data string  `json:"data"`
+		Cols int64   `json:"cols"`
+		Rows int64   `json:"rows"`
 		Pane *Pane   `json:"pane,omitempty"`
 		End  *string `json:"end,omitempty"`
 	}
 	out.Data = data_
+	out.Cols = cols_
+	out.Rows = rows_
 	out.Pane = pane_
 	out.End = end_
 	return c.Reply(ctx, &out)
@@ -1922,8 +1935,9 @@ func (s *VarlinkInterface) SignalPane(ctx context.Context, c VarlinkCall, pane_ 
 // Attaches a client to a pane's screen (docs/attach.md). Called with
 // "more", it streams: the first reply draws the whole screen, later ones
 // what changed since the previous reply; without "more" it returns the
-// first reply only. data is base64 of bytes to write to a terminal of the
-// pane's size (cols x rows) whose $TERM is term (default xterm-256color):
+// first reply only. data is base64 of bytes to write to a terminal of
+// cols x rows cells (the pane's size; a reply after a resize redraws
+// everything) whose $TERM is term (default xterm-256color):
 // cells with colours and attributes, the cursor, the title and the input
 // modes the program set (cursor keys, mouse, focus, bracketed paste).
 // Replies are never queued: a client that reads slowly gets, when it reads
@@ -2413,8 +2427,9 @@ method SignalPane(pane: string, signal: string) -> ()
 # Attaches a client to a pane's screen (docs/attach.md). Called with
 # "more", it streams: the first reply draws the whole screen, later ones
 # what changed since the previous reply; without "more" it returns the
-# first reply only. data is base64 of bytes to write to a terminal of the
-# pane's size (cols x rows) whose $TERM is term (default xterm-256color):
+# first reply only. data is base64 of bytes to write to a terminal of
+# cols x rows cells (the pane's size; a reply after a resize redraws
+# everything) whose $TERM is term (default xterm-256color):
 # cells with colours and attributes, the cursor, the title and the input
 # modes the program set (cursor keys, mouse, focus, bracketed paste).
 # Replies are never queued: a client that reads slowly gets, when it reads
@@ -2425,7 +2440,7 @@ method SignalPane(pane: string, signal: string) -> ()
 # SendInput and ResizePane, on another connection. Policy: the client that
 # attached or resized last sets the pane's size; a read-only client never
 # resizes. Errors: not_found.pane.
-method AttachPane(pane: string, term: ?string) -> (data: string, pane: ?Pane, end: ?string)
+method AttachPane(pane: string, term: ?string) -> (data: string, cols: int, rows: int, pane: ?Pane, end: ?string)
 
 # Returns a pane's rows. Rows are numbered from 0 since the pane was created
 # or since its numbering last restarted, which changes epoch (the history
