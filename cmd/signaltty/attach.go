@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	xterm "github.com/charmbracelet/x/term"
@@ -99,11 +101,33 @@ const (
 		"\x1b[m\x1b[?25h\x1b[?1049l"
 )
 
-// terminalIO is the user's terminal in raw mode.
+// terminalIO is the user's terminal in raw mode. Frames are written with
+// write, which does nothing once the terminal was restored (a frame still
+// arriving then must not land on the user's screen).
 type terminalIO struct {
 	in, out *os.File
 	state   *xterm.State
+	mu      sync.Mutex
+	done    bool
 }
+
+func (t *terminalIO) write(b []byte) error {
+	_, err := t.Write(b)
+	return err
+}
+
+// Write writes to the terminal unless it was restored (errDetached).
+func (t *terminalIO) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return 0, errDetached
+	}
+	return t.out.Write(b)
+}
+
+// errDetached ends a stream whose client detached.
+var errDetached = errors.New("detached")
 
 func openTerminal() (*terminalIO, error) {
 	in, out := os.Stdin, os.Stdout
@@ -127,7 +151,14 @@ func (t *terminalIO) size() (cols, rows int) {
 	return cols, rows
 }
 
+// restore leaves the alternate screen and raw mode (once).
 func (t *terminalIO) restore() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return
+	}
+	t.done = true
 	_, _ = t.out.WriteString(leaveScreen)
 	_ = xterm.Restore(t.in.Fd(), t.state)
 }
@@ -159,13 +190,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	if err != nil {
 		return err
 	}
-	restored := false
-	restore := func() {
-		if !restored {
-			restored = true
-			tio.restore()
-		}
-	}
+	restore := tio.restore
 	defer restore()
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -204,7 +229,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 					return err
 				}
 				if data, err := base64.StdEncoding.DecodeString(r.Data); err == nil && len(data) > 0 {
-					if _, err := tio.out.Write(data); err != nil {
+					if err := tio.write(data); err != nil {
 						return err
 					}
 				}
@@ -260,7 +285,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 				// state until a key is pressed.
 				cols, rows := tio.size()
 				line := fmt.Sprintf(" %s: %s — press a key ", pane.Id, endLine(pane, e.reply.End))
-				fmt.Fprintf(tio.out, "\x1b[%d;1H\x1b[7m%-*.*s\x1b[m", rows, cols, cols, line)
+				_ = tio.write([]byte(fmt.Sprintf("\x1b[%d;1H\x1b[7m%-*.*s\x1b[m", rows, cols, cols, line)))
 				continue
 			}
 			restore()

@@ -315,7 +315,7 @@ func (v *tabView) relayout(ctx context.Context) {
 		}
 	}
 	v.sb = uv.NewScreenBuffer(cols, rows)
-	v.uvr = uv.NewTerminalRenderer(v.tio.out, []string{"TERM=" + os.Getenv("TERM")})
+	v.uvr = uv.NewTerminalRenderer(v.tio, []string{"TERM=" + os.Getenv("TERM")})
 	v.uvr.SetColorProfile(colorprofile.TrueColor)
 	v.uvr.SetFullscreen(true)
 	v.uvr.Erase()
