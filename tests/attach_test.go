@@ -232,3 +232,25 @@ func TestAttachExitedPane(t *testing.T) {
 		t.Errorf("after the program exited the window shows:\n%s", got)
 	}
 }
+
+// After a restart a pane is a tombstone: attach shows its saved rows and
+// says it has no process.
+func TestAttachRestoredPane(t *testing.T) {
+	t.Parallel()
+	harness.NeedTmux(t)
+	d := harness.Start(t)
+	w := d.CreateWorkspace(t, "attach-restored")
+	p := bash(t, d, ws(w))
+	run(t, d, p.ID, "echo saved-$((7*6))", "saved-42")
+	d.Stop(t)
+	d2 := harness.Start(t, harness.Options{Dir: d.Dir})
+	m := d2.Tmux(t, 80, 24, "signaltty", "attach", p.ID)
+	m.WaitScreen(t, "the saved rows with the pane's state", func(rows []string) bool {
+		s := strings.Join(rows, "\n")
+		return strings.Contains(s, "saved-42") && strings.Contains(rows[len(rows)-1], "has no process (restored")
+	})
+	m.SendKeys(t, "Enter")
+	if code := m.WaitEnded(t); code != 0 {
+		t.Errorf("attach to a tombstone exited %d", code)
+	}
+}
