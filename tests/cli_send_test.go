@@ -72,6 +72,6 @@ func TestSendNamedKeys(t *testing.T) {
 	}
 	// cat -v shows controls as ^X; the tab moves from column 30 to 32.
 	d.WaitLine(t, p.ID, `^[[A^[OP^A^[x^C^[[1;2A^[[15~^[`+"   ^?")
-	d.Fail(t, "invalid_params.key", exitInvalid, "pane", "send", "--pane", p.ID, "--key", "Bogus")
+	d.Fail(t, "invalid_params.key_name", exitInvalid, "pane", "send", "--pane", p.ID, "--key", "Bogus")
 	d.Fail(t, "invalid_params.input", exitInvalid, "pane", "send", "--pane", p.ID, "--key", "Up", "--text", "x")
 }

@@ -57,7 +57,7 @@ Examples: --text 'ls -la\n', --text '\x03' (Ctrl-C), --key C-c.`,
 				for _, k := range keys {
 					b, err := keyBytes(k)
 					if err != nil {
-						return &callError{Code: "invalid_params.key", Message: err.Error(), Data: map[string]any{"param": "key", "key": k}}
+						return &callError{Code: "invalid_params.key_name", Message: err.Error(), Data: map[string]any{"param": "key", "key": k}}
 					}
 					raw = append(raw, b...)
 				}
