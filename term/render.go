@@ -187,7 +187,7 @@ func (r *Renderer) encode(cur uv.Position, hidden bool, modes map[ansi.DECMode]b
 		}
 	}
 	r.modes = modes
-	if full || title != r.title {
+	if title != r.title || (full && title != "") { // a program that set no title leaves the client's alone
 		_, _ = w.WriteString(ansi.SetWindowTitle(title))
 		r.title = title
 	}
