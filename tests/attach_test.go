@@ -261,3 +261,28 @@ func TestAttachRestoredPane(t *testing.T) {
 		t.Errorf("attach to a tombstone exited %d", code)
 	}
 }
+
+// A paste reaches the program in brackets once it enabled bracketed paste
+// (the client's terminal is put in the pane's input modes), and plain
+// before.
+func TestAttachForwardsBracketedPaste(t *testing.T) {
+	t.Parallel()
+	harness.NeedTmux(t)
+	d := harness.Start(t)
+	w := d.CreateWorkspace(t, "attach-paste")
+	p := d.Spawn(t, ws(w), "sh", "-c", `stty -icanon -echo; echo ready; head -c 7 | od -c | head -1; printf '\033[?2004h'; echo bracketed; exec cat -v`)
+	d.WaitLine(t, p.ID, "ready")
+	m := attached(t, d, p.ID, 80, 24)
+	paste := func(text string) {
+		t.Helper()
+		cmd := []string{"set-buffer", "--", text}
+		m.Tmux(t, cmd...)
+		m.Tmux(t, "paste-buffer", "-p", "-t", "0")
+	}
+	paste("plain-1")
+	d.WaitCapture(t, p.ID, "the plain paste", func(c harness.Capture) bool { return c.Contains("p   l   a   i   n   -   1") })
+	d.WaitLine(t, p.ID, "bracketed")
+	waitSame(t, d, m, p.ID, "the client follows the program")
+	paste("in-brackets")
+	d.WaitCapture(t, p.ID, "the paste in brackets", func(c harness.Capture) bool { return c.Contains("^[[200~in-brackets^[[201~") })
+}

@@ -73,6 +73,12 @@ func (m *Tmux) run(t testing.TB, args ...string) string {
 	return string(out)
 }
 
+// Tmux runs a tmux command against the server (e.g. set-buffer).
+func (m *Tmux) Tmux(t testing.TB, args ...string) string {
+	t.Helper()
+	return m.run(t, args...)
+}
+
 // SendKeys types keys as tmux send-keys names them ("Enter", "C-c", or text).
 func (m *Tmux) SendKeys(t testing.TB, keys ...string) {
 	t.Helper()
