@@ -1,7 +1,8 @@
 package tests
 
-// signaltty without a command: the tree of workspaces, tabs and panes; on a
-// terminal, a numbered prompt that attaches to the pane picked.
+// signaltty without a command (and attach without a pane): the tree of
+// workspaces, tabs and panes; on a terminal, a numbered prompt that
+// attaches to the pane picked.
 
 import (
 	"strings"
@@ -33,8 +34,11 @@ func TestNavigatorListsAndAttaches(t *testing.T) {
 		t.Errorf("off a terminal the navigator prompts:\n%s", r.Stdout)
 	}
 
+	d.Fail(t, "invalid_params.pane", exitInvalid, "attach") // off a terminal there is nothing to pick with
+	d.Fail(t, "invalid_params.terminal", exitInvalid, "attach", p.ID)
+
 	// On a terminal: pick the shell, type into it, detach.
-	m := d.Tmux(t, 80, 24, "signaltty")
+	m := d.Tmux(t, 80, 24, "signaltty", "attach")
 	m.WaitScreen(t, "the navigator's prompt", func(rows []string) bool {
 		return strings.Contains(strings.Join(rows, "\n"), "attach to [1-2]")
 	})

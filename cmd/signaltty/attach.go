@@ -30,7 +30,8 @@ running. Several clients may attach to one pane. The client that attached or
 resized last sets the pane's size; --read-only sends nothing (no keys, no
 resize). A pane without a process shows its saved rows and its state until
 a key is pressed; a pane whose process exits while attached ends the attach
-with a line saying how. See docs/attach.md.
+with a line saying how. Without PANE, the panes are listed to pick one (as
+signaltty alone does). See docs/attach.md.
 
 With --tab, all panes of a tab (default: the active tab of the first
 workspace that has one) are drawn in their split layout, each in a frame
@@ -60,8 +61,11 @@ Up (the previous), z (zoom the focused pane to the whole view and back), d
 				return a.attachTab(cmd.Context(), ref, o)
 			}
 			if ref == "" {
-				return &callError{Code: "invalid_params.pane", Message: "attach needs a pane (signaltty attach PANE; signaltty alone lists them)",
-					Data: map[string]any{"param": "pane"}}
+				if !xterm.IsTerminal(os.Stdin.Fd()) || !xterm.IsTerminal(os.Stdout.Fd()) {
+					return &callError{Code: "invalid_params.pane", Message: "attach needs a pane (signaltty attach PANE; signaltty alone lists them)",
+						Data: map[string]any{"param": "pane"}}
+				}
+				return a.navigateWith(cmd.Context(), o) // pick one
 			}
 			return a.attach(cmd.Context(), ref, o)
 		},

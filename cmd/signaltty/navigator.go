@@ -21,7 +21,11 @@ import (
 // and panes; on a terminal, a numbered prompt then attaches to the pane
 // (or the tab view of the tab) picked.
 func (a *app) navigate(cmd *cobra.Command, _ []string) error {
-	ctx := cmd.Context()
+	return a.navigateWith(cmd.Context(), attachOptions{detach: 0x1c, prefix: 0x02})
+}
+
+// navigateWith is the navigator attaching with o.
+func (a *app) navigateWith(ctx context.Context, o attachOptions) error {
 	c, err := a.dial(ctx)
 	if err != nil {
 		return err
@@ -54,7 +58,6 @@ func (a *app) navigate(cmd *cobra.Command, _ []string) error {
 			continue
 		}
 		p := items[n-1]
-		o := attachOptions{detach: 0x1c, prefix: 0x02}
 		if tabView {
 			return a.attachTab(ctx, p.Tab, o)
 		}
