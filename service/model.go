@@ -86,6 +86,8 @@ type Pane struct {
 	// LastMessage follow it (docs/agents.md).
 	Agent                             *Agent
 	Lifecycle, Attention, LastMessage string
+	// HistoryRows: rows of history kept once scrolled off the screen.
+	HistoryRows int
 }
 
 type workspace struct {
@@ -142,6 +144,7 @@ type pane struct {
 	restoredRows     int64      // rows [0, restoredRows) came from before a restart or relaunch
 	shutdownSave     bool       // saved as live for a host shutdown (persist.go)
 	agent            agentState // the pane's agent, lifecycle and attention (agent.go)
+	historyRows      int        // rows of history its terminal keeps; 0: the daemon's setting (history.go)
 
 	inst *instance      // the current process, nil for a restored pane
 	term *term.Terminal // the pane's rows: the instance's terminal, or restored ones
@@ -200,7 +203,7 @@ func (p *pane) snapshot() Pane {
 		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: p.publicState(),
 		Terminating: p.shown() == stateTerminating, Status: p.status,
 		Screen: term.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
-		RestoreState: p.restoreState(), RestoredRows: p.restoredRows}
+		RestoreState: p.restoreState(), RestoredRows: p.restoredRows, HistoryRows: p.historyRows}
 	for k, v := range p.env {
 		s.Env[k] = v
 	}

@@ -164,7 +164,7 @@ func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
 			return w, nil
 		}
 	}
-	return nil, notFound("workspace", ref)
+	return s.lookupWorkspaceName(ref)
 }
 
 func (s *Service) lookupTab(id string) (*tab, *Error) {

@@ -62,7 +62,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	inst := st.inst
 	st.cfg = pty.Config{
 		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.id, s.cfg.Address),
-		Cols: p.cols, Rows: p.rows, HistoryRows: s.cfg.HistoryRows, HistoryBytes: s.cfg.HistoryBytes,
+		Cols: p.cols, Rows: p.rows, HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
 		OnExit:  func(es pty.ExitStatus) { s.processExited(p, inst, es) },
 	}
@@ -293,7 +293,10 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 		cwd = w.cwd
 	}
 	p := &pane{id: newID("pane"), workspace: w.id, title: argv0(spec.Argv), argv: append([]string{}, spec.Argv...),
-		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now()}
+		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now(), historyRows: s.historyRowsLocked()}
+	if spec.HistoryRows != nil {
+		p.historyRows = *spec.HistoryRows
+	}
 	for k, v := range spec.Env {
 		p.env[k] = v
 	}

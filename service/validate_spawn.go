@@ -31,6 +31,9 @@ type SpawnRequest struct {
 	// AssignSession: start the agent with a session id the daemon chooses
 	// and records (only for agents that accept one, such as claude).
 	AssignSession bool
+	// HistoryRows bounds the rows kept once they scrolled off the screen
+	// (1..MaxHistoryRows); nil: the daemon's setting (Service.HistoryRows).
+	HistoryRows *int
 }
 
 // spawnSpec is a checked spawn: the request (Cwd made absolute and clean)
@@ -82,6 +85,11 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 	}
 	if err := checkEnv(r.Env); err != nil {
 		return spawnSpec{}, err
+	}
+	if r.HistoryRows != nil {
+		if err := CheckHistoryRows(*r.HistoryRows); err != nil {
+			return spawnSpec{}, err
+		}
 	}
 	spec := spawnSpec{SpawnRequest: r}
 	if err := checkSpawnAgent(&spec); err != nil {

@@ -36,6 +36,7 @@ func (t *Terminal) oscTitle(data []byte) bool {
 		return true
 	}
 	title := sanitizeTitle(p)
+	t.title = title
 	t.emit(Event{Kind: EventTitle, Text: title})
 	return true
 }

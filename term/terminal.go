@@ -100,6 +100,14 @@ type Terminal struct {
 	// blank, as a new emulator's.
 	lazy    bool
 	replies io.Writer
+
+	// What an attached client needs besides the cells (render.go): the
+	// last title the program set and the input modes it asked for.
+	title string
+	modes map[ansi.DECMode]bool
+	// watchers are told (without blocking) that the screen may have
+	// changed: after each Write, Resize and Release (Watch).
+	watchers map[chan struct{}]struct{}
 }
 
 // NewTerminal makes a terminal of cfg.Cols×cfg.Rows cells (its emulator is
@@ -156,6 +164,12 @@ func (t *Terminal) emit(ev Event) {
 }
 
 func (t *Terminal) modeChanged(m ansi.Mode, on bool) {
+	if d, ok := m.(ansi.DECMode); ok && clientMode[d] {
+		if t.modes == nil {
+			t.modes = map[ansi.DECMode]bool{}
+		}
+		t.modes[d] = on
+	}
 	switch m {
 	case ansi.ModeAutoWrap:
 		t.autowrap = on
@@ -297,6 +311,7 @@ func (t *Terminal) Write(p []byte) {
 		t.startEmulator()
 	}
 	t.process(p)
+	t.notifyLocked()
 }
 
 // simple marks the bytes the fast path understands besides UTF-8, SGR and
@@ -598,6 +613,7 @@ func (t *Terminal) Resize(cols, rows int) {
 	if e == nil || (cols == t.cols && rows == t.rows) {
 		if t.lazy {
 			t.cols, t.rows = cols, rows // the emulator will be made this size
+			t.notifyLocked()
 		}
 		return
 	}
@@ -623,6 +639,7 @@ func (t *Terminal) Resize(cols, rows int) {
 	t.regionFull = [2]bool{true, true}
 	t.hmargins = [2]bool{}
 	t.tr.tabsDefault = true
+	t.notifyLocked()
 }
 
 // Size returns the screen size in cells.
@@ -807,6 +824,7 @@ func (t *Terminal) Release() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.releaseLocked()
+	t.notifyLocked()
 }
 
 func (t *Terminal) releaseLocked() {

@@ -52,7 +52,37 @@ func TestRunInteractiveInSplitPane(t *testing.T) {
 	}
 	harness.SameRecords(t, "records via the CLI and via varlinkctl", recs...)
 	t.Run("attach shows the same bytes", func(t *testing.T) {
-		t.Skip("waits for attach (a client attached to a pane's terminal; not implemented yet): the rows are compared with CaptureRows above")
+		// A human attaches to the run's pane (in a real terminal emulator,
+		// tmux), sees the prompt as the pane has it, types the answer; the
+		// run completes from its leader's exit and the attach ends.
+		harness.NeedTmux(t)
+		tr := harness.CLIOf(d)
+		live := d.Spawn(t, []string{"--workspace", ws}, "sleep", "100")
+		t.Cleanup(func() { d.CLI(t, "pane", "kill", "--pane", live.ID, "--grace-ms", "200") })
+		st := tr.MustStart(t, harness.RunSpec{Key: "ask-attached", Pane: live.ID, Axis: "cols",
+			Shell: harness.Ptr(`read -p 'name? ' x; echo "hello $x"; exit 0`)})
+		d.WaitLine(t, st.Pane, "name?")
+		p := d.GetPane(t, st.Pane)
+		m := d.Tmux(t, p.Cols, p.Rows, "signaltty", "attach", st.Pane)
+		harness.Eventually(t, harness.PollTimeout, "the attached screen is the pane's", func() (bool, string) {
+			c := d.Capture(t, st.Pane)
+			diff := harness.SameRows(m.Screen(t), c)
+			return diff == "", diff
+		})
+		m.SendText(t, "human")
+		m.SendKeys(t, "Enter")
+		rec := d.WaitBoth(t, st.Run)
+		harness.WantOutcome(t, rec, "succeeded", harness.Ptr(0), "", "", 0)
+		out := rec.MustOutput(t)
+		if got := strings.Join(harness.TrimLines(out.Lines), "|"); got != "name? human|hello human" {
+			t.Errorf("output %q, want the prompt, the typed answer and the greeting", got)
+		}
+		if code := m.WaitEnded(t); code != 0 {
+			t.Errorf("attach exited %d after the run's leader exited", code)
+		}
+		if got := strings.Join(m.Screen(t), "\n"); !strings.Contains(got, "["+st.Pane+" exited with status 0]") {
+			t.Errorf("the attach did not end with the pane's exit:\n%s", got)
+		}
 	})
 }
 

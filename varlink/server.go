@@ -138,15 +138,21 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 
 func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
-		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds()}
+		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
+		History_rows: int64(s.svc.HistoryRows())}
 }
 
 func (s *ServerIface) GetConfig(ctx context.Context, c srv.VarlinkCall) error {
 	return c.ReplyGetConfig(ctx, s.configOut(s.svc.RunConfig()))
 }
 
-func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs *int64) error {
+func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs, historyRows *int64) error {
 	fail := func(err error) error { return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err) }
+	if historyRows != nil { // checked first: a refused request changes nothing
+		if err := service.CheckHistoryRows(int(*historyRows)); err != nil {
+			return fail(err)
+		}
+	}
 	var interval time.Duration
 	if saveMs != nil { // checked first: a refused request changes nothing
 		interval = time.Duration(*saveMs) * time.Millisecond
@@ -160,6 +166,11 @@ func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActiv
 	}
 	if saveMs != nil {
 		if err := s.svc.SetSaveInterval(interval); err != nil {
+			return fail(err)
+		}
+	}
+	if historyRows != nil {
+		if err := s.svc.SetHistoryRows(int(*historyRows)); err != nil {
 			return fail(err)
 		}
 	}

@@ -19,12 +19,12 @@ func configCmd(a *app) *cobra.Command {
 		},
 	}
 	set := &cobra.Command{
-		Use:   "set [--run-max-active N] [--run-retain-count N] [--run-retain-ms N] [--run-retain-bytes N]",
+		Use:   "set [--run-max-active N] [--run-retain-count N] [--run-retain-ms N] [--run-retain-bytes N] [--save-interval-ms N] [--history-rows N]",
 		Short: "Change settings (Server.SetConfig)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.run(cmd, "dev.signaltty.Server.SetConfig",
-				params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "save-interval-ms"), a.printConfig)
+				params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "save-interval-ms", "history-rows"), a.printConfig)
 		},
 	}
 	set.Flags().Int64("run-max-active", 0, "runs not yet completed, 1-4096")
@@ -32,6 +32,7 @@ func configCmd(a *app) *cobra.Command {
 	set.Flags().Int64("run-retain-ms", 0, "how long completed records are kept, ms")
 	set.Flags().Int64("run-retain-bytes", 0, "output bytes kept over all completed records")
 	set.Flags().Int64("save-interval-ms", 0, "also save the snapshot this often, ms (0: only after changes)")
+	set.Flags().Int64("history-rows", 0, "history rows of panes spawned from now on without --history-rows, 1-1000000")
 	c.AddCommand(show, set)
 	return c
 }
@@ -42,7 +43,7 @@ func (a *app) printConfig(raw json.RawMessage) error {
 		return err
 	}
 	rc := r.Config.Run
-	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\nsave_interval_ms %d\n",
-		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes, r.Config.Save_interval_ms)
+	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\nsave_interval_ms %d\nhistory_rows %d\n",
+		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes, r.Config.Save_interval_ms, r.Config.History_rows)
 	return nil
 }

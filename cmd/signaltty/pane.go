@@ -27,7 +27,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 (--axis cols: side by side, rows: stacked).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session")
+			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session", "history-rows")
 			p["argv"] = args
 			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
 				env := map[string]string{}
@@ -55,6 +55,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.Int64("rows", 0, "height in cells (default 24)")
 	f.String("agent", "", "the kind of agent PROGRAM is (claude, codex, opencode, cursor, gemini, pi, generic, none; default from its name)")
 	f.Bool("assign-session", false, "start the agent with a session id signaltty picks and records (claude: --session-id)")
+	f.Int64("history-rows", 0, "rows of history kept once scrolled off the screen (default the daemon's setting, 10000)")
 	return c
 }
 
@@ -92,33 +93,6 @@ func paneGetCmd(a *app) *cobra.Command {
 		},
 	}
 	requiredString(c, "pane", "pane id")
-	return c
-}
-
-func paneSendCmd(a *app) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "send --pane P (--text TEXT | --data BASE64)",
-		Short: "Write input to a pane (Mux.SendInput)",
-		Long: `Write input to a pane's PTY. --text understands the escapes \n \r \t \e
-(ESC) \a \b \\ \0 and \xHH; --data takes base64 bytes. At most 1 MiB.
-Examples: --text 'ls -la\n', --text '\x03' (Ctrl-C).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p := params(cmd, "pane", "data")
-			if cmd.Flags().Changed("text") {
-				t, _ := cmd.Flags().GetString("text")
-				text, err := unescape(t)
-				if err != nil {
-					return &callError{Code: "invalid_params.text", Message: err.Error(), Data: map[string]any{"param": "text", "reason": "escape"}}
-				}
-				p["text"] = text
-			}
-			return a.run(cmd, "dev.signaltty.Mux.SendInput", p, nil)
-		},
-	}
-	requiredString(c, "pane", "pane id")
-	c.Flags().String("text", "", "text to send, with backslash escapes")
-	c.Flags().String("data", "", "bytes to send, base64")
 	return c
 }
 
@@ -208,20 +182,6 @@ print the exited pane.`,
 	requiredString(c, "pane", "pane id")
 	c.Flags().String("signal", "", "first signal (default HUP)")
 	c.Flags().Int64("grace-ms", 0, "milliseconds before SIGKILL (default 2000)")
-	return c
-}
-
-func paneRemoveCmd(a *app) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "remove --pane P [--kill]",
-		Short: "Remove an exited pane, or a live one with --kill (Mux.RemovePane)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.RemovePane", params(cmd, "pane", "kill"), nil)
-		},
-	}
-	requiredString(c, "pane", "pane id")
-	c.Flags().Bool("kill", false, "terminate the pane first if it is live")
 	return c
 }
 

@@ -37,14 +37,21 @@ Each subcommand makes one call; --json prints exactly the reply object (or
 3 not found, 4 denied, 5 conflict, 6 unavailable, 7 timeout, 8 cancelled,
 10 unsupported, 1 anything else.
 
+Without a command it prints the tree of workspaces, tabs and panes (with
+--json: {"workspaces":[{workspace, tabs, panes}...]}); on a terminal it then
+asks for a pane to attach to.
+
 When no daemon answers and SIGNALTTY_NO_AUTOSTART is unset, signalttyd is
 started in the background first.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// Without a command: the navigator (navigator.go).
+	root.Args = cobra.NoArgs
+	root.RunE = a.navigate
 	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
-	root.AddCommand(statusCmd(a), doctorCmd(a), shutdownCmd(a), saveCmd(a), snapshotCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a),
+	root.AddCommand(statusCmd(a), doctorCmd(a), shutdownCmd(a), saveCmd(a), snapshotCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a), attachCmd(a),
 		mcpCmd(a), skillCmd(a), bridgeCmd(a),
 		resumeCmd(a), hookCmd(a), reportSessionCmd(a), agentCmd(a), notifyCmd(a), notificationsCmd(a))
 	for _, c := range root.Commands() {

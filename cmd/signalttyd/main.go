@@ -81,7 +81,7 @@ func run(log *slog.Logger, address string) error {
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
-		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log)})
+		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log), HistoryRows: historyRows(log)})
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()

@@ -5,7 +5,10 @@
 // process (its leader, a session and process group leader whose controlling
 // terminal is the PTY), a terminal emulator and bounded scrollback.
 // # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
-// Wherever a method takes a workspace, its unique handle works too.
+// Wherever a method takes a workspace, its unique handle works too, and so
+// does its exact name when no id or handle is equal to it; a name that
+// several workspaces have fails with conflict.name_ambiguous (data:
+// workspaces, their ids).
 // # Every error carries a dotted code whose first part is its class
 // ("not_found.pane", "invalid_params.argv"), a human message and a data object.
 // # Contracts in the signaltty sources: docs/rows.md (CaptureRows),
@@ -106,6 +109,7 @@ type Pane struct {
 	Lifecycle     string            `json:"lifecycle"`
 	Attention     string            `json:"attention"`
 	Last_message  *string           `json:"last_message,omitempty"`
+	History_rows  int64             `json:"history_rows"`
 }
 
 // A pane's agent. kind: claude, codex, opencode, cursor, gemini, pi, generic
@@ -291,7 +295,8 @@ func Dispatch_Error(err error) error {
 
 // Generated client method calls
 
-// Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
+// Creates a workspace. name defaults to "workspace" (given, it must not be
+// empty: invalid_params.name); cwd defaults to $HOME
 // (or /tmp) and must be an existing directory (invalid_params.cwd).
 // With worktree (a branch name) and repo (a directory of a git repository),
 // instead of cwd: runs git worktree add for that branch, an existing one or
@@ -860,16 +865,18 @@ func (m RemoveTab_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
 // JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+// history_rows (1..1000000, default the daemon's setting, itself 10000 by
+// default) bounds the rows kept once they scrolled off the screen.
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
-// not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
 type SpawnPane_methods struct{}
 
 func SpawnPane() SpawnPane_methods { return SpawnPane_methods{} }
 
-func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_)
+func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_, history_rows_in_)
 	if err_ != nil {
 		return
 	}
@@ -877,7 +884,7 @@ func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, work
 	return
 }
 
-func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64) (func(ctx context.Context) (Pane, uint64, error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -890,6 +897,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 		Rows           *int64             `json:"rows,omitempty"`
 		Agent          *string            `json:"agent,omitempty"`
 		Assign_session *bool              `json:"assign_session,omitempty"`
+		History_rows   *int64             `json:"history_rows,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -902,6 +910,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	in.Rows = rows_in_
 	in.Agent = agent_in_
 	in.Assign_session = assign_session_in_
+	in.History_rows = history_rows_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.SpawnPane", in, flags)
 	if err != nil {
 		return nil, err
@@ -920,7 +929,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -933,6 +942,7 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 		Rows           *int64             `json:"rows,omitempty"`
 		Agent          *string            `json:"agent,omitempty"`
 		Assign_session *bool              `json:"assign_session,omitempty"`
+		History_rows   *int64             `json:"history_rows,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -945,6 +955,7 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 	in.Rows = rows_in_
 	in.Agent = agent_in_
 	in.Assign_session = assign_session_in_
+	in.History_rows = history_rows_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SpawnPane", in)
 	if err != nil {
 		return nil, err
@@ -1282,6 +1293,101 @@ func (m SignalPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 			err = Dispatch_Error(err)
 			return
 		}
+		return
+	}, nil
+}
+
+// Attaches a client to a pane's screen (docs/attach.md). Called with
+// "more", it streams: the first reply draws the whole screen, later ones
+// what changed since the previous reply; without "more" it returns the
+// first reply only. data is base64 of bytes to write to a terminal of
+// cols x rows cells (the pane's size; a reply after a resize redraws
+// everything) whose $TERM is term (default xterm-256color):
+// cells with colours and attributes, the cursor, the title and the input
+// modes the program set (cursor keys, mouse, focus, bracketed paste).
+// Replies are never queued: a client that reads slowly gets, when it reads
+// again, one reply from what it was sent to the screen as it is then.
+// pane is set in the first reply and the last; end is set in the last:
+// "exited" (the process exited, or had exited before), "restored" (a
+// tombstone without a process) or "removed". Input and size go through
+// SendInput and ResizePane, on another connection. Policy: the client that
+// attached or resized last sets the pane's size; a read-only client never
+// resizes. Errors: not_found.pane.
+type AttachPane_methods struct{}
+
+func AttachPane() AttachPane_methods { return AttachPane_methods{} }
+
+func (m AttachPane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, term_in_)
+	if err_ != nil {
+		return
+	}
+	data_out_, cols_out_, rows_out_, pane_out_, end_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m AttachPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, term_in_ *string) (func(ctx context.Context) (string, int64, int64, *Pane, *string, uint64, error), error) {
+	var in struct {
+		Pane string  `json:"pane"`
+		Term *string `json:"term,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Term = term_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.AttachPane", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, flags uint64, err error) {
+		var out struct {
+			Data string  `json:"data"`
+			Cols int64   `json:"cols"`
+			Rows int64   `json:"rows"`
+			Pane *Pane   `json:"pane,omitempty"`
+			End  *string `json:"end,omitempty"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		data_out_ = out.Data
+		cols_out_ = out.Cols
+		rows_out_ = out.Rows
+		pane_out_ = out.Pane
+		end_out_ = out.End
+		return
+	}, nil
+}
+
+func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, term_in_ *string) (func(ctx context.Context) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane string  `json:"pane"`
+		Term *string `json:"term,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Term = term_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.AttachPane", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (data_out_ string, cols_out_ int64, rows_out_ int64, pane_out_ *Pane, end_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Data string  `json:"data"`
+			Cols int64   `json:"cols"`
+			Rows int64   `json:"rows"`
+			Pane *Pane   `json:"pane,omitempty"`
+			End  *string `json:"end,omitempty"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		data_out_ = out.Data
+		cols_out_ = out.Cols
+		rows_out_ = out.Rows
+		pane_out_ = out.Pane
+		end_out_ = out.End
 		return
 	}, nil
 }
@@ -2180,6 +2286,69 @@ func (m MarkNotificationsRead_methods) Upgrade(ctx context.Context, c *varlink.C
 	}, nil
 }
 
+// Removes every pane of a workspace whose process exited (tombstones
+// restored after a restart stay), each as RemovePane: the layout closes
+// around it and a tab it empties is removed too. Returns the removed panes'
+// ids. Errors: not_found.workspace, conflict.removing.
+type RemoveExitedPanes_methods struct{}
+
+func RemoveExitedPanes() RemoveExitedPanes_methods { return RemoveExitedPanes_methods{} }
+
+func (m RemoveExitedPanes_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ string) (panes_out_ []string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_)
+	if err_ != nil {
+		return
+	}
+	panes_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m RemoveExitedPanes_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ string) (func(ctx context.Context) ([]string, uint64, error), error) {
+	var in struct {
+		Workspace string `json:"workspace"`
+	}
+	in.Workspace = workspace_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.RemoveExitedPanes", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (panes_out_ []string, flags uint64, err error) {
+		var out struct {
+			Panes []string `json:"panes"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		panes_out_ = []string(out.Panes)
+		return
+	}, nil
+}
+
+func (m RemoveExitedPanes_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ string) (func(ctx context.Context) (panes_out_ []string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Workspace string `json:"workspace"`
+	}
+	in.Workspace = workspace_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.RemoveExitedPanes", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (panes_out_ []string, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Panes []string `json:"panes"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		panes_out_ = []string(out.Panes)
+		return
+	}, nil
+}
+
 // Generated service interface with all methods
 
 type devsignalttymuxInterface interface {
@@ -2191,12 +2360,13 @@ type devsignalttymuxInterface interface {
 	SetWorkspaceCwd(ctx context.Context, c VarlinkCall, workspace_ string, cwd_ string) error
 	CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
-	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool) error
+	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
 	SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error
+	AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error
 	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64) error
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
 	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error
@@ -2209,6 +2379,7 @@ type devsignalttymuxInterface interface {
 	Notify(ctx context.Context, c VarlinkCall, pane_ *string, workspace_ *string, title_ *string, body_ *string, severity_ *string) error
 	ListNotifications(ctx context.Context, c VarlinkCall, pane_ *string, unread_ *bool) error
 	MarkNotificationsRead(ctx context.Context, c VarlinkCall, ids_ *[]string, pane_ *string) error
+	RemoveExitedPanes(ctx context.Context, c VarlinkCall, workspace_ string) error
 }
 
 // Generated service object with all methods
@@ -2385,6 +2556,22 @@ func (c *VarlinkCall) ReplySignalPane(ctx context.Context) error {
 	return c.Reply(ctx, nil)
 }
 
+func (c *VarlinkCall) ReplyAttachPane(ctx context.Context, data_ string, cols_ int64, rows_ int64, pane_ *Pane, end_ *string) error {
+	var out struct {
+		Data string  `json:"data"`
+		Cols int64   `json:"cols"`
+		Rows int64   `json:"rows"`
+		Pane *Pane   `json:"pane,omitempty"`
+		End  *string `json:"end,omitempty"`
+	}
+	out.Data = data_
+	out.Cols = cols_
+	out.Rows = rows_
+	out.Pane = pane_
+	out.End = end_
+	return c.Reply(ctx, &out)
+}
+
 func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest_ int64, end_ int64, first_ int64, cols_ int64, rows_ int64, screen_ string, lines_ []string, restored_rows_ int64) error {
 	var out struct {
 		Epoch         int64    `json:"epoch"`
@@ -2501,9 +2688,18 @@ func (c *VarlinkCall) ReplyMarkNotificationsRead(ctx context.Context, marked_ in
 	return c.Reply(ctx, &out)
 }
 
+func (c *VarlinkCall) ReplyRemoveExitedPanes(ctx context.Context, panes_ []string) error {
+	var out struct {
+		Panes []string `json:"panes"`
+	}
+	out.Panes = []string(panes_)
+	return c.Reply(ctx, &out)
+}
+
 // Generated dummy implementations for all varlink methods
 
-// Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
+// Creates a workspace. name defaults to "workspace" (given, it must not be
+// empty: invalid_params.name); cwd defaults to $HOME
 // (or /tmp) and must be an existing directory (invalid_params.cwd).
 // With worktree (a branch name) and repo (a directory of a git repository),
 // instead of cwd: runs git worktree add for that branch, an existing one or
@@ -2584,11 +2780,13 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
 // JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+// history_rows (1..1000000, default the daemon's setting, itself 10000 by
+// default) bounds the rows kept once they scrolled off the screen.
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
-// not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
-func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool) error {
+func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
 }
 
@@ -2622,6 +2820,26 @@ func (s *VarlinkInterface) ResizePane(ctx context.Context, c VarlinkCall, pane_ 
 // ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
 func (s *VarlinkInterface) SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SignalPane")
+}
+
+// Attaches a client to a pane's screen (docs/attach.md). Called with
+// "more", it streams: the first reply draws the whole screen, later ones
+// what changed since the previous reply; without "more" it returns the
+// first reply only. data is base64 of bytes to write to a terminal of
+// cols x rows cells (the pane's size; a reply after a resize redraws
+// everything) whose $TERM is term (default xterm-256color):
+// cells with colours and attributes, the cursor, the title and the input
+// modes the program set (cursor keys, mouse, focus, bracketed paste).
+// Replies are never queued: a client that reads slowly gets, when it reads
+// again, one reply from what it was sent to the screen as it is then.
+// pane is set in the first reply and the last; end is set in the last:
+// "exited" (the process exited, or had exited before), "restored" (a
+// tombstone without a process) or "removed". Input and size go through
+// SendInput and ResizePane, on another connection. Policy: the client that
+// attached or resized last sets the pane's size; a read-only client never
+// resizes. Errors: not_found.pane.
+func (s *VarlinkInterface) AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.AttachPane")
 }
 
 // Returns a pane's rows. Rows are numbered from 0 since the pane was created
@@ -2730,6 +2948,14 @@ func (s *VarlinkInterface) MarkNotificationsRead(ctx context.Context, c VarlinkC
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.MarkNotificationsRead")
 }
 
+// Removes every pane of a workspace whose process exited (tombstones
+// restored after a restart stay), each as RemovePane: the layout closes
+// around it and a tab it empties is removed too. Returns the removed panes'
+// ids. Errors: not_found.workspace, conflict.removing.
+func (s *VarlinkInterface) RemoveExitedPanes(ctx context.Context, c VarlinkCall, workspace_ string) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RemoveExitedPanes")
+}
+
 // Generated method call dispatcher
 
 func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Call, methodname string) error {
@@ -2832,12 +3058,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Rows           *int64             `json:"rows,omitempty"`
 			Agent          *string            `json:"agent,omitempty"`
 			Assign_session *bool              `json:"assign_session,omitempty"`
+			History_rows   *int64             `json:"history_rows,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session)
+		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session, in.History_rows)
 
 	case "ListPanes":
 		var in struct {
@@ -2894,6 +3121,17 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
 		return s.devsignalttymuxInterface.SignalPane(ctx, VarlinkCall{call}, in.Pane, in.Signal)
+
+	case "AttachPane":
+		var in struct {
+			Pane string  `json:"pane"`
+			Term *string `json:"term,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.AttachPane(ctx, VarlinkCall{call}, in.Pane, in.Term)
 
 	case "CaptureRows":
 		var in struct {
@@ -3037,6 +3275,16 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 		}
 		return s.devsignalttymuxInterface.MarkNotificationsRead(ctx, VarlinkCall{call}, in.Ids, in.Pane)
 
+	case "RemoveExitedPanes":
+		var in struct {
+			Workspace string `json:"workspace"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.RemoveExitedPanes(ctx, VarlinkCall{call}, in.Workspace)
+
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
 	}
@@ -3057,7 +3305,10 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 # terminal is the PTY), a terminal emulator and bounded scrollback.
 #
 # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
-# Wherever a method takes a workspace, its unique handle works too.
+# Wherever a method takes a workspace, its unique handle works too, and so
+# does its exact name when no id or handle is equal to it; a name that
+# several workspaces have fails with conflict.name_ambiguous (data:
+# workspaces, their ids).
 #
 # Every error carries a dotted code whose first part is its class
 # ("not_found.pane", "invalid_params.argv"), a human message and a data object.
@@ -3185,7 +3436,11 @@ type Pane (
   # permission_required < error. Raised only upward; MarkSeen clears it.
   attention: string,
   # The last explicit message (from a hook or a notification; never the screen).
-  last_message: ?string
+  last_message: ?string,
+  # Rows of history kept once scrolled off the screen (docs/rows.md); 0 for
+  # a pane restored after a restart, which gets the daemon's setting when
+  # relaunched.
+  history_rows: int
 )
 
 # A pane's agent. kind: claude, codex, opencode, cursor, gemini, pi, generic
@@ -3217,7 +3472,8 @@ type Notification (
   read_at: ?string
 )
 
-# Creates a workspace. name defaults to "workspace"; cwd defaults to $HOME
+# Creates a workspace. name defaults to "workspace" (given, it must not be
+# empty: invalid_params.name); cwd defaults to $HOME
 # (or /tmp) and must be an existing directory (invalid_params.cwd).
 # With worktree (a branch name) and repo (a directory of a git repository),
 # instead of cwd: runs git worktree add for that branch, an existing one or
@@ -3287,8 +3543,10 @@ method RemoveTab(tab: string, recursive: ?bool) -> ()
 # plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
 # JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
 # the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+# history_rows (1..1000000, default the daemon's setting, itself 10000 by
+# default) bounds the rows kept once they scrolled off the screen.
 # Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
-# not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+# .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 # conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 # unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
 method SpawnPane(
@@ -3306,7 +3564,8 @@ method SpawnPane(
   agent: ?string,
   # Start the agent with a session id the daemon picks and records (claude:
   # --session-id <uuid>). Errors: invalid_params.assign_session.
-  assign_session: ?bool
+  assign_session: ?bool,
+  history_rows: ?int
 ) -> (pane: Pane)
 
 # Lists panes, optionally only those of one workspace or one tab.
@@ -3330,6 +3589,24 @@ method ResizePane(pane: string, cols: int, rows: int) -> (pane: Pane)
 # "TERM" or "SIGTERM" (HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH
 # ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
 method SignalPane(pane: string, signal: string) -> ()
+
+# Attaches a client to a pane's screen (docs/attach.md). Called with
+# "more", it streams: the first reply draws the whole screen, later ones
+# what changed since the previous reply; without "more" it returns the
+# first reply only. data is base64 of bytes to write to a terminal of
+# cols x rows cells (the pane's size; a reply after a resize redraws
+# everything) whose $TERM is term (default xterm-256color):
+# cells with colours and attributes, the cursor, the title and the input
+# modes the program set (cursor keys, mouse, focus, bracketed paste).
+# Replies are never queued: a client that reads slowly gets, when it reads
+# again, one reply from what it was sent to the screen as it is then.
+# pane is set in the first reply and the last; end is set in the last:
+# "exited" (the process exited, or had exited before), "restored" (a
+# tombstone without a process) or "removed". Input and size go through
+# SendInput and ResizePane, on another connection. Policy: the client that
+# attached or resized last sets the pane's size; a read-only client never
+# resizes. Errors: not_found.pane.
+method AttachPane(pane: string, term: ?string) -> (data: string, cols: int, rows: int, pane: ?Pane, end: ?string)
 
 # Returns a pane's rows. Rows are numbered from 0 since the pane was created
 # or since its numbering last restarted, which changes epoch (the history
@@ -3430,6 +3707,12 @@ method ListNotifications(pane: ?string, unread: ?bool) -> (notifications: []Noti
 # Marks notifications read: ids, or a pane's, or all. Errors:
 # not_found.notification.
 method MarkNotificationsRead(ids: ?[]string, pane: ?string) -> (marked: int)
+
+# Removes every pane of a workspace whose process exited (tombstones
+# restored after a restart stay), each as RemovePane: the layout closes
+# around it and a tab it empties is removed too. Returns the removed panes'
+# ids. Errors: not_found.workspace, conflict.removing.
+method RemoveExitedPanes(workspace: string) -> (panes: []string)
 
 # The request's parameters are invalid ("invalid_params.<what>").
 error InvalidParams (code: string, message: string, data: object)

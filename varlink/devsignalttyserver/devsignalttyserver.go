@@ -111,6 +111,7 @@ type RunConfig struct {
 type Config struct {
 	Run              RunConfig `json:"run"`
 	Save_interval_ms int64     `json:"save_interval_ms"`
+	History_rows     int64     `json:"history_rows"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -579,8 +580,8 @@ type SetConfig_methods struct{}
 
 func SetConfig() SetConfig_methods { return SetConfig_methods{} }
 
-func (m SetConfig_methods) Call(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64) (config_out_ Config, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, run_max_active_in_, run_retain_count_in_, run_retain_ms_in_, run_retain_bytes_in_, save_interval_ms_in_)
+func (m SetConfig_methods) Call(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64) (config_out_ Config, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_max_active_in_, run_retain_count_in_, run_retain_ms_in_, run_retain_bytes_in_, save_interval_ms_in_, history_rows_in_)
 	if err_ != nil {
 		return
 	}
@@ -588,19 +589,21 @@ func (m SetConfig_methods) Call(ctx context.Context, c *varlink.Connection, run_
 	return
 }
 
-func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64) (func(ctx context.Context) (Config, uint64, error), error) {
+func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64) (func(ctx context.Context) (Config, uint64, error), error) {
 	var in struct {
 		Run_max_active   *int64 `json:"run_max_active,omitempty"`
 		Run_retain_count *int64 `json:"run_retain_count,omitempty"`
 		Run_retain_ms    *int64 `json:"run_retain_ms,omitempty"`
 		Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
 		Save_interval_ms *int64 `json:"save_interval_ms,omitempty"`
+		History_rows     *int64 `json:"history_rows,omitempty"`
 	}
 	in.Run_max_active = run_max_active_in_
 	in.Run_retain_count = run_retain_count_in_
 	in.Run_retain_ms = run_retain_ms_in_
 	in.Run_retain_bytes = run_retain_bytes_in_
 	in.Save_interval_ms = save_interval_ms_in_
+	in.History_rows = history_rows_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Server.SetConfig", in, flags)
 	if err != nil {
 		return nil, err
@@ -619,19 +622,21 @@ func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64) (func(ctx context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64) (func(ctx context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Run_max_active   *int64 `json:"run_max_active,omitempty"`
 		Run_retain_count *int64 `json:"run_retain_count,omitempty"`
 		Run_retain_ms    *int64 `json:"run_retain_ms,omitempty"`
 		Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
 		Save_interval_ms *int64 `json:"save_interval_ms,omitempty"`
+		History_rows     *int64 `json:"history_rows,omitempty"`
 	}
 	in.Run_max_active = run_max_active_in_
 	in.Run_retain_count = run_retain_count_in_
 	in.Run_retain_ms = run_retain_ms_in_
 	in.Run_retain_bytes = run_retain_bytes_in_
 	in.Save_interval_ms = save_interval_ms_in_
+	in.History_rows = history_rows_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.SetConfig", in)
 	if err != nil {
 		return nil, err
@@ -659,7 +664,7 @@ type devsignalttyserverInterface interface {
 	ListSnapshots(ctx context.Context, c VarlinkCall) error
 	RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error
 	GetConfig(ctx context.Context, c VarlinkCall) error
-	SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64) error
+	SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64) error
 }
 
 // Generated service object with all methods
@@ -815,7 +820,7 @@ func (s *VarlinkInterface) GetConfig(ctx context.Context, c VarlinkCall) error {
 // completed run records over a retention limit are evicted (oldest completed
 // first, with run.expired events); lowering max_active stops no run.
 // Errors: invalid_params.<field> when out of range (nothing is changed).
-func (s *VarlinkInterface) SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64) error {
+func (s *VarlinkInterface) SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.SetConfig")
 }
 
@@ -855,12 +860,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Run_retain_ms    *int64 `json:"run_retain_ms,omitempty"`
 			Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
 			Save_interval_ms *int64 `json:"save_interval_ms,omitempty"`
+			History_rows     *int64 `json:"history_rows,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyserverInterface.SetConfig(ctx, VarlinkCall{call}, in.Run_max_active, in.Run_retain_count, in.Run_retain_ms, in.Run_retain_bytes, in.Save_interval_ms)
+		return s.devsignalttyserverInterface.SetConfig(ctx, VarlinkCall{call}, in.Run_max_active, in.Run_retain_count, in.Run_retain_ms, in.Run_retain_bytes, in.Save_interval_ms, in.History_rows)
 
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
@@ -1033,7 +1039,11 @@ type Config (
   run: RunConfig,
   # Save the snapshot this often even without changes, milliseconds; 0
   # (default, or $SIGNALTTY_SAVE_INTERVAL at start) saves only after changes.
-  save_interval_ms: int
+  save_interval_ms: int,
+  # Rows of history a pane spawned without history_rows keeps once they
+  # scrolled off the screen, 1..1000000 (default 10000, or
+  # $SIGNALTTY_HISTORY_ROWS at start); panes that exist keep theirs.
+  history_rows: int
 )
 
 # Returns the daemon's status.
@@ -1071,7 +1081,8 @@ method SetConfig(
   run_retain_count: ?int,
   run_retain_ms: ?int,
   run_retain_bytes: ?int,
-  save_interval_ms: ?int
+  save_interval_ms: ?int,
+  history_rows: ?int
 ) -> (config: Config)
 
 # The request's parameters are invalid ("invalid_params.<what>").

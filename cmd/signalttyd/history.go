@@ -1,0 +1,28 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"strconv"
+
+	"github.com/signaltty/signaltty/service"
+)
+
+// historyRows is $SIGNALTTY_HISTORY_ROWS: the history depth of panes
+// spawned without one (1..1000000); unset or invalid (logged) is the
+// default, 10,000.
+func historyRows(log *slog.Logger) int {
+	s := os.Getenv("SIGNALTTY_HISTORY_ROWS")
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err == nil {
+		err = service.CheckHistoryRows(n)
+	}
+	if err != nil {
+		log.Warn("ignoring SIGNALTTY_HISTORY_ROWS", "value", s, "err", err)
+		return 0
+	}
+	return n
+}

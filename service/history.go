@@ -1,0 +1,58 @@
+package service
+
+import "github.com/signaltty/signaltty/term"
+
+// History depth (docs/rows.md "Bounds"): how many rows a pane's terminal
+// keeps once they scrolled off the screen. Each pane has its own, fixed
+// when it is spawned (SpawnRequest.HistoryRows, or the daemon's setting at
+// that moment) and kept by relaunches; the byte budget (Config.HistoryBytes)
+// bounds it too.
+const (
+	DefaultHistoryRows = term.DefaultHistoryRows // 10,000
+	MaxHistoryRows     = 1_000_000
+)
+
+// CheckHistoryRows accepts 1..MaxHistoryRows. Errors: invalid_params.history_rows.
+func CheckHistoryRows(n int) *Error {
+	if n < 1 || n > MaxHistoryRows {
+		return newError("invalid_params.history_rows", map[string]any{"param": "history_rows", "reason": "range", "min": 1, "max": MaxHistoryRows},
+			"history_rows %d is outside 1..%d", n, MaxHistoryRows)
+	}
+	return nil
+}
+
+// HistoryRows is the daemon's setting: the history depth of panes spawned
+// without one.
+func (s *Service) HistoryRows() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.historyRowsLocked()
+}
+
+func (s *Service) historyRowsLocked() int {
+	if s.cfg.HistoryRows > 0 {
+		return s.cfg.HistoryRows
+	}
+	return DefaultHistoryRows
+}
+
+// paneHistoryRows is p's history depth: its own, or (restored from a
+// snapshot, which does not record it) the daemon's setting; s.mu is held.
+func (s *Service) paneHistoryRows(p *pane) int {
+	if p.historyRows > 0 {
+		return p.historyRows
+	}
+	return s.historyRowsLocked()
+}
+
+// SetHistoryRows changes the daemon's setting (see CheckHistoryRows); panes
+// that exist keep theirs.
+func (s *Service) SetHistoryRows(n int) error {
+	if err := CheckHistoryRows(n); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.HistoryRows = n
+	return nil
+}

@@ -1,0 +1,70 @@
+package tests
+
+// History depth: per pane at spawn, and the daemon's setting for panes
+// spawned without one (docs/rows.md "Bounds").
+
+import (
+	"testing"
+
+	"github.com/signaltty/signaltty/tests/harness"
+)
+
+type historyConfig struct {
+	Config struct {
+		HistoryRows int `json:"history_rows"`
+	} `json:"config"`
+}
+
+type historyPane struct {
+	Pane struct {
+		ID          string `json:"id"`
+		HistoryRows int    `json:"history_rows"`
+	} `json:"pane"`
+}
+
+// kept is how many rows of history a pane keeps after printing 300 lines.
+func kept(t *testing.T, d *harness.Daemon, pane string) int64 {
+	t.Helper()
+	c := d.WaitLine(t, pane, "printed")
+	return c.End - int64(c.Rows) - c.Oldest
+}
+
+func TestHistoryRowsPerPaneAndDaemonSetting(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t)
+	w := d.CreateWorkspace(t, "history")
+	var cfg historyConfig
+	d.JSON(t, &cfg, "config", "get")
+	if cfg.Config.HistoryRows != 10000 {
+		t.Errorf("default history_rows %d, want 10000", cfg.Config.HistoryRows)
+	}
+	const script = "seq 1 300; echo printed; exec sleep 100"
+	var own historyPane
+	d.JSON(t, &own, "pane", "spawn", "--workspace", w.ID, "--history-rows", "50", "--", "sh", "-c", script)
+	if own.Pane.HistoryRows != 50 {
+		t.Errorf("spawned with --history-rows 50, the pane says %d", own.Pane.HistoryRows)
+	}
+	if n := kept(t, d, own.Pane.ID); n != 50 {
+		t.Errorf("a pane spawned with 50 history rows keeps %d", n)
+	}
+	d.JSON(t, &cfg, "config", "set", "--history-rows", "30")
+	if cfg.Config.HistoryRows != 30 {
+		t.Errorf("config set --history-rows 30 replied %d", cfg.Config.HistoryRows)
+	}
+	var later historyPane
+	d.JSON(t, &later, "pane", "spawn", "--workspace", w.ID, "--", "sh", "-c", script)
+	if n := kept(t, d, later.Pane.ID); n != 30 || later.Pane.HistoryRows != 30 {
+		t.Errorf("a pane spawned after the setting became 30 keeps %d rows (says %d)", n, later.Pane.HistoryRows)
+	}
+	var again historyPane
+	d.JSON(t, &again, "pane", "get", "--pane", own.Pane.ID)
+	if again.Pane.HistoryRows != 50 {
+		t.Errorf("the earlier pane's history_rows became %d", again.Pane.HistoryRows)
+	}
+	d.Fail(t, "invalid_params.history_rows", exitInvalid, "pane", "spawn", "--workspace", w.ID, "--history-rows", "0", "--", "true")
+	d.Fail(t, "invalid_params.history_rows", exitInvalid, "config", "set", "--history-rows", "1000001")
+	d.JSON(t, &cfg, "config", "get")
+	if cfg.Config.HistoryRows != 30 {
+		t.Errorf("a refused setting changed history_rows to %d", cfg.Config.HistoryRows)
+	}
+}
