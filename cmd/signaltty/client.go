@@ -58,8 +58,9 @@ type client struct {
 }
 
 // dial connects to the daemon at address. When nothing answers and
-// $SIGNALTTY_NO_AUTOSTART is unset, it starts signalttyd in the background
-// (like tmux starts its server) and tries again for up to 5 s.
+// $SIGNALTTY_NO_AUTOSTART is unset, it autostarts one (autostart.go: the
+// user manager's signaltty.socket when there is one, else signalttyd in
+// the background like tmux starts its server) and tries again for up to 5 s.
 func dial(ctx context.Context, address string) (*client, error) {
 	conn, err := vl.NewConnection(ctx, address)
 	if err == nil {
@@ -68,8 +69,13 @@ func dial(ctx context.Context, address string) (*client, error) {
 	if os.Getenv("SIGNALTTY_NO_AUTOSTART") != "" || !noDaemon(err) {
 		return nil, unavailable(address, err)
 	}
-	if serr := startDaemon(address); serr != nil {
-		return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s and starting signalttyd failed: %v", address, serr),
+	managed, serr := autostart(ctx, address)
+	if serr != nil {
+		what := "starting signalttyd"
+		if managed {
+			what = "starting " + socketUnit
+		}
+		return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s and %s failed: %v", address, what, serr),
 			Data: map[string]any{"address": address}}
 	}
 	deadline := time.Now().Add(5 * time.Second)
