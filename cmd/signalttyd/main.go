@@ -65,11 +65,13 @@ func run(log *slog.Logger, address string) error {
 	// The state directory first: a daemon that cannot own it touches no
 	// socket path (docs/systemd.md, "One daemon per state directory").
 	if err := takeStateDirectory(log); err != nil {
-		if activated {
-			refuseActivated(ln, err)
-			ln.Close()
+		if !activated {
+			return err
 		}
-		return err
+		if stateLockHeld, ln = refuseActivated(ln, err); ln == nil {
+			return err
+		}
+		log.Info("the state directory was released; starting")
 	}
 	if address == "" {
 		address = addr.Default()
@@ -244,15 +246,23 @@ func takeStateDirectory(log *slog.Logger) error {
 }
 
 // refuseActivated answers the calls that activated this daemon with the
-// reason it cannot start (refuse.go).
-func refuseActivated(ln net.Listener, err error) {
+// reason it cannot start (refuse.go), until the state directory is free
+// (then it returns the lock and the listener to serve) or no call came for
+// a while (nil, nil).
+func refuseActivated(ln net.Listener, err error) (*stateLock, net.Listener) {
 	data := map[string]any{}
 	code := "unavailable.daemon"
-	if e, ok := err.(*stateInUseError); ok {
-		code = "unavailable.state_directory"
-		data = map[string]any{"dir": e.Dir, "pid": e.Holder.Pid, "unit": e.Holder.Unit}
+	e, busy := err.(*stateInUseError)
+	if !busy {
+		refuse(ln, code, err.Error(), data, func() *stateLock { return nil })
+		return nil, nil
 	}
-	refuse(ln, code, err.Error(), data)
+	code = "unavailable.state_directory"
+	data = map[string]any{"dir": e.Dir, "pid": e.Holder.Pid, "unit": e.Holder.Unit}
+	return refuse(ln, code, err.Error(), data, func() *stateLock {
+		l, _ := tryLockState(e.Dir)
+		return l
+	})
 }
 
 // stateDirectory is $XDG_STATE_HOME/signaltty, else ~/.local/state/signaltty.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,28 +20,53 @@ const refuseWindow = 500 * time.Millisecond
 // activated the service would wait until the socket unit gives up
 // restarting it. Nothing is served: each connection gets one error reply
 // per call and is closed at its end. See docs/systemd.md.
-func refuse(ln net.Listener, code, message string, data map[string]any) {
+//
+// Before answering a connection it tries the state directory again
+// (retry): when the holder has gone in the meantime, it returns the lock
+// and the listener with that connection still unread, and the daemon
+// starts after all.
+func refuse(ln net.Listener, code, message string, data map[string]any, retry func() *stateLock) (*stateLock, net.Listener) {
 	ul, ok := ln.(*net.UnixListener)
 	if !ok {
-		return
+		return nil, nil
 	}
-	done := make(chan struct{})
-	n := 0
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		ul.SetDeadline(time.Now().Add(refuseWindow))
 		c, err := ul.Accept()
 		if err != nil {
-			break
+			return nil, nil
 		}
-		n++
+		if l := retry(); l != nil {
+			ul.SetDeadline(time.Time{})
+			return l, &pendingListener{Listener: ln, pending: []net.Conn{c}}
+		}
+		wg.Add(1)
 		go func() {
-			defer func() { done <- struct{}{} }()
+			defer wg.Done()
 			refuseConn(c, code, message, data)
 		}()
 	}
-	for ; n > 0; n-- {
-		<-done
+}
+
+// pendingListener returns connections already accepted before new ones.
+type pendingListener struct {
+	net.Listener
+	mu      sync.Mutex
+	pending []net.Conn
+}
+
+func (p *pendingListener) Accept() (net.Conn, error) {
+	p.mu.Lock()
+	if len(p.pending) > 0 {
+		c := p.pending[0]
+		p.pending = p.pending[1:]
+		p.mu.Unlock()
+		return c, nil
 	}
+	p.mu.Unlock()
+	return p.Listener.Accept()
 }
 
 func refuseConn(c net.Conn, code, message string, data map[string]any) {

@@ -69,6 +69,23 @@ type stateLock struct {
 // *stateInUseError; one that is stopping is waited for up to
 // stateLockWait. The lock (close-on-exec) is held until the process exits.
 func lockState(log *slog.Logger, dir string) (*stateLock, error) {
+	deadline := time.Now().Add(stateLockWait)
+	for warned := false; ; {
+		l, err := tryLockState(dir)
+		e, busy := err.(*stateInUseError)
+		if !busy || e.Holder.State != "stopping" || time.Now().After(deadline) {
+			return l, err
+		}
+		if !warned {
+			log.Info("waiting for a stopping signalttyd to release the state directory", "dir", dir, "holder", e.Holder.String())
+			warned = true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// tryLockState makes one attempt; a held lock is a *stateInUseError.
+func tryLockState(dir string) (*stateLock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -76,26 +93,12 @@ func lockState(log *slog.Logger, dir string) (*stateLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(stateLockWait)
-	for warned := false; ; {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
-		}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		defer f.Close()
 		if err != unix.EWOULDBLOCK {
-			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
 		}
-		holder := readLockInfo(f)
-		if holder.State != "stopping" || time.Now().After(deadline) {
-			f.Close()
-			return nil, &stateInUseError{Dir: dir, Holder: holder}
-		}
-		if !warned {
-			log.Info("waiting for a stopping signalttyd to release the state directory", "dir", dir, "holder", holder.String())
-			warned = true
-		}
-		time.Sleep(50 * time.Millisecond)
+		return nil, &stateInUseError{Dir: dir, Holder: readLockInfo(f)}
 	}
 	l := &stateLock{f: f, info: lockInfo{Pid: os.Getpid(), Unit: ownUnit(), State: "running"}}
 	l.write()
