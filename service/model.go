@@ -3,6 +3,7 @@ package service
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/signaltty/signaltty/cgroup"
 	"path/filepath"
 	"strings"
 	"time"
@@ -78,6 +79,9 @@ type Pane struct {
 	RestoreState string
 	// RestoredRows: rows [0, RestoredRows) are history from before a restart.
 	RestoredRows int64
+	// Cgroup is the pane's own cgroup (cgroups.go); nil without one. Filled
+	// by GetPane and ListPanes only.
+	Cgroup *PaneCgroup
 }
 
 type workspace struct {
@@ -119,7 +123,8 @@ type pane struct {
 	cwd, reportedCwd string
 	env              map[string]string
 	cols, rows       int
-	status           *WaitStatus // nil unless exited (or restored as exited)
+	limits           cgroup.Limits // of the pane's cgroup, set at spawn (cgroups.go)
+	status           *WaitStatus   // nil unless exited (or restored as exited)
 	altScreen        bool
 	commandOpen      bool // OSC 133;C seen without its D
 	programStatus    bool // an OSC 7501 status was reported

@@ -55,12 +55,16 @@ func snapshots(ps []*pane) []Pane {
 // GetPane returns one pane (Mux.GetPane).
 func (s *Service) GetPane(id string) (Pane, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	p, err := s.lookupPane(id)
 	if err != nil {
+		s.mu.Unlock()
 		return Pane{}, err
 	}
-	return p.snapshot(), nil
+	snap := p.snapshot()
+	ref := cgroupRefOf(p, snap)
+	s.mu.Unlock()
+	ref.fill(&snap)
+	return snap, nil
 }
 
 // livePane finds a pane that must be live (not terminating), with its

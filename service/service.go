@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/pty"
 )
 
@@ -20,6 +21,11 @@ type Config struct {
 	HistoryRows     int      // rows of scrollback per pane; 0 = term.DefaultHistoryRows
 	HistoryBytes    int      // byte budget of a pane's scrollback; 0 = term.DefaultHistoryBytes
 	Logger          *slog.Logger
+	// Cgroups is the daemon's delegated cgroup: each pane's process gets a
+	// cgroup of its own below it (cgroups.go). nil: panes share the
+	// daemon's cgroup; CgroupsOff says why.
+	Cgroups    *cgroup.Tree
+	CgroupsOff string
 }
 
 // Service owns every workspace, tab and pane of one daemon instance.

@@ -1,6 +1,10 @@
 package service
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/signaltty/signaltty/cgroup"
+)
 
 // Checks of a spawn request (Mux.SpawnPane, and the spawn a run makes):
 // made once, here, before the model is looked at; nothing after them
@@ -25,6 +29,7 @@ type SpawnRequest struct {
 	Cwd        string            // "" = the workspace's; else an existing absolute directory
 	Env        map[string]string // added to the child's environment
 	Cols, Rows *int              // only with Workspace or Tab; default 80×24
+	Limits     cgroup.Limits     // of the pane's cgroup (cgroups.go); zero = none
 }
 
 // spawnSpec is a checked spawn: the request (Cwd made absolute and clean)

@@ -54,7 +54,7 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Uptime_ms: st.Uptime.Milliseconds(), Workspaces: int64(st.Workspaces), Tabs: int64(st.Tabs),
 		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
 		Runs:   srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
-		Logind: s.logindStatus(st.StartedAt)}
+		Logind: s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups())}
 }
 
 // logindStatus reports the logind monitor; "off" since start without one.

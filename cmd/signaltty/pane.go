@@ -27,7 +27,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 (--axis cols: side by side, rows: stacked).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows")
+			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "memory-max", "pids-max")
 			p["argv"] = args
 			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
 				env := map[string]string{}
@@ -53,6 +53,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.StringArray("env", nil, "NAME=VALUE to add to the environment (repeatable)")
 	f.Int64("cols", 0, "width in cells (default 80)")
 	f.Int64("rows", 0, "height in cells (default 24)")
+	spawnLimitFlags(f)
 	return c
 }
 
@@ -82,7 +83,7 @@ func paneGetCmd(a *app) *cobra.Command {
 		Short: "Show one pane (Mux.GetPane)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.GetPane", params(cmd, "pane"), a.printPane)
+			return a.run(cmd, "dev.signaltty.Mux.GetPane", params(cmd, "pane"), a.printPaneDetail)
 		},
 	}
 	requiredString(c, "pane", "pane id")

@@ -96,8 +96,14 @@ func run(log *slog.Logger, address string) error {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 
+	cgroups, cgroupsOff := setupCgroups()
+	if cgroups != nil {
+		log.Info("one cgroup per pane", "path", cgroups.Path, "controllers", cgroups.Controllers)
+	} else {
+		log.Info("panes share the daemon's cgroup", "reason", cgroupsOff)
+	}
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
-		Environ: os.Environ(), Logger: log})
+		Environ: os.Environ(), Logger: log, Cgroups: cgroups, CgroupsOff: cgroupsOff})
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()

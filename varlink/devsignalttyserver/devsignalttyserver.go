@@ -33,6 +33,23 @@ type Status struct {
 	Runs             Runs        `json:"runs"`
 	Persistence      Persistence `json:"persistence"`
 	Logind           Logind      `json:"logind"`
+	Cgroups          *Cgroups    `json:"cgroups,omitempty"`
+}
+
+// "delegated": each pane has a cgroup of its own below path, and its
+// termination ends with cgroup.kill; "off": panes share the daemon's
+// cgroup (reason says why), as without systemd.
+type Cgroups struct {
+	Mode        string        `json:"mode"`
+	Path        *string       `json:"path,omitempty"`
+	Controllers []string      `json:"controllers"`
+	Reason      *string       `json:"reason,omitempty"`
+	Escaped     []EscapedPane `json:"escaped"`
+}
+
+type EscapedPane struct {
+	Pane string  `json:"pane"`
+	Pids []int64 `json:"pids"`
 }
 
 // Trusted runs (dev.signaltty.Run) and what escaped them.
@@ -895,8 +912,26 @@ type Status (
   seq: int,
   runs: Runs,
   persistence: Persistence,
-  logind: Logind
+  logind: Logind,
+  # How panes are contained (docs/systemd.md, "One cgroup per pane").
+  cgroups: ?Cgroups
 )
+
+# "delegated": each pane has a cgroup of its own below path, and its
+# termination ends with cgroup.kill; "off": panes share the daemon's
+# cgroup (reason says why), as without systemd.
+type Cgroups (
+  mode: (delegated, off),
+  path: ?string,
+  # Controllers enabled for the panes' cgroups ("memory", "pids", "cpu").
+  controllers: []string,
+  reason: ?string,
+  # Panes whose leader exited while processes it started still run in its
+  # cgroup, with their pids.
+  escaped: []EscapedPane
+)
+
+type EscapedPane (pane: string, pids: []int)
 
 # Trusted runs (dev.signaltty.Run) and what escaped them.
 type Runs (
