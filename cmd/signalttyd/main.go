@@ -142,6 +142,8 @@ func run(log *slog.Logger, address string) error {
 	daemon.SdNotify(false, "READY=1\nSTATUS=listening on "+address)
 	lg.start()
 	defer lg.close() // every way out releases the logind inhibitor
+	bus := startBus(log, svc, version, address)
+	defer bus.close()
 
 	select {
 	case sig := <-stop:

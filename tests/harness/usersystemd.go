@@ -31,6 +31,14 @@ type UserManager struct {
 // systemd binary, not root for the cgroup and mount namespace steps).
 func StartUserManager(t testing.TB) *UserManager {
 	t.Helper()
+	return StartUserManagerIn(t, TempDir(t))
+}
+
+// StartUserManagerIn is StartUserManager in dir, which the caller may have
+// prepared (e.g. masked units in dir/config/systemd/user, a bus at
+// dir/run/bus that the manager then uses as its session bus).
+func StartUserManagerIn(t testing.TB, dir string) *UserManager {
+	t.Helper()
 	if _, err := os.Stat("/usr/lib/systemd/systemd"); err != nil {
 		t.Skip("needs a real systemd --user: /usr/lib/systemd/systemd is missing")
 	}
@@ -38,7 +46,6 @@ func StartUserManager(t testing.TB) *UserManager {
 		t.Skip("needs root for user-systemd.sh (its own cgroup and mount namespace)")
 	}
 	script := filepath.Join(ModuleRoot(t), "tests", "harness", "user-systemd.sh")
-	dir := TempDir(t)
 	out, err := exec.Command(script, "start", dir).Output()
 	if err != nil {
 		var stderr string
