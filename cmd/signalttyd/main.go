@@ -144,6 +144,9 @@ func run(log *slog.Logger, address string) error {
 	defer lg.close() // every way out releases the logind inhibitor
 	bus := startBus(log, svc, version, address)
 	defer bus.close()
+	watchdogStop := make(chan struct{})
+	startWatchdog(log, svc, watchdogStop)
+	defer close(watchdogStop)
 
 	select {
 	case sig := <-stop:
