@@ -83,31 +83,47 @@ func startSocketUnit(ctx context.Context, addr string) error {
 
 // userManager connects to the user's systemd: its private socket
 // ($XDG_RUNTIME_DIR/systemd/private, as systemctl --user does), else the
-// session bus.
+// session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus). It
+// never launches a bus (no dbus-launch).
 func userManager(ctx context.Context) (*sd.Conn, error) {
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" {
-		private := filepath.Join(rt, "systemd", "private")
-		if _, err := os.Stat(private); err == nil {
-			c, err := sd.NewConnection(func() (*dbus.Conn, error) {
-				bus, err := dbus.Dial("unix:path="+private, dbus.WithContext(ctx))
-				if err != nil {
-					return nil, err
-				}
-				if err := bus.Auth([]dbus.Auth{dbus.AuthExternal(strconv.Itoa(os.Getuid()))}); err != nil {
+	rt := os.Getenv("XDG_RUNTIME_DIR")
+	dial := func(addr string, hello bool) (*sd.Conn, error) {
+		return sd.NewConnection(func() (*dbus.Conn, error) {
+			bus, err := dbus.Dial(addr, dbus.WithContext(ctx))
+			if err != nil {
+				return nil, err
+			}
+			if err := bus.Auth([]dbus.Auth{dbus.AuthExternal(strconv.Itoa(os.Getuid()))}); err != nil {
+				bus.Close()
+				return nil, err
+			}
+			if hello {
+				if err := bus.Hello(); err != nil {
 					bus.Close()
 					return nil, err
 				}
-				return bus, nil
-			})
-			if err == nil {
+			}
+			return bus, nil
+		})
+	}
+	if rt != "" {
+		private := filepath.Join(rt, "systemd", "private")
+		if _, err := os.Stat(private); err == nil {
+			if c, err := dial("unix:path="+private, false); err == nil {
 				return c, nil
 			}
 		}
 	}
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" && os.Getenv("XDG_RUNTIME_DIR") == "" {
+	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	if addr == "" && rt != "" {
+		if _, err := os.Stat(filepath.Join(rt, "bus")); err == nil {
+			addr = "unix:path=" + filepath.Join(rt, "bus")
+		}
+	}
+	if addr == "" {
 		return nil, errNoManager
 	}
-	return sd.NewUserConnectionContext(ctx)
+	return dial(addr, true)
 }
 
 // socketListensOn reports whether the socket unit's Listen= has path.
