@@ -147,6 +147,7 @@ func run(log *slog.Logger, address string) error {
 	watchdogStop := make(chan struct{})
 	startWatchdog(log, svc, watchdogStop)
 	defer close(watchdogStop)
+	idle := idleExit(log, activated, svc, server)
 
 	select {
 	case sig := <-stop:
@@ -155,6 +156,8 @@ func run(log *slog.Logger, address string) error {
 		log.Info("stopping", "reason", "Server.Shutdown")
 	case <-lg.stopping:
 		log.Info("stopping", "reason", "host shutdown (logind)")
+	case <-idle:
+		log.Info("stopping", "reason", "idle (SIGNALTTY_EXIT_IDLE_AFTER_S)")
 	case err := <-served:
 		log.Error("accept failed", "err", err)
 	}
