@@ -125,3 +125,62 @@ func TestDBusOtherUsersRefused(t *testing.T) {
 		})
 	}
 }
+
+// notifications records org.freedesktop.Notifications.Notify calls.
+type notifications struct{ calls chan []any }
+
+func (n *notifications) Notify(app string, replaces uint32, icon, summary, body string, actions []string,
+	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	n.calls <- []any{app, summary, body}
+	return 1, nil
+}
+
+// TestDesktopNotificationOfAFailedRun: with SIGNALTTY_NOTIFY=failed-runs a
+// run that fails is shown through org.freedesktop.Notifications (here a
+// recording service on the private bus); one that succeeds is not.
+func TestDesktopNotificationOfAFailedRun(t *testing.T) {
+	dir := harness.TempDir(t)
+	bus := harness.PrepareSessionBus(t, dir, false)
+	m := harness.StartUserManagerIn(t, dir)
+	dropIn := dir + "/config/systemd/user/signaltty.service.d"
+	os.MkdirAll(dropIn, 0o755)
+	os.WriteFile(dropIn+"/notify.conf", []byte("[Service]\nEnvironment=SIGNALTTY_NOTIFY=failed-runs\n"), 0o644)
+	m.Systemctl(t, "daemon-reload")
+
+	conn, err := dbus.Connect(bus.Address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rec := &notifications{calls: make(chan []any, 8)}
+	conn.Export(rec, "/org/freedesktop/Notifications", "org.freedesktop.Notifications")
+	if reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("owning org.freedesktop.Notifications: %v %v", reply, err)
+	}
+	var ws struct {
+		Workspace struct {
+			ID string `json:"id"`
+		} `json:"workspace"`
+	}
+	mjson(t, m, &ws, "workspace", "create", "--name", "notify")
+	var ok, bad struct {
+		Run string `json:"run"`
+	}
+	mjson(t, m, &ok, "run", "--key", "n-ok", "--workspace", ws.Workspace.ID, "--shell", "exit 0")
+	m.CLI(t, "run", "wait", "--run", ok.Run)
+	mjson(t, m, &bad, "run", "--key", "n-bad", "--workspace", ws.Workspace.ID, "--shell", "exit 7")
+	m.CLI(t, "run", "wait", "--run", bad.Run)
+	select {
+	case c := <-rec.calls:
+		if c[0] != "signaltty" || !strings.Contains(c[2].(string), bad.Run) || !strings.Contains(c[2].(string), "status 7") {
+			t.Fatalf("notification %v, want one for %s with status 7", c, bad.Run)
+		}
+	case <-time.After(harness.PollTimeout):
+		t.Fatalf("no notification for the failed run %s", bad.Run)
+	}
+	select { // the succeeded run came first; had it been notified, it would be the one above
+	case c := <-rec.calls:
+		t.Fatalf("a second notification: %v", c)
+	default:
+	}
+}

@@ -53,10 +53,11 @@ func (o *busObject) checkCaller(sender dbus.Sender) *dbus.Error {
 
 // busExport is the owned name and what follows the service for it.
 type busExport struct {
-	conn  *dbus.Conn
-	props *prop.Properties
-	sub   *service.Subscription
-	log   *slog.Logger
+	conn   *dbus.Conn
+	props  *prop.Properties
+	sub    *service.Subscription
+	log    *slog.Logger
+	notify bool // desktop notifications for failed runs ($SIGNALTTY_NOTIFY)
 }
 
 // startBus connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else
@@ -125,7 +126,7 @@ func startBus(log *slog.Logger, svc *service.Service, version, address string) *
 		conn.Close()
 		return nil
 	}
-	b := &busExport{conn: conn, props: props, log: log,
+	b := &busExport{conn: conn, props: props, log: log, notify: os.Getenv("SIGNALTTY_NOTIFY") == "failed-runs",
 		sub: svc.Subscribe(service.Filter{Types: []string{"pane.created", "pane.relaunched", "pane.exited", "pane.removed", "run.completed"}}, false)}
 	go b.follow(svc)
 	log.Info("on the session bus", "name", busName, "path", string(busPath))
@@ -139,6 +140,9 @@ func (b *busExport) follow(svc *service.Service) {
 			switch d := e.Data.(type) {
 			case service.RunCompleted:
 				b.conn.Emit(busPath, busIface+".RunCompleted", d.Run, d.Pane, d.Outcome, runStatus(d.RunResult))
+				if b.notify && d.Outcome != service.OutcomeSucceeded {
+					b.notifyRun(d)
+				}
 			default:
 				b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
 			}
@@ -149,6 +153,17 @@ func (b *busExport) follow(svc *service.Service) {
 		b.sub = svc.Subscribe(service.Filter{Types: []string{"pane.created", "pane.relaunched", "pane.exited", "pane.removed", "run.completed"}}, false)
 		b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
 	}
+}
+
+// notifyRun shows a desktop notification for a run that did not succeed
+// (org.freedesktop.Notifications.Notify; not waited for: a missing
+// notification daemon costs nothing).
+func (b *busExport) notifyRun(d service.RunCompleted) {
+	body := "run " + d.Run + " in pane " + d.Pane + ": " + d.Outcome + ", status " + strconv.Itoa(int(runStatus(d.RunResult)))
+	b.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").Go(
+		"org.freedesktop.Notifications.Notify", dbus.FlagNoAutoStart, nil,
+		"signaltty", uint32(0), "utilities-terminal", "signaltty: run "+d.Outcome, body,
+		[]string{}, map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}, int32(-1))
 }
 
 // runStatus is the run's status as `signaltty run wait` exits with it: the
