@@ -122,6 +122,7 @@ func startDaemon(address string) error {
 		}
 	}
 	cmd := exec.Command(path, "--address", address)
+	cmd.Env = daemonEnviron()
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -129,6 +130,23 @@ func startDaemon(address string) error {
 	}
 	go cmd.Wait() // reaped if it exits while we wait for it to listen
 	return nil
+}
+
+// daemonEnviron is this environment minus what belongs to a systemd unit
+// the CLI may run in: a daemon it starts is not that unit (docs/systemd.md,
+// "One daemon per state directory" names the unit from $INVOCATION_ID).
+func daemonEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "INVOCATION_ID", k == "JOURNAL_STREAM", k == "NOTIFY_SOCKET",
+			strings.HasPrefix(k, "LISTEN_"), strings.HasPrefix(k, "WATCHDOG_"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }
 
 func isExecutable(p string) bool {
