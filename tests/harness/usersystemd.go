@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,7 +38,7 @@ func StartUserManager(t testing.TB) *UserManager {
 // StartUserManagerIn is StartUserManager in dir, which the caller may have
 // prepared (e.g. masked units in dir/config/systemd/user, a bus at
 // dir/run/bus that the manager then uses as its session bus).
-func StartUserManagerIn(t testing.TB, dir string) *UserManager {
+func StartUserManagerIn(t testing.TB, dir string, opts ...ManagerOption) *UserManager {
 	t.Helper()
 	if _, err := os.Stat("/usr/lib/systemd/systemd"); err != nil {
 		t.Skip("needs a real systemd --user: /usr/lib/systemd/systemd is missing")
@@ -76,9 +77,17 @@ func StartUserManagerIn(t testing.TB, dir string) *UserManager {
 		}
 		exec.Command(script, "stop", dir).Run()
 	})
-	m.installUnits(t)
+	if !slices.Contains(opts, NoUnits) {
+		m.installUnits(t)
+	}
 	return m
 }
+
+// ManagerOption changes StartUserManagerIn.
+type ManagerOption int
+
+// NoUnits: do not install units/ (the test installs them, e.g. with meson).
+const NoUnits ManagerOption = 1
 
 // installUnits writes units/signaltty.{socket,service} with @bindir@ set
 // to the built programs' directory, as meson's configure_file does, and
