@@ -118,8 +118,7 @@ type Group struct {
 // Create makes the group name below the tree with limits. A limit whose
 // controller the tree lacks is ErrNoController, and nothing is left.
 func (t *Tree) Create(name string, l Limits) (*Group, error) {
-	if l.MemoryMax > 0 && !slices.Contains(t.Controllers, "memory") ||
-		l.PidsMax > 0 && !slices.Contains(t.Controllers, "pids") {
+	if !t.Supports(l) {
 		return nil, ErrNoController
 	}
 	g := &Group{Path: filepath.Join(t.Path, name)}
@@ -137,6 +136,12 @@ func (t *Tree) Create(name string, l Limits) (*Group, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// Supports reports whether the tree has the controllers l needs.
+func (t *Tree) Supports(l Limits) bool {
+	return (l.MemoryMax <= 0 || slices.Contains(t.Controllers, "memory")) &&
+		(l.PidsMax <= 0 || slices.Contains(t.Controllers, "pids"))
 }
 
 // Open returns the group's directory opened for clone3(CLONE_INTO_CGROUP)

@@ -103,7 +103,7 @@ func (s *Service) checkLimits(l cgroup.Limits) *Error {
 	if s.cfg.Cgroups == nil {
 		return newError("unavailable.cgroup", nil, "per-pane limits need a delegated cgroup (%s)", s.Cgroups().Reason)
 	}
-	if _, err := s.cfg.Cgroups.Create("", l); err == cgroup.ErrNoController {
+	if !s.cfg.Cgroups.Supports(l) {
 		return newError("unavailable.cgroup", map[string]any{"controllers": s.cfg.Cgroups.Controllers},
 			"the delegated cgroup lacks the controller for this limit (has %v)", s.cfg.Cgroups.Controllers)
 	}
