@@ -171,6 +171,29 @@ func TestPaneCgroupsUnderAUserManager(t *testing.T) {
 		}
 	})
 
+	t.Run("a relaunch ends what the previous process left running", func(t *testing.T) {
+		f := filepath.Join(dir, "relaunch")
+		p := spawn(escapeScript(f, "exit 0"))
+		pid := escapeePid(t, f)
+		harness.Eventually(t, harness.PollTimeout, "the pane exited", func() (bool, string) {
+			got := getPaneCgroup(t, m, p.ID)
+			return got.State == "exited", got.State
+		})
+		os.Remove(f)
+		if r := m.CLI(t, "pane", "relaunch", "--pane", p.ID); r.Code != 0 {
+			t.Fatalf("relaunch:\n%s", r)
+		}
+		waitGone(t, pid, "the escapee of the pane's previous process")
+		next := escapeePid(t, f)
+		if got := getPaneCgroup(t, m, p.ID); got.Cgroup == nil || !slices.Contains(got.Cgroup.Pids, next) {
+			t.Fatalf("the relaunched process's escapee %d is not in the pane's new cgroup: %+v", next, got.Cgroup)
+		}
+		if r := m.CLI(t, "pane", "remove", "--kill", "--pane", p.ID); r.Code != 0 {
+			t.Fatalf("remove --kill:\n%s", r)
+		}
+		waitGone(t, next, "the escapee of a removed pane")
+	})
+
 	t.Run("a run's deadline stops what left its process group", func(t *testing.T) {
 		f := filepath.Join(dir, "run")
 		var r struct {
