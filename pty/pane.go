@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
@@ -39,6 +40,7 @@ type Pane struct {
 	pidf   *os.File // non-blocking pidfd of the leader
 	term   *term.Terminal
 	onExit func(ExitStatus)
+	cgroup *cgroup.Group // nil without one
 
 	backlog  chan chunk                // reader → emulator; closed by the reader
 	emuDone  chan struct{}             // closed when the emulator emulated everything read
@@ -83,6 +85,7 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		pid:      pid,
 		master:   master,
 		onExit:   cfg.OnExit,
+		cgroup:   cfg.Cgroup,
 		backlog:  make(chan chunk, backlogChunks),
 		emuDone:  make(chan struct{}),
 		replies:  make(chan []byte, replyQueue),
@@ -281,6 +284,7 @@ func (p *Pane) Close() {
 		}
 		p.mu.Unlock()
 		<-p.done
+		p.killCgroup()
 		p.wg.Wait()
 		p.term.Close()
 	})

@@ -173,6 +173,16 @@ func spawn(path string, cfg Config) (master *os.File, pidfd, pid int, err error)
 	}
 	ttyfd := tty.Fd()
 	pidfd = -1
+	cgfd := -1
+	if cfg.Cgroup != nil {
+		f, err := cfg.Cgroup.Open()
+		if err != nil {
+			master.Close()
+			return nil, -1, 0, &SpawnError{Reason: "other", Err: err}
+		}
+		defer f.Close()
+		cgfd = int(f.Fd())
+	}
 	attr := &syscall.ProcAttr{
 		Dir:   cfg.Dir,
 		Env:   cfg.Env,
@@ -182,6 +192,10 @@ func spawn(path string, cfg Config) (master *os.File, pidfd, pid int, err error)
 			Setctty: true,
 			Ctty:    0,
 			PidFD:   &pidfd,
+			// Born in the pane's cgroup: no window in which a fork of the
+			// child could escape it.
+			UseCgroupFD: cgfd >= 0,
+			CgroupFD:    cgfd,
 		},
 	}
 	pid, err = syscall.ForkExec(path, cfg.Argv, attr)

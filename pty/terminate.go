@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/signaltty/signaltty/cgroup"
 	"golang.org/x/sys/unix"
 )
 
@@ -187,6 +188,9 @@ func (p *Pane) Terminate(ctx context.Context, sig syscall.Signal, grace, killWai
 func (p *Pane) terminate(t *termination, grace, killWait time.Duration) {
 	defer p.wg.Done()
 	defer close(t.done)
+	// Last, the pane's cgroup: what left the process group (setsid, double
+	// forks) ends with the pane.
+	defer p.killCgroup()
 	if p.waitReaped(grace) {
 		return
 	}
@@ -197,6 +201,16 @@ func (p *Pane) terminate(t *termination, grace, killWait time.Duration) {
 		t.err = ErrTerminateTimeout
 	}
 }
+
+// killCgroup SIGKILLs everything left in the pane's cgroup, if it has one.
+func (p *Pane) killCgroup() {
+	if p.cgroup != nil && p.cgroup.Populated() {
+		p.cgroup.Kill()
+	}
+}
+
+// Cgroup is the pane's cgroup, nil without one.
+func (p *Pane) Cgroup() *cgroup.Group { return p.cgroup }
 
 // waitReaped waits up to d (monotonic) for the reap; it reports whether it happened.
 func (p *Pane) waitReaped(d time.Duration) bool {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -39,6 +40,11 @@ type Config struct {
 	// OnExit is called once, after the leader was reaped and the output it
 	// wrote before exiting was emulated. It runs on its own goroutine.
 	OnExit func(ExitStatus)
+	// Cgroup, when set, is the pane's own cgroup: the child starts in it
+	// (clone3 with CLONE_INTO_CGROUP) and the termination sequence ends
+	// with its cgroup.kill (docs/termination.md, "Cgroup"). The caller
+	// creates and removes it.
+	Cgroup *cgroup.Group
 }
 
 // ExitStatus is the leader's wait status.

@@ -3,6 +3,7 @@ package service
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/signaltty/signaltty/cgroup"
 	"path/filepath"
 	"strings"
 	"time"
@@ -88,6 +89,9 @@ type Pane struct {
 	Lifecycle, Attention, LastMessage string
 	// HistoryRows: rows of history kept once scrolled off the screen.
 	HistoryRows int
+	// Cgroup is the pane's own cgroup (cgroups.go); nil without one. Filled
+	// by GetPane and ListPanes only.
+	Cgroup *PaneCgroup
 }
 
 type workspace struct {
@@ -134,7 +138,8 @@ type pane struct {
 	cwd, reportedCwd string
 	env              map[string]string
 	cols, rows       int
-	status           *WaitStatus // nil unless exited (or restored as exited)
+	limits           cgroup.Limits // of the pane's cgroup, set at spawn (cgroups.go)
+	status           *WaitStatus   // nil unless exited (or restored as exited)
 	altScreen        bool
 	commandOpen      bool // OSC 133;C seen without its D
 	programStatus    bool // an OSC 7501 status was reported

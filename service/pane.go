@@ -57,12 +57,16 @@ func snapshots(ps []*pane) []Pane {
 func (s *Service) GetPane(id string) (Pane, error) {
 	s.scanAgents()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	p, err := s.lookupPane(id)
 	if err != nil {
+		s.mu.Unlock()
 		return Pane{}, err
 	}
-	return p.snapshot(), nil
+	snap := p.snapshot()
+	ref := cgroupRefOf(p, snap)
+	s.mu.Unlock()
+	ref.fill(&snap)
+	return snap, nil
 }
 
 // livePane finds a pane that must be live (not terminating), with its

@@ -274,6 +274,7 @@ func release(panes []*pane) {
 	for _, p := range panes {
 		if p.inst != nil {
 			p.inst.proc.Close()
+			dropCgroup(p.inst.proc)
 		}
 		if p.term != nil {
 			p.term.Close()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
 )
@@ -25,6 +26,11 @@ type Config struct {
 	// name>/<branch>; "" puts them next to the repository,
 	// <repository>-worktrees/<branch> (docs/workspaces.md).
 	WorktreeRoot string
+	// Cgroups is the daemon's delegated cgroup: each pane's process gets a
+	// cgroup of its own below it (cgroups.go). nil: panes share the
+	// daemon's cgroup; CgroupsOff says why.
+	Cgroups    *cgroup.Tree
+	CgroupsOff string
 }
 
 // Service owns every workspace, tab and pane of one daemon instance.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"github.com/signaltty/signaltty/cgroup"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
@@ -31,9 +32,13 @@ type start struct {
 
 	spec spawnSpec // a new pane: where it goes (resolved again at commit)
 	cfg  pty.Config
-	inst *instance
-	err  error     // the launch failed (or a check before it did)
-	proc *pty.Pane // the launched process
+	// The pane's cgroup for this process, named here and made at launch
+	// (cgroups.go), with its limits.
+	cgroupName string
+	limits     cgroup.Limits
+	inst       *instance
+	err        error     // the launch failed (or a check before it did)
+	proc       *pty.Pane // the launched process
 
 	// After a commit: a split target to resize, and the previous instance
 	// of a relaunched pane to release (outside s.mu).
@@ -66,6 +71,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
 		OnExit:  func(es pty.ExitStatus) { s.processExited(p, inst, es) },
 	}
+	st.cgroupName, st.limits = cgroupName(p.id), p.limits
 	s.starts.Add(1)
 	return st
 }
@@ -73,7 +79,14 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 // launch starts the reserved process; s.mu is not held.
 func (s *Service) launch(st *start) {
 	if st.err == nil {
+		if err := s.makeCgroup(st); err != nil {
+			st.err = err
+			return
+		}
 		st.proc, st.err = s.startProcess(st.cfg)
+		if st.err != nil && st.cfg.Cgroup != nil {
+			st.cfg.Cgroup.Remove(removeWait)
+		}
 	}
 }
 
@@ -141,6 +154,7 @@ func (s *Service) settle(st *start, err *Error) {
 	if err != nil {
 		if st.proc != nil { // a process nobody will ever see: kill and reap it
 			st.proc.Close()
+			dropCgroup(st.proc)
 		}
 		return
 	}
@@ -152,6 +166,7 @@ func (s *Service) settle(st *start, err *Error) {
 	}
 	if st.oldInst != nil {
 		st.oldInst.proc.Close()
+		dropCgroup(st.oldInst.proc)
 	}
 	if st.oldTerm != nil {
 		st.oldTerm.Close()
@@ -293,7 +308,8 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 		cwd = w.cwd
 	}
 	p := &pane{id: newID("pane"), workspace: w.id, title: argv0(spec.Argv), argv: append([]string{}, spec.Argv...),
-		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now(), historyRows: s.historyRowsLocked()}
+		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now(), historyRows: s.historyRowsLocked(),
+		limits: spec.Limits}
 	if spec.HistoryRows != nil {
 		p.historyRows = *spec.HistoryRows
 	}
@@ -320,6 +336,9 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 	spec, err := checkSpawn(r)
 	if err != nil {
+		return Pane{}, err
+	}
+	if err := s.checkLimits(r.Limits); err != nil {
 		return Pane{}, err
 	}
 	s.mu.Lock()

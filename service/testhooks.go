@@ -11,3 +11,9 @@ func (s *Service) SetStartBarrier(fn func(key, phase string)) {
 	defer s.mu.Unlock()
 	s.runs.testBarrier = fn
 }
+
+// WedgeForTest takes the service's lock and never gives it back: a stand-in
+// for a wedged state owner, to test the watchdog. Only test builds have it.
+func (s *Service) WedgeForTest() {
+	s.mu.Lock()
+}

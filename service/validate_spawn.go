@@ -1,6 +1,10 @@
 package service
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/signaltty/signaltty/cgroup"
+)
 
 // Checks of a spawn request (Mux.SpawnPane, and the spawn a run makes):
 // made once, here, before the model is looked at; nothing after them
@@ -34,6 +38,7 @@ type SpawnRequest struct {
 	// HistoryRows bounds the rows kept once they scrolled off the screen
 	// (1..MaxHistoryRows); nil: the daemon's setting (Service.HistoryRows).
 	HistoryRows *int
+	Limits      cgroup.Limits // of the pane's cgroup (cgroups.go); zero = none
 }
 
 // spawnSpec is a checked spawn: the request (Cwd made absolute and clean)

@@ -117,10 +117,10 @@ func (m *Mux) RemoveTab(ctx context.Context, c mux.VarlinkCall, id string, recur
 	return c.ReplyRemoveTab(ctx)
 }
 
-func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64, agent *string, assign *bool, historyRows *int64) error {
+func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64, agent *string, assign *bool, historyRows, memoryMax, pidsMax *int64) error {
 	r := service.SpawnRequest{Workspace: str(ws), Tab: str(tab), Split: str(split), Axis: str(axis),
 		Argv: argv, Cwd: str(cwd), Cols: intp(cols), Rows: intp(rows), Agent: str(agent), AssignSession: assign != nil && *assign,
-		HistoryRows: intp(historyRows)}
+		HistoryRows: intp(historyRows), Limits: limitsIn(memoryMax, pidsMax)}
 	if env != nil {
 		r.Env = *env
 	}
@@ -262,7 +262,7 @@ func paneOut(p service.Pane) mux.Pane {
 	out := mux.Pane{Id: p.ID, Workspace: p.Workspace, Tab: p.Tab, Title: p.Title, Argv0: p.Argv0, Argv: p.Argv,
 		Cwd: p.Cwd, Reported_cwd: strOpt(p.ReportedCwd), Env: p.Env, Cols: int64(p.Cols), Rows: int64(p.Rows),
 		State: p.State, Terminating: p.Terminating, Screen: p.Screen, Created_at: timestamp(p.CreatedAt),
-		Restore_state: p.RestoreState, Restored_rows: p.RestoredRows, History_rows: int64(p.HistoryRows)}
+		Restore_state: p.RestoreState, Restored_rows: p.RestoredRows, History_rows: int64(p.HistoryRows), Cgroup: paneCgroupOut(p.Cgroup)}
 	if p.Pid != 0 {
 		pid := int64(p.Pid)
 		out.Pid = &pid

@@ -115,6 +115,13 @@ func (s *Server) Drain(timeout time.Duration) bool {
 	}
 }
 
+// Connections is the number of client connections open now.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
 // Close ends every connection and waits for their handlers to return.
 func (s *Server) Close() {
 	s.mu.Lock()

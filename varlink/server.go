@@ -55,7 +55,7 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
 		Journal: journalOut(s.svc.JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
-		Logind:  s.logindStatus(st.StartedAt)}
+		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups())}
 }
 
 func journalOut(j service.JournalStatus) srv.Journal {

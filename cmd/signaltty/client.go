@@ -59,10 +59,11 @@ type client struct {
 }
 
 // dial connects to the daemon at address. When nothing answers and
-// $SIGNALTTY_NO_AUTOSTART is unset, it starts signalttyd in the background
-// (like tmux starts its server) and tries again for up to 5 s. A remote
-// address (ssh-unix:, ssh-exec:) is reached through ssh and never starts a
-// daemon here.
+// $SIGNALTTY_NO_AUTOSTART is unset, it autostarts one (autostart.go: the
+// user manager's signaltty.socket when there is one, else signalttyd in
+// the background like tmux starts its server) and tries again for up to 5 s.
+// A remote address (ssh-unix:, ssh-exec:) is reached through ssh and never
+// starts a daemon here.
 func dial(ctx context.Context, address string) (*client, error) {
 	if isRemote(address) {
 		return dialRemote(ctx, address)
@@ -74,8 +75,13 @@ func dial(ctx context.Context, address string) (*client, error) {
 	if os.Getenv("SIGNALTTY_NO_AUTOSTART") != "" || !noDaemon(err) {
 		return nil, unavailable(address, err)
 	}
-	if serr := startDaemon(address); serr != nil {
-		return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s and starting signalttyd failed: %v", address, serr),
+	managed, serr := autostart(ctx, address)
+	if serr != nil {
+		what := "starting signalttyd"
+		if managed {
+			what = "starting " + socketUnit
+		}
+		return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s and %s failed: %v", address, what, serr),
 			Data: map[string]any{"address": address}}
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -122,6 +128,7 @@ func startDaemon(address string) error {
 		}
 	}
 	cmd := exec.Command(path, "--address", address)
+	cmd.Env = daemonEnviron()
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -129,6 +136,23 @@ func startDaemon(address string) error {
 	}
 	go cmd.Wait() // reaped if it exits while we wait for it to listen
 	return nil
+}
+
+// daemonEnviron is this environment minus what belongs to a systemd unit
+// the CLI may run in: a daemon it starts is not that unit (docs/systemd.md,
+// "One daemon per state directory" names the unit from $INVOCATION_ID).
+func daemonEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "INVOCATION_ID", k == "JOURNAL_STREAM", k == "NOTIFY_SOCKET",
+			strings.HasPrefix(k, "LISTEN_"), strings.HasPrefix(k, "WATCHDOG_"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }
 
 func isExecutable(p string) bool {

@@ -57,6 +57,8 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 		warn("%d pane(s) ended while a descendant that left the process group still held the PTY open; those processes may still run and are not part of any result", r.Escaped)
 	}
 
+	writeDoctorCgroups(w, s.Cgroups, say, warn)
+
 	p := s.Persistence
 	fmt.Fprintln(w, "persistence:")
 	if !p.Enabled {

@@ -27,7 +27,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 (--axis cols: side by side, rows: stacked).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session", "history-rows")
+			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session", "history-rows", "memory-max", "pids-max")
 			p["argv"] = args
 			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
 				env := map[string]string{}
@@ -56,6 +56,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.String("agent", "", "the kind of agent PROGRAM is (claude, codex, opencode, cursor, gemini, pi, generic, none; default from its name)")
 	f.Bool("assign-session", false, "start the agent with a session id signaltty picks and records (claude: --session-id)")
 	f.Int64("history-rows", 0, "rows of history kept once scrolled off the screen (default the daemon's setting, 10000)")
+	spawnLimitFlags(f)
 	return c
 }
 
@@ -89,7 +90,7 @@ func paneGetCmd(a *app) *cobra.Command {
 		Short: "Show one pane (Mux.GetPane)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.GetPane", params(cmd, "pane"), a.printPane)
+			return a.run(cmd, "dev.signaltty.Mux.GetPane", params(cmd, "pane"), a.printPaneDetail)
 		},
 	}
 	requiredString(c, "pane", "pane id")

@@ -29,8 +29,8 @@ import (
 	vl "github.com/varlink/go/varlink"
 )
 
-// stateLock holds the state directory's lock for the daemon's lifetime.
-var stateLock *os.File
+// stateLockHeld holds the state directory's lock for the daemon's lifetime.
+var stateLockHeld *stateLock
 
 // installTestHooks is set by test builds only (testhooks.go).
 var installTestHooks func(*service.Service)
@@ -59,16 +59,32 @@ func run(log *slog.Logger, address string) error {
 	if err != nil {
 		return err
 	}
+	if activated {
+		keepActivatedSocket(ln)
+	}
+	// The state directory first: a daemon that cannot own it touches no
+	// socket path (docs/systemd.md, "One daemon per state directory").
+	if err := takeStateDirectory(log); err != nil {
+		if !activated {
+			return err
+		}
+		if stateLockHeld, ln = refuseActivated(ln, err); ln == nil {
+			return err
+		}
+		log.Info("the state directory was released; starting")
+	}
 	if address == "" {
 		address = addr.Default()
 	}
+	var sock *socketFile
 	if ln == nil {
-		if ln, err = listen(address); err != nil {
+		if ln, sock, err = listen(address); err != nil {
 			return err
 		}
 	} else if a := ln.Addr().String(); a != "" {
 		address = "unix:" + a
 	}
+	defer sock.remove() // only the file this daemon created, if still there
 	// Catch, never ignore, SIGHUP and SIGPIPE: an ignored disposition would be
 	// inherited by every pane's program (execve(2)), so HUP could not stop them.
 	ignored := make(chan os.Signal, 8)
@@ -80,8 +96,15 @@ func run(log *slog.Logger, address string) error {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 
+	cgroups, cgroupsOff := setupCgroups()
+	if cgroups != nil {
+		log.Info("one cgroup per pane", "path", cgroups.Path, "controllers", cgroups.Controllers)
+	} else {
+		log.Info("panes share the daemon's cgroup", "reason", cgroupsOff)
+	}
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
-		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log), HistoryRows: historyRows(log)})
+		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log), HistoryRows: historyRows(log),
+		Cgroups: cgroups, CgroupsOff: cgroupsOff})
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()
@@ -123,6 +146,12 @@ func run(log *slog.Logger, address string) error {
 	daemon.SdNotify(false, "READY=1\nSTATUS=listening on "+address)
 	lg.start()
 	defer lg.close() // every way out releases the logind inhibitor
+	bus := startBus(log, svc, version, address)
+	defer bus.close()
+	watchdogStop := make(chan struct{})
+	startWatchdog(log, svc, watchdogStop)
+	defer close(watchdogStop)
+	idle := idleExit(log, activated, svc, server)
 
 	select {
 	case sig := <-stop:
@@ -131,11 +160,15 @@ func run(log *slog.Logger, address string) error {
 		log.Info("stopping", "reason", "Server.Shutdown")
 	case <-lg.stopping:
 		log.Info("stopping", "reason", "host shutdown (logind)")
+	case <-idle:
+		log.Info("stopping", "reason", "idle (SIGNALTTY_EXIT_IDLE_AFTER_S)")
 	case err := <-served:
 		log.Error("accept failed", "err", err)
 	}
 	daemon.SdNotify(false, "STOPPING=1")
-	ln.Close() // no new connections; the socket file goes if we made it
+	stateLockHeld.stopping()
+	ln.Close() // no new connections
+	sock.remove()
 	// Save before the panes are hung up, so the snapshot shows them running,
 	// and while the logind delay lock is still held.
 	if res, err := svc.SaveForShutdown("shutdown"); err != nil {
@@ -182,24 +215,32 @@ func activatedListener() (net.Listener, bool, error) {
 // listen binds address's socket (mode 0600), creating its directory with
 // mode 0700 when missing. A socket some daemon still answers on is never
 // taken over; a stale one is replaced.
-func listen(address string) (net.Listener, error) {
+func listen(address string) (net.Listener, *socketFile, error) {
+	ln, path, err := bind(address)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ln, ownSocket(ln, path), nil
+}
+
+func bind(address string) (net.Listener, string, error) {
 	path, err := addr.SocketPath(address)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
 		c.Close()
-		return nil, fmt.Errorf("another signalttyd is already listening on %s", path)
+		return nil, "", fmt.Errorf("another signalttyd (or the socket unit signaltty.socket) is already listening on %s", path)
 	}
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode().Type() != os.ModeSocket {
-			return nil, fmt.Errorf("%s exists and is not a socket", path)
+			return nil, "", fmt.Errorf("%s exists and is not a socket", path)
 		}
 		os.Remove(path)
 	}
@@ -207,9 +248,39 @@ func listen(address string) (net.Listener, error) {
 	ln, err := net.Listen("unix", path)
 	syscall.Umask(old)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return ln, os.Chmod(path, 0o600)
+	return ln, path, os.Chmod(path, 0o600)
+}
+
+// takeStateDirectory locks the state directory (statelock.go).
+func takeStateDirectory(log *slog.Logger) error {
+	dir, err := stateDirectory()
+	if err != nil {
+		return err
+	}
+	stateLockHeld, err = lockState(log, dir)
+	return err
+}
+
+// refuseActivated answers the calls that activated this daemon with the
+// reason it cannot start (refuse.go), until the state directory is free
+// (then it returns the lock and the listener to serve) or no call came for
+// a while (nil, nil).
+func refuseActivated(ln net.Listener, err error) (*stateLock, net.Listener) {
+	data := map[string]any{}
+	code := "unavailable.daemon"
+	e, busy := err.(*stateInUseError)
+	if !busy {
+		refuse(ln, code, err.Error(), data, func() *stateLock { return nil })
+		return nil, nil
+	}
+	code = "unavailable.state_directory"
+	data = map[string]any{"dir": e.Dir, "pid": e.Holder.Pid, "unit": e.Holder.Unit}
+	return refuse(ln, code, err.Error(), data, func() *stateLock {
+		l, _ := tryLockState(e.Dir)
+		return l
+	})
 }
 
 // stateDirectory is $XDG_STATE_HOME/signaltty, else ~/.local/state/signaltty.
@@ -231,9 +302,6 @@ func stateDirectory() (string, error) {
 func restore(log *slog.Logger, svc *service.Service) (*snapshot.Store, error) {
 	dir, err := stateDirectory()
 	if err != nil {
-		return nil, err
-	}
-	if stateLock, err = lockState(log, dir); err != nil {
 		return nil, err
 	}
 	store := snapshot.Open(dir)

@@ -18,7 +18,9 @@ import (
 // "reached-<phase>-<key>"; while "hold-<pid>" exists, the reap of that exited
 // leader waits (a stand-in for uninterruptible sleep); while
 // "hold-logind-save" exists, the logind monitor's shutdown save waits after
-// creating "reached-logind-save".
+// creating "reached-logind-save"; once "wedge-state" exists, the service's
+// lock is taken and never released (a wedged state owner, for the watchdog),
+// then "reached-wedge-state" holds the daemon's pid.
 func init() {
 	installTestHooks = func(svc *service.Service) {
 		dir := os.Getenv("SIGNALTTY_TEST_HOOKS")
@@ -49,6 +51,16 @@ func init() {
 			os.WriteFile(filepath.Join(dir, "reached-logind-save"), nil, 0o600)
 			waitGone(gate)
 		}
+		go func() { // "wedge-state": the state owner's lock is taken for good (watchdog tests)
+			for {
+				if _, err := os.Stat(filepath.Join(dir, "wedge-state")); err == nil {
+					svc.WedgeForTest()
+					os.WriteFile(filepath.Join(dir, "reached-wedge-state"), []byte(strconv.Itoa(os.Getpid())), 0o600)
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
 		pty.SetReapHold(func(pid int) <-chan struct{} {
 			ch := make(chan struct{})
 			go func() {

@@ -137,6 +137,7 @@ func (d *Daemon) DaemonEnv() []string {
 		"XDG_STATE_HOME="+filepath.Join(d.Dir, "state"),
 		"SIGNALTTY_ADDRESS="+d.Address,
 		"SIGNALTTY_LOGIND=0",
+		"SIGNALTTY_DBUS=0", // never on a session bus the test process may have
 	)
 	return append(env, d.extraEnv...)
 }

@@ -110,6 +110,18 @@ type Pane struct {
 	Attention     string            `json:"attention"`
 	Last_message  *string           `json:"last_message,omitempty"`
 	History_rows  int64             `json:"history_rows"`
+	Cgroup        *PaneCgroup       `json:"cgroup,omitempty"`
+}
+
+// A pane's cgroup: what runs in it and what it used.
+type PaneCgroup struct {
+	Path         string  `json:"path"`
+	Pids         []int64 `json:"pids"`
+	Escaped      []int64 `json:"escaped"`
+	Memory_bytes *int64  `json:"memory_bytes,omitempty"`
+	Cpu_usec     *int64  `json:"cpu_usec,omitempty"`
+	Memory_max   *int64  `json:"memory_max,omitempty"`
+	Pids_max     *int64  `json:"pids_max,omitempty"`
 }
 
 // A pane's agent. kind: claude, codex, opencode, cursor, gemini, pi, generic
@@ -867,6 +879,9 @@ func (m RemoveTab_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 // history_rows (1..1000000, default the daemon's setting, itself 10000 by
 // default) bounds the rows kept once they scrolled off the screen.
+// memory_max (bytes) and pids_max (tasks) limit the pane's cgroup; they need
+// the daemon's delegated cgroup with the memory or pids controller
+// (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 // .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
@@ -875,8 +890,8 @@ type SpawnPane_methods struct{}
 
 func SpawnPane() SpawnPane_methods { return SpawnPane_methods{} }
 
-func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_, history_rows_in_)
+func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_, history_rows_in_, memory_max_in_, pids_max_in_)
 	if err_ != nil {
 		return
 	}
@@ -884,7 +899,7 @@ func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, work
 	return
 }
 
-func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64) (func(ctx context.Context) (Pane, uint64, error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -898,6 +913,8 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 		Agent          *string            `json:"agent,omitempty"`
 		Assign_session *bool              `json:"assign_session,omitempty"`
 		History_rows   *int64             `json:"history_rows,omitempty"`
+		Memory_max     *int64             `json:"memory_max,omitempty"`
+		Pids_max       *int64             `json:"pids_max,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -911,6 +928,8 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	in.Agent = agent_in_
 	in.Assign_session = assign_session_in_
 	in.History_rows = history_rows_in_
+	in.Memory_max = memory_max_in_
+	in.Pids_max = pids_max_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.SpawnPane", in, flags)
 	if err != nil {
 		return nil, err
@@ -929,7 +948,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -943,6 +962,8 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 		Agent          *string            `json:"agent,omitempty"`
 		Assign_session *bool              `json:"assign_session,omitempty"`
 		History_rows   *int64             `json:"history_rows,omitempty"`
+		Memory_max     *int64             `json:"memory_max,omitempty"`
+		Pids_max       *int64             `json:"pids_max,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -956,6 +977,8 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 	in.Agent = agent_in_
 	in.Assign_session = assign_session_in_
 	in.History_rows = history_rows_in_
+	in.Memory_max = memory_max_in_
+	in.Pids_max = pids_max_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SpawnPane", in)
 	if err != nil {
 		return nil, err
@@ -2360,7 +2383,7 @@ type devsignalttymuxInterface interface {
 	SetWorkspaceCwd(ctx context.Context, c VarlinkCall, workspace_ string, cwd_ string) error
 	CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
-	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64) error
+	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
@@ -2782,11 +2805,14 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 // history_rows (1..1000000, default the daemon's setting, itself 10000 by
 // default) bounds the rows kept once they scrolled off the screen.
+// memory_max (bytes) and pids_max (tasks) limit the pane's cgroup; they need
+// the daemon's delegated cgroup with the memory or pids controller
+// (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 // .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
-func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64) error {
+func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
 }
 
@@ -3059,12 +3085,14 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Agent          *string            `json:"agent,omitempty"`
 			Assign_session *bool              `json:"assign_session,omitempty"`
 			History_rows   *int64             `json:"history_rows,omitempty"`
+			Memory_max     *int64             `json:"memory_max,omitempty"`
+			Pids_max       *int64             `json:"pids_max,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session, in.History_rows)
+		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session, in.History_rows, in.Memory_max, in.Pids_max)
 
 	case "ListPanes":
 		var in struct {
@@ -3440,7 +3468,28 @@ type Pane (
   # Rows of history kept once scrolled off the screen (docs/rows.md); 0 for
   # a pane restored after a restart, which gets the daemon's setting when
   # relaunched.
-  history_rows: int
+  history_rows: int,
+  # The pane's own cgroup, when the daemon runs with a delegated cgroup
+  # (docs/systemd.md, "One cgroup per pane"); absent otherwise.
+  cgroup: ?PaneCgroup
+)
+
+# A pane's cgroup: what runs in it and what it used.
+type PaneCgroup (
+  # Absolute directory, e.g. "/sys/fs/cgroup/user.slice/…/signaltty.service/pane-p3-1".
+  path: string,
+  # Every process in the cgroup, the leader included while it runs.
+  pids: []int,
+  # Processes left after the leader exited: descendants that outlived it
+  # (they stay until the pane is relaunched or removed).
+  escaped: []int,
+  # memory.current in bytes; absent without the memory controller.
+  memory_bytes: ?int,
+  # CPU time used (user + system) in microseconds (cpu.stat usage_usec).
+  cpu_usec: ?int,
+  # Limits set at spawn; absent when none.
+  memory_max: ?int,
+  pids_max: ?int
 )
 
 # A pane's agent. kind: claude, codex, opencode, cursor, gemini, pi, generic
@@ -3545,6 +3594,9 @@ method RemoveTab(tab: string, recursive: ?bool) -> ()
 # the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 # history_rows (1..1000000, default the daemon's setting, itself 10000 by
 # default) bounds the rows kept once they scrolled off the screen.
+# memory_max (bytes) and pids_max (tasks) limit the pane's cgroup; they need
+# the daemon's delegated cgroup with the memory or pids controller
+# (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
 # Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 # .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 # conflict.pane_terminating, conflict.removing, unavailable.shutdown,
@@ -3565,7 +3617,9 @@ method SpawnPane(
   # Start the agent with a session id the daemon picks and records (claude:
   # --session-id <uuid>). Errors: invalid_params.assign_session.
   assign_session: ?bool,
-  history_rows: ?int
+  history_rows: ?int,
+  memory_max: ?int,
+  pids_max: ?int
 ) -> (pane: Pane)
 
 # Lists panes, optionally only those of one workspace or one tab.

@@ -34,6 +34,23 @@ type Status struct {
 	Persistence      Persistence `json:"persistence"`
 	Journal          Journal     `json:"journal"`
 	Logind           Logind      `json:"logind"`
+	Cgroups          *Cgroups    `json:"cgroups,omitempty"`
+}
+
+// "delegated": each pane has a cgroup of its own below path, and its
+// termination ends with cgroup.kill; "off": panes share the daemon's
+// cgroup (reason says why), as without systemd.
+type Cgroups struct {
+	Mode        string        `json:"mode"`
+	Path        *string       `json:"path,omitempty"`
+	Controllers []string      `json:"controllers"`
+	Reason      *string       `json:"reason,omitempty"`
+	Escaped     []EscapedPane `json:"escaped"`
+}
+
+type EscapedPane struct {
+	Pane string  `json:"pane"`
+	Pids []int64 `json:"pids"`
 }
 
 // The event journal ($XDG_STATE_HOME/signaltty/events): numbers never
@@ -917,8 +934,26 @@ type Status (
   runs: Runs,
   persistence: Persistence,
   journal: Journal,
-  logind: Logind
+  logind: Logind,
+  # How panes are contained (docs/systemd.md, "One cgroup per pane").
+  cgroups: ?Cgroups
 )
+
+# "delegated": each pane has a cgroup of its own below path, and its
+# termination ends with cgroup.kill; "off": panes share the daemon's
+# cgroup (reason says why), as without systemd.
+type Cgroups (
+  mode: (delegated, off),
+  path: ?string,
+  # Controllers enabled for the panes' cgroups ("memory", "pids", "cpu").
+  controllers: []string,
+  reason: ?string,
+  # Panes whose leader exited while processes it started still run in its
+  # cgroup, with their pids.
+  escaped: []EscapedPane
+)
+
+type EscapedPane (pane: string, pids: []int)
 
 # The event journal ($XDG_STATE_HOME/signaltty/events): numbers never
 # repeat across restarts, and Events.Subscribe can replay from a cursor.

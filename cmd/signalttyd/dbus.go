@@ -1,0 +1,205 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"strconv"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/introspect"
+	"github.com/godbus/dbus/v5/prop"
+	"github.com/signaltty/signaltty/service"
+	"golang.org/x/sys/unix"
+)
+
+// The daemon's name on the user's session bus (docs/dbus.md): a thin
+// adapter over the service's status and typed events, so that status bars
+// and notifiers can follow signaltty without polling or speaking varlink.
+const (
+	busName  = "dev.signaltty1"
+	busPath  = dbus.ObjectPath("/dev/signaltty1")
+	busIface = "dev.signaltty1"
+)
+
+// busObject serves method calls on /dev/signaltty1.
+type busObject struct {
+	conn *dbus.Conn
+	svc  *service.Service
+}
+
+// GetStatus returns Version, Address and LivePanes in one call. Only the
+// daemon's own uid may call (a bus that lets other users connect must not
+// let them reach the daemon).
+func (o *busObject) GetStatus(sender dbus.Sender) (string, string, uint32, *dbus.Error) {
+	if err := o.checkCaller(sender); err != nil {
+		return "", "", 0, err
+	}
+	st := o.svc.Status()
+	return st.Version, st.Address, uint32(st.LivePanes), nil
+}
+
+func (o *busObject) checkCaller(sender dbus.Sender) *dbus.Error {
+	var uid uint32
+	if err := o.conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixUser", 0, string(sender)).Store(&uid); err != nil {
+		return dbus.MakeFailedError(err)
+	}
+	if int(uid) != os.Getuid() {
+		return dbus.NewError("org.freedesktop.DBus.Error.AccessDenied",
+			[]any{"signalttyd serves only uid " + strconv.Itoa(os.Getuid())})
+	}
+	return nil
+}
+
+// busExport is the owned name and what follows the service for it.
+type busExport struct {
+	conn   *dbus.Conn
+	props  *prop.Properties
+	sub    *service.Subscription
+	log    *slog.Logger
+	notify bool // desktop notifications for failed runs ($SIGNALTTY_NOTIFY)
+}
+
+// startBus connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else
+// $XDG_RUNTIME_DIR/bus), exports /dev/signaltty1 and requests the name.
+// Without a session bus it returns nil: the daemon works without D-Bus.
+// $SIGNALTTY_DBUS=0 turns it off.
+func startBus(log *slog.Logger, svc *service.Service, version, address string) *busExport {
+	if os.Getenv("SIGNALTTY_DBUS") == "0" {
+		return nil
+	}
+	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	if addr == "" { // the user manager's environment often lacks it
+		rt := os.Getenv("XDG_RUNTIME_DIR")
+		if rt == "" {
+			return nil
+		}
+		if _, err := os.Stat(rt + "/bus"); err != nil {
+			return nil
+		}
+		addr = "unix:path=" + rt + "/bus"
+	}
+	conn, err := dbus.Dial(addr)
+	if err == nil {
+		if err = conn.Auth(nil); err == nil {
+			err = conn.Hello()
+		}
+	}
+	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		log.Info("no session bus: not on D-Bus", "err", err)
+		return nil
+	}
+	obj := &busObject{conn: conn, svc: svc}
+	if err := conn.Export(obj, busPath, busIface); err != nil {
+		conn.Close()
+		log.Warn("D-Bus export failed", "err", err)
+		return nil
+	}
+	st := svc.Status()
+	props, err := prop.Export(conn, busPath, prop.Map{busIface: {
+		"Version":   {Value: version, Emit: prop.EmitConst},
+		"Address":   {Value: address, Emit: prop.EmitConst},
+		"LivePanes": {Value: uint32(st.LivePanes), Emit: prop.EmitTrue},
+		// The highest pane attention comes with agent support; until then
+		// always "none" (docs/dbus.md).
+		"Attention": {Value: "none", Emit: prop.EmitConst},
+	}})
+	if err != nil {
+		conn.Close()
+		log.Warn("D-Bus properties export failed", "err", err)
+		return nil
+	}
+	node := &introspect.Node{Name: string(busPath), Interfaces: []introspect.Interface{
+		introspect.IntrospectData, prop.IntrospectData,
+		{Name: busIface, Properties: props.Introspection(busIface), Methods: busIntrospectMethods(), Signals: busIntrospectSignals()},
+	}}
+	conn.Export(introspect.NewIntrospectable(node), busPath, "org.freedesktop.DBus.Introspectable")
+	reply, err := conn.RequestName(busName, dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		if err == nil {
+			err = errors.New("the name has another owner (another signalttyd?)")
+		}
+		log.Warn("not owning "+busName+" on the session bus", "err", err)
+		conn.Close()
+		return nil
+	}
+	b := &busExport{conn: conn, props: props, log: log, notify: os.Getenv("SIGNALTTY_NOTIFY") == "failed-runs",
+		sub: svc.Subscribe(service.Filter{Types: []string{"pane.created", "pane.relaunched", "pane.exited", "pane.removed", "run.completed"}}, false)}
+	go b.follow(svc)
+	log.Info("on the session bus", "name", busName, "path", string(busPath))
+	return b
+}
+
+// follow turns the service's events into property changes and signals.
+func (b *busExport) follow(svc *service.Service) {
+	for {
+		for e := range b.sub.Events {
+			switch d := e.Data.(type) {
+			case service.RunCompleted:
+				b.conn.Emit(busPath, busIface+".RunCompleted", d.Run, d.Pane, d.Outcome, runStatus(d.RunResult))
+				if b.notify && d.Outcome != service.OutcomeSucceeded {
+					b.notifyRun(d)
+				}
+			default:
+				b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
+			}
+		}
+		if !b.sub.Lagged() {
+			return // closed: shutdown
+		}
+		b.sub = svc.Subscribe(service.Filter{Types: []string{"pane.created", "pane.relaunched", "pane.exited", "pane.removed", "run.completed"}}, false)
+		b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
+	}
+}
+
+// notifyRun shows a desktop notification for a run that did not succeed
+// (org.freedesktop.Notifications.Notify; not waited for: a missing
+// notification daemon costs nothing).
+func (b *busExport) notifyRun(d service.RunCompleted) {
+	body := "run " + d.Run + " in pane " + d.Pane + ": " + d.Outcome + ", status " + strconv.Itoa(int(runStatus(d.RunResult)))
+	b.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").Go(
+		"org.freedesktop.Notifications.Notify", dbus.FlagNoAutoStart, nil,
+		"signaltty", uint32(0), "utilities-terminal", "signaltty: run "+d.Outcome, body,
+		[]string{}, map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}, int32(-1))
+}
+
+// runStatus is the run's status as `signaltty run wait` exits with it: the
+// exit code, or 128+N for signal N; -1 when neither is known.
+func runStatus(r service.RunResult) int32 {
+	switch {
+	case r.ExitCode != nil:
+		return int32(*r.ExitCode)
+	case r.Signal != "":
+		if n := unix.SignalNum(r.Signal); n != 0 {
+			return 128 + int32(n)
+		}
+	}
+	return -1
+}
+
+// close releases the name (a restarted daemon takes it again).
+func (b *busExport) close() {
+	if b == nil {
+		return
+	}
+	b.sub.Close()
+	b.conn.ReleaseName(busName)
+	b.conn.Close()
+}
+
+func busIntrospectMethods() []introspect.Method {
+	return []introspect.Method{{Name: "GetStatus", Args: []introspect.Arg{
+		{Name: "version", Type: "s", Direction: "out"},
+		{Name: "address", Type: "s", Direction: "out"},
+		{Name: "live_panes", Type: "u", Direction: "out"},
+	}}}
+}
+
+func busIntrospectSignals() []introspect.Signal {
+	return []introspect.Signal{{Name: "RunCompleted", Args: []introspect.Arg{
+		{Name: "run", Type: "s"}, {Name: "pane", Type: "s"}, {Name: "outcome", Type: "s"}, {Name: "status", Type: "i"},
+	}}}
+}

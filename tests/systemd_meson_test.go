@@ -1,0 +1,64 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/signaltty/signaltty/tests/harness"
+)
+
+// TestMesonInstallUnderAUserManager installs the meson-built tree (the
+// programs, units, D-Bus files) into a private prefix, points the private
+// user manager and its session bus at it, and goes through it as a new
+// user would: `systemctl --user enable --now signaltty.socket`, a CLI call
+// that activates the installed daemon, and a D-Bus call.
+func TestMesonInstallUnderAUserManager(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/meson"); err != nil {
+		t.Skip("needs meson (Debian package meson)")
+	}
+	dir := harness.TempDir(t)
+	prefix := filepath.Join(dir, "usr")
+	units := filepath.Join(dir, "data", "systemd", "user") // $XDG_DATA_HOME/systemd/user: searched by the manager
+	build := filepath.Join(dir, "build")
+	env := os.Environ()
+	r := harness.RunTimeout(t, harness.CallTimeout, env, "meson", "setup", build, harness.ModuleRoot(t), "--prefix="+prefix,
+		"-Dsystemduserunitdir="+units)
+	if r.Code != 0 {
+		t.Fatalf("meson setup:\n%s", r)
+	}
+	if r = harness.RunTimeout(t, 5*harness.CallTimeout, env, "meson", "install", "-C", build); r.Code != 0 {
+		t.Fatalf("meson install:\n%s", r)
+	}
+	bus := harness.PrepareSessionBus(t, dir, false)
+	// The bus takes the installed D-Bus files, not the source tree's.
+	conf := filepath.Join(dir, "bus", "bus.conf")
+	b, _ := os.ReadFile(conf)
+	c := strings.Replace(string(b), filepath.Join(dir, "bus", "services"), filepath.Join(prefix, "share", "dbus-1", "services"), 1)
+	c = strings.Replace(c, filepath.Join(dir, "bus", "session.d"), filepath.Join(prefix, "share", "dbus-1", "session.d"), 1)
+	os.WriteFile(conf, []byte(c), 0o644)
+	m := harness.StartUserManagerIn(t, dir, harness.NoUnits)
+
+	unit, err := os.ReadFile(filepath.Join(units, "signaltty.service"))
+	if err != nil || !strings.Contains(string(unit), "ExecStart="+filepath.Join(prefix, "bin", "signalttyd")) {
+		t.Fatalf("installed signaltty.service (%v) does not start the installed signalttyd:\n%s", err, unit)
+	}
+	m.Systemctl(t, "enable", "--now", "signaltty.socket")
+	if st := m.Show(t, "signaltty.socket", "ActiveState"); st != "active" {
+		t.Fatalf("signaltty.socket is %s after enable --now", st)
+	}
+	cli := filepath.Join(prefix, "bin", "signaltty")
+	r = harness.RunTimeout(t, harness.CallTimeout, m.Env(), cli, "--json", "status")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"socket_activated":true`) {
+		t.Fatalf("the installed CLI's first call must activate the installed daemon:\n%s", r)
+	}
+	if exe, _ := os.Readlink("/proc/" + strconv.Itoa(m.MainPID(t)) + "/exe"); exe != filepath.Join(prefix, "bin", "signalttyd") {
+		t.Fatalf("signaltty.service runs %s, want the installed signalttyd", exe)
+	}
+	r = busctl(t, m, bus.Address, "call", "dev.signaltty1", "/dev/signaltty1", "dev.signaltty1", "GetStatus")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "ssu ") {
+		t.Fatalf("GetStatus over D-Bus:\n%s", r)
+	}
+}
