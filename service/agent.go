@@ -206,6 +206,20 @@ func (s *Service) raiseAttention(p *pane, a string) {
 	}
 }
 
+// HighestAttention is the most urgent attention of any pane ("none" when
+// no pane needs the user), and the pane that has it ("" for none).
+func (s *Service) HighestAttention() (attention, pane string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	attention = agents.AttentionNone
+	for _, p := range s.panes {
+		if a := p.agent.attentionName(); p.announced && agents.AttentionRank(a) > agents.AttentionRank(attention) {
+			attention, pane = a, p.id
+		}
+	}
+	return attention, pane
+}
+
 // clearAttention sets the pane's attention back to none (reason:
 // mark_seen, attach, hook) and publishes attention.cleared.
 func (s *Service) clearAttention(p *pane, reason string) {

@@ -124,7 +124,14 @@ func attachEnd(p *pane) string {
 	return AttachExited
 }
 
-// attached is called when a client attaches to a pane. Hook point: an
-// attached human has seen the pane, so its attention (an agent waiting for
-// input) is to be marked seen here once panes carry attention.
-func (s *Service) attached(id string) {}
+// attached is called when a client attaches to a pane: an attached human
+// has seen it, so its attention (an agent waiting for them, a bell) is
+// cleared (docs/agents.md, "Attention"). A read-only client clears it too:
+// it is a person watching.
+func (s *Service) attached(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, err := s.lookupPane(id); err == nil {
+		s.clearAttention(p, "attach")
+	}
+}

@@ -61,7 +61,12 @@ func TestDBusNameActivatedAndFollowed(t *testing.T) {
 	}
 	mjson(t, m, &ws, "workspace", "create", "--name", "bus")
 	// A live pane: LivePanes becomes 1.
-	mjson(t, m, &struct{}{}, "pane", "spawn", "--workspace", ws.Workspace.ID, "--", "sleep", "1000")
+	var sp struct {
+		Pane struct {
+			ID string `json:"id"`
+		} `json:"pane"`
+	}
+	mjson(t, m, &sp, "pane", "spawn", "--workspace", ws.Workspace.ID, "--", "sleep", "1000")
 	waitSignal(t, sigs, "LivePanes changed to 1", func(s *dbus.Signal) bool {
 		if s.Name != "org.freedesktop.DBus.Properties.PropertiesChanged" || len(s.Body) < 2 {
 			return false
@@ -79,6 +84,23 @@ func TestDBusNameActivatedAndFollowed(t *testing.T) {
 	})
 	if s.Body[2] != "failed" || s.Body[3] != int32(3) {
 		t.Fatalf("RunCompleted %v, want (%s, pane, failed, 3)", s.Body, run.Run)
+	}
+	// A warning about the pane raises its attention: AttentionChanged and
+	// the Attention property; seen, both go back to none.
+	pane := sp.Pane.ID
+	mjson(t, m, &struct{}{}, "notify", "--pane", pane, "--title", "look", "--severity", "warning")
+	waitSignal(t, sigs, "AttentionChanged to warning", func(s *dbus.Signal) bool {
+		return s.Name == "dev.signaltty1.AttentionChanged" && len(s.Body) == 2 && s.Body[0] == pane && s.Body[1] == "warning"
+	})
+	if r := busctl(t, m, bus.Address, "get-property", "dev.signaltty1", "/dev/signaltty1", "dev.signaltty1", "Attention"); !strings.HasPrefix(r.Stdout, `s "warning"`) {
+		t.Errorf("Attention after a warning:\n%s", r)
+	}
+	mjson(t, m, &struct{}{}, "pane", "mark-seen", "--pane", pane)
+	waitSignal(t, sigs, "AttentionChanged to none", func(s *dbus.Signal) bool {
+		return s.Name == "dev.signaltty1.AttentionChanged" && len(s.Body) == 2 && s.Body[0] == pane && s.Body[1] == "none"
+	})
+	if r := busctl(t, m, bus.Address, "get-property", "dev.signaltty1", "/dev/signaltty1", "dev.signaltty1", "Attention"); !strings.HasPrefix(r.Stdout, `s "none"`) {
+		t.Errorf("Attention after mark-seen:\n%s", r)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/introspect"
@@ -57,8 +58,30 @@ type busExport struct {
 	props  *prop.Properties
 	sub    *service.Subscription
 	log    *slog.Logger
-	notify bool // desktop notifications for failed runs ($SIGNALTTY_NOTIFY)
+	notify notifyWhat // desktop notifications ($SIGNALTTY_NOTIFY)
 }
+
+// notifyWhat is what $SIGNALTTY_NOTIFY asks desktop notifications for: a
+// comma-separated list of "failed-runs" (a run that did not succeed) and
+// "needs-input" (a pane's attention rose to input_required,
+// permission_required or error); unset: none.
+type notifyWhat struct{ failedRuns, needsInput bool }
+
+func parseNotify(v string) notifyWhat {
+	var n notifyWhat
+	for _, w := range strings.Split(v, ",") {
+		switch strings.TrimSpace(w) {
+		case "failed-runs":
+			n.failedRuns = true
+		case "needs-input":
+			n.needsInput = true
+		}
+	}
+	return n
+}
+
+// busEvents are the events the bus export follows.
+var busEvents = []string{"pane.created", "pane.relaunched", "pane.exited", "pane.removed", "run.completed", "attention"}
 
 // startBus connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else
 // $XDG_RUNTIME_DIR/bus), exports /dev/signaltty1 and requests the name.
@@ -103,9 +126,8 @@ func startBus(log *slog.Logger, svc *service.Service, version, address string) *
 		"Version":   {Value: version, Emit: prop.EmitConst},
 		"Address":   {Value: address, Emit: prop.EmitConst},
 		"LivePanes": {Value: uint32(st.LivePanes), Emit: prop.EmitTrue},
-		// The highest pane attention comes with agent support; until then
-		// always "none" (docs/dbus.md).
-		"Attention": {Value: "none", Emit: prop.EmitConst},
+		// The most urgent attention of any pane (docs/agents.md, "Attention").
+		"Attention": {Value: highestAttention(svc), Emit: prop.EmitTrue},
 	}})
 	if err != nil {
 		conn.Close()
@@ -126,8 +148,8 @@ func startBus(log *slog.Logger, svc *service.Service, version, address string) *
 		conn.Close()
 		return nil
 	}
-	b := &busExport{conn: conn, props: props, log: log, notify: os.Getenv("SIGNALTTY_NOTIFY") == "failed-runs",
-		sub: svc.Subscribe(service.Filter{Types: []string{"pane.created", "pane.relaunched", "pane.exited", "pane.removed", "run.completed"}}, false)}
+	b := &busExport{conn: conn, props: props, log: log, notify: parseNotify(os.Getenv("SIGNALTTY_NOTIFY")),
+		sub: svc.Subscribe(service.Filter{Types: busEvents}, false)}
 	go b.follow(svc)
 	log.Info("on the session bus", "name", busName, "path", string(busPath))
 	return b
@@ -140,9 +162,15 @@ func (b *busExport) follow(svc *service.Service) {
 			switch d := e.Data.(type) {
 			case service.RunCompleted:
 				b.conn.Emit(busPath, busIface+".RunCompleted", d.Run, d.Pane, d.Outcome, runStatus(d.RunResult))
-				if b.notify && d.Outcome != service.OutcomeSucceeded {
+				if b.notify.failedRuns && d.Outcome != service.OutcomeSucceeded {
 					b.notifyRun(d)
 				}
+			case service.AttentionCreated:
+				b.attentionChanged(svc, d.Pane, d.Attention)
+			case service.AttentionUpdated:
+				b.attentionChanged(svc, d.Pane, d.Attention)
+			case service.AttentionCleared:
+				b.attentionChanged(svc, d.Pane, "none")
 			default:
 				b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
 			}
@@ -150,8 +178,31 @@ func (b *busExport) follow(svc *service.Service) {
 		if !b.sub.Lagged() {
 			return // closed: shutdown
 		}
-		b.sub = svc.Subscribe(service.Filter{Types: []string{"pane.created", "pane.relaunched", "pane.exited", "pane.removed", "run.completed"}}, false)
+		b.sub = svc.Subscribe(service.Filter{Types: busEvents}, false)
 		b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
+		b.props.SetMust(busIface, "Attention", highestAttention(svc))
+	}
+}
+
+// highestAttention is the Attention property's value.
+func highestAttention(svc *service.Service) string {
+	a, _ := svc.HighestAttention()
+	return a
+}
+
+// attentionChanged emits AttentionChanged(pane, attention), updates the
+// Attention property and, when asked for, notifies a pane that needs input.
+func (b *busExport) attentionChanged(svc *service.Service, pane, attention string) {
+	b.conn.Emit(busPath, busIface+".AttentionChanged", pane, attention)
+	b.props.SetMust(busIface, "Attention", highestAttention(svc))
+	switch attention {
+	case "input_required", "permission_required", "error":
+		if b.notify.needsInput {
+			b.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").Go(
+				"org.freedesktop.Notifications.Notify", dbus.FlagNoAutoStart, nil,
+				"signaltty", uint32(0), "utilities-terminal", "signaltty: a pane needs you",
+				"pane "+pane+": "+attention, []string{}, map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}, int32(-1))
+		}
 	}
 }
 
@@ -201,5 +252,5 @@ func busIntrospectMethods() []introspect.Method {
 func busIntrospectSignals() []introspect.Signal {
 	return []introspect.Signal{{Name: "RunCompleted", Args: []introspect.Arg{
 		{Name: "run", Type: "s"}, {Name: "pane", Type: "s"}, {Name: "outcome", Type: "s"}, {Name: "status", Type: "i"},
-	}}}
+	}}, {Name: "AttentionChanged", Args: []introspect.Arg{{Name: "pane", Type: "s"}, {Name: "attention", Type: "s"}}}}
 }
