@@ -160,3 +160,36 @@ func TestAttachBlockedClientDoesNotStopThePane(t *testing.T) {
 		return true
 	})
 }
+
+// Attaching is looking: the pane's attention is cleared.
+func TestAttachClearsAttention(t *testing.T) {
+	s := newTestService(t)
+	w, _ := s.CreateWorkspace("w", t.TempDir())
+	p, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Notify(NotifyRequest{Pane: p.ID, Title: "look", Severity: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	if a, pane := s.HighestAttention(); a != "warning" || pane != p.ID {
+		t.Fatalf("highest attention %q of %q, want warning of %s", a, pane, p.ID)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sent := make(chan struct{}, 1)
+	go s.AttachPane(ctx, p.ID, "", func(AttachFrame) error {
+		select {
+		case sent <- struct{}{}:
+		default:
+		}
+		return nil
+	})
+	<-sent
+	if g, _ := s.GetPane(p.ID); g.Attention != "none" {
+		t.Fatalf("attention after an attach: %q", g.Attention)
+	}
+	if a, _ := s.HighestAttention(); a != "none" {
+		t.Fatalf("highest attention after an attach: %q", a)
+	}
+}
