@@ -182,6 +182,7 @@ func (p *pane) restoreState() string {
 // nothing a process does reaches the model before its pane was committed,
 // and nothing of an abandoned start ever does.
 type instance struct {
+	id      string // "i<N>": this daemon's Nth process instance (a wait baseline names it)
 	proc    *pty.Pane
 	decided chan struct{} // closed once committed is final
 	// Written under s.mu before decided is closed; read-only after.

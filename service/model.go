@@ -83,6 +83,9 @@ type Pane struct {
 	RestoreState string
 	// RestoredRows: rows [0, RestoredRows) are history from before a restart.
 	RestoredRows int64
+	// WaitBaseline is where a Mux.Wait on the pane can start from (set by
+	// GetPane only; docs/agents.md, "Waiting").
+	WaitBaseline *WaitBaseline
 	// Agent is the pane's agent (nil for none); Lifecycle, Attention and
 	// LastMessage follow it (docs/agents.md).
 	Agent                             *Agent

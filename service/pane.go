@@ -63,6 +63,8 @@ func (s *Service) GetPane(id string) (Pane, error) {
 		return Pane{}, err
 	}
 	snap := p.snapshot()
+	b := s.baselineLocked(p)
+	snap.WaitBaseline = &b
 	ref := cgroupRefOf(p, snap)
 	s.mu.Unlock()
 	ref.fill(&snap)

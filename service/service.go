@@ -50,6 +50,7 @@ type Service struct {
 	stopping   bool           // Shutdown began: no new panes
 	stopped    bool           // Shutdown finished
 	starts     sync.WaitGroup // starts between reserve and settle (start.go)
+	instances  int64          // process instances started (instance.id in lifecycle.go)
 	// startProcess starts a pane's process: pty.Start, or a stand-in that
 	// tests use to slow a start down.
 	startProcess func(pty.Config) (*pty.Pane, error)

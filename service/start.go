@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"github.com/signaltty/signaltty/cgroup"
+	"strconv"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
@@ -55,6 +56,8 @@ type start struct {
 // pane's own environment for this process (a run's SIGNALTTY_RUN).
 func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start {
 	st := &start{p: p, spec: spec, settled: make(chan struct{}), inst: newInstance()}
+	s.instances++
+	st.inst.id = "i" + strconv.FormatInt(s.instances, 10)
 	s.transition(p, change{to: stateStarting, start: st})
 	s.watchAgent(p)
 	merged := map[string]string{}

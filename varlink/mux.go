@@ -267,6 +267,10 @@ func paneOut(p service.Pane) mux.Pane {
 		pid := int64(p.Pid)
 		out.Pid = &pid
 	}
+	if p.WaitBaseline != nil {
+		b := baselineOut(*p.WaitBaseline)
+		out.Wait_baseline = &b
+	}
 	if p.Status != nil {
 		ws := &mux.WaitStatus{Signal: strOpt(p.Status.Signal), Core_dumped: p.Status.CoreDumped}
 		if p.Status.Code != nil {

@@ -90,6 +90,11 @@ func (a *app) toolHandler(t mcpschema.Tool, waitCap int64) mcp.ToolHandlerFor[ma
 				in["timeout_ms"] = waitCap
 			}
 			raw, err = a.waitRun(ctx, in)
+		} else if t.Method == "dev.signaltty.Mux.Wait" { // the same cap: call again on timeout.wait
+			if ms, ok := in["timeout_ms"].(float64); !ok || ms > float64(waitCap) {
+				in["timeout_ms"] = waitCap
+			}
+			raw, err = a.call(ctx, t.Method, in)
 		} else {
 			raw, err = a.call(ctx, t.Method, in)
 		}

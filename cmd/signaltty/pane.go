@@ -14,7 +14,7 @@ import (
 func paneCmd(a *app) *cobra.Command {
 	c := &cobra.Command{Use: "pane", Short: "Spawn, drive, read and stop panes"}
 	c.AddCommand(paneSpawnCmd(a), paneListCmd(a), paneGetCmd(a), paneSendCmd(a), paneResizeCmd(a),
-		paneSignalCmd(a), paneCaptureCmd(a), paneKillCmd(a), paneRemoveCmd(a), paneRelaunchCmd(a), paneMarkSeenCmd(a))
+		paneSignalCmd(a), paneCaptureCmd(a), paneKillCmd(a), paneRemoveCmd(a), paneRelaunchCmd(a), paneMarkSeenCmd(a), paneWaitCmd(a))
 	return c
 }
 

@@ -111,6 +111,18 @@ type Pane struct {
 	Last_message  *string           `json:"last_message,omitempty"`
 	History_rows  int64             `json:"history_rows"`
 	Cgroup        *PaneCgroup       `json:"cgroup,omitempty"`
+	Wait_baseline *WaitBaseline     `json:"wait_baseline,omitempty"`
+}
+
+// A wait baseline: the pane's process instance (instance) and agent session
+// (session) as of event seq of daemon instance source. A restart, relaunch,
+// resume or new agent session invalidates it (docs/agents.md, "Waiting").
+type WaitBaseline struct {
+	Pane     string  `json:"pane"`
+	Source   string  `json:"source"`
+	Seq      int64   `json:"seq"`
+	Instance string  `json:"instance"`
+	Session  *string `json:"session,omitempty"`
 }
 
 // A pane's cgroup: what runs in it and what it used.
@@ -2102,6 +2114,107 @@ func (m MarkSeen_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 	}, nil
 }
 
+// Waits until the pane's agent reaches one of until: lifecycle values
+// (unknown, working, blocked, done, idle, failed, exited), attention values
+// (none, unread, warning, input_required, permission_required, error),
+// "seen" or "attention_cleared" (attention back to none), "exited" (the
+// agent or the pane's process exited). Without after it returns at once when
+// one holds now (transition_seq 0), else at the first transition into one;
+// with after (a baseline from GetPane or an earlier Wait), at the first
+// transition into one after the baseline, also one the agent has already
+// left again (it replays the pane's journaled events since). A wait never
+// acts on the pane. timeout_ms: default 3600000, at most 86400000.
+// Errors: invalid_params.until, invalid_params.after, not_found.pane,
+// conflict.identity_changed (the baseline's daemon, process or session is
+// gone: take a new baseline), timeout.wait, unavailable.journal,
+// conflict.history_lost.
+type Wait_methods struct{}
+
+func Wait() Wait_methods { return Wait_methods{} }
+
+func (m Wait_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, until_in_ []string, after_in_ *WaitBaseline, timeout_ms_in_ *int64) (outcome_out_ string, transition_seq_out_ int64, lifecycle_out_ string, attention_out_ string, baseline_out_ WaitBaseline, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, until_in_, after_in_, timeout_ms_in_)
+	if err_ != nil {
+		return
+	}
+	outcome_out_, transition_seq_out_, lifecycle_out_, attention_out_, baseline_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m Wait_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, until_in_ []string, after_in_ *WaitBaseline, timeout_ms_in_ *int64) (func(ctx context.Context) (string, int64, string, string, WaitBaseline, uint64, error), error) {
+	var in struct {
+		Pane       string        `json:"pane"`
+		Until      []string      `json:"until"`
+		After      *WaitBaseline `json:"after,omitempty"`
+		Timeout_ms *int64        `json:"timeout_ms,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Until = []string(until_in_)
+	in.After = after_in_
+	in.Timeout_ms = timeout_ms_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.Wait", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (outcome_out_ string, transition_seq_out_ int64, lifecycle_out_ string, attention_out_ string, baseline_out_ WaitBaseline, flags uint64, err error) {
+		var out struct {
+			Outcome        string       `json:"outcome"`
+			Transition_seq int64        `json:"transition_seq"`
+			Lifecycle      string       `json:"lifecycle"`
+			Attention      string       `json:"attention"`
+			Baseline       WaitBaseline `json:"baseline"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		outcome_out_ = out.Outcome
+		transition_seq_out_ = out.Transition_seq
+		lifecycle_out_ = out.Lifecycle
+		attention_out_ = out.Attention
+		baseline_out_ = out.Baseline
+		return
+	}, nil
+}
+
+func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, until_in_ []string, after_in_ *WaitBaseline, timeout_ms_in_ *int64) (func(ctx context.Context) (outcome_out_ string, transition_seq_out_ int64, lifecycle_out_ string, attention_out_ string, baseline_out_ WaitBaseline, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane       string        `json:"pane"`
+		Until      []string      `json:"until"`
+		After      *WaitBaseline `json:"after,omitempty"`
+		Timeout_ms *int64        `json:"timeout_ms,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Until = []string(until_in_)
+	in.After = after_in_
+	in.Timeout_ms = timeout_ms_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.Wait", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (outcome_out_ string, transition_seq_out_ int64, lifecycle_out_ string, attention_out_ string, baseline_out_ WaitBaseline, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Outcome        string       `json:"outcome"`
+			Transition_seq int64        `json:"transition_seq"`
+			Lifecycle      string       `json:"lifecycle"`
+			Attention      string       `json:"attention"`
+			Baseline       WaitBaseline `json:"baseline"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		outcome_out_ = out.Outcome
+		transition_seq_out_ = out.Transition_seq
+		lifecycle_out_ = out.Lifecycle
+		attention_out_ = out.Attention
+		baseline_out_ = out.Baseline
+		return
+	}, nil
+}
+
 // Records a notification (about a pane: its attention rises by severity,
 // info → unread). Errors: invalid_params.severity, invalid_params.title,
 // not_found.pane, not_found.workspace.
@@ -2399,6 +2512,7 @@ type devsignalttymuxInterface interface {
 	HookEvent(ctx context.Context, c VarlinkCall, agent_ string, event_ string, pane_ *string, client_pid_ *int64, payload_ *json.RawMessage) error
 	ReportSession(ctx context.Context, c VarlinkCall, pane_ *string, client_pid_ *int64, session_ string, agent_ *string, resume_argv_ *[]string, model_ *string) error
 	MarkSeen(ctx context.Context, c VarlinkCall, pane_ string) error
+	Wait(ctx context.Context, c VarlinkCall, pane_ string, until_ []string, after_ *WaitBaseline, timeout_ms_ *int64) error
 	Notify(ctx context.Context, c VarlinkCall, pane_ *string, workspace_ *string, title_ *string, body_ *string, severity_ *string) error
 	ListNotifications(ctx context.Context, c VarlinkCall, pane_ *string, unread_ *bool) error
 	MarkNotificationsRead(ctx context.Context, c VarlinkCall, ids_ *[]string, pane_ *string) error
@@ -2687,6 +2801,22 @@ func (c *VarlinkCall) ReplyMarkSeen(ctx context.Context, pane_ Pane) error {
 	return c.Reply(ctx, &out)
 }
 
+func (c *VarlinkCall) ReplyWait(ctx context.Context, outcome_ string, transition_seq_ int64, lifecycle_ string, attention_ string, baseline_ WaitBaseline) error {
+	var out struct {
+		Outcome        string       `json:"outcome"`
+		Transition_seq int64        `json:"transition_seq"`
+		Lifecycle      string       `json:"lifecycle"`
+		Attention      string       `json:"attention"`
+		Baseline       WaitBaseline `json:"baseline"`
+	}
+	out.Outcome = outcome_
+	out.Transition_seq = transition_seq_
+	out.Lifecycle = lifecycle_
+	out.Attention = attention_
+	out.Baseline = baseline_
+	return c.Reply(ctx, &out)
+}
+
 func (c *VarlinkCall) ReplyNotify(ctx context.Context, notification_ Notification) error {
 	var out struct {
 		Notification Notification `json:"notification"`
@@ -2954,6 +3084,24 @@ func (s *VarlinkInterface) ReportSession(ctx context.Context, c VarlinkCall, pan
 // Clears a pane's attention. Errors: not_found.pane.
 func (s *VarlinkInterface) MarkSeen(ctx context.Context, c VarlinkCall, pane_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.MarkSeen")
+}
+
+// Waits until the pane's agent reaches one of until: lifecycle values
+// (unknown, working, blocked, done, idle, failed, exited), attention values
+// (none, unread, warning, input_required, permission_required, error),
+// "seen" or "attention_cleared" (attention back to none), "exited" (the
+// agent or the pane's process exited). Without after it returns at once when
+// one holds now (transition_seq 0), else at the first transition into one;
+// with after (a baseline from GetPane or an earlier Wait), at the first
+// transition into one after the baseline, also one the agent has already
+// left again (it replays the pane's journaled events since). A wait never
+// acts on the pane. timeout_ms: default 3600000, at most 86400000.
+// Errors: invalid_params.until, invalid_params.after, not_found.pane,
+// conflict.identity_changed (the baseline's daemon, process or session is
+// gone: take a new baseline), timeout.wait, unavailable.journal,
+// conflict.history_lost.
+func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, pane_ string, until_ []string, after_ *WaitBaseline, timeout_ms_ *int64) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.Wait")
 }
 
 // Records a notification (about a pane: its attention rises by severity,
@@ -3267,6 +3415,19 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 		}
 		return s.devsignalttymuxInterface.MarkSeen(ctx, VarlinkCall{call}, in.Pane)
 
+	case "Wait":
+		var in struct {
+			Pane       string        `json:"pane"`
+			Until      []string      `json:"until"`
+			After      *WaitBaseline `json:"after,omitempty"`
+			Timeout_ms *int64        `json:"timeout_ms,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.Wait(ctx, VarlinkCall{call}, in.Pane, []string(in.Until), in.After, in.Timeout_ms)
+
 	case "Notify":
 		var in struct {
 			Pane      *string `json:"pane,omitempty"`
@@ -3471,7 +3632,20 @@ type Pane (
   history_rows: int,
   # The pane's own cgroup, when the daemon runs with a delegated cgroup
   # (docs/systemd.md, "One cgroup per pane"); absent otherwise.
-  cgroup: ?PaneCgroup
+  cgroup: ?PaneCgroup,
+  # Where a Wait on this pane can start from (GetPane only; never saved).
+  wait_baseline: ?WaitBaseline
+)
+
+# A wait baseline: the pane's process instance (instance) and agent session
+# (session) as of event seq of daemon instance source. A restart, relaunch,
+# resume or new agent session invalidates it (docs/agents.md, "Waiting").
+type WaitBaseline (
+  pane: string,
+  source: string,
+  seq: int,
+  instance: string,
+  session: ?string
 )
 
 # A pane's cgroup: what runs in it and what it used.
@@ -3749,6 +3923,28 @@ method ReportSession(pane: ?string, client_pid: ?int, session: string, agent: ?s
 
 # Clears a pane's attention. Errors: not_found.pane.
 method MarkSeen(pane: string) -> (pane: Pane)
+
+# Waits until the pane's agent reaches one of until: lifecycle values
+# (unknown, working, blocked, done, idle, failed, exited), attention values
+# (none, unread, warning, input_required, permission_required, error),
+# "seen" or "attention_cleared" (attention back to none), "exited" (the
+# agent or the pane's process exited). Without after it returns at once when
+# one holds now (transition_seq 0), else at the first transition into one;
+# with after (a baseline from GetPane or an earlier Wait), at the first
+# transition into one after the baseline, also one the agent has already
+# left again (it replays the pane's journaled events since). A wait never
+# acts on the pane. timeout_ms: default 3600000, at most 86400000.
+# Errors: invalid_params.until, invalid_params.after, not_found.pane,
+# conflict.identity_changed (the baseline's daemon, process or session is
+# gone: take a new baseline), timeout.wait, unavailable.journal,
+# conflict.history_lost.
+method Wait(pane: string, until: []string, after: ?WaitBaseline, timeout_ms: ?int) -> (
+  outcome: string,
+  transition_seq: int,
+  lifecycle: string,
+  attention: string,
+  baseline: WaitBaseline
+)
 
 # Records a notification (about a pane: its attention rises by severity,
 # info → unread). Errors: invalid_params.severity, invalid_params.title,

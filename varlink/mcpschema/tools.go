@@ -71,6 +71,10 @@ var tools = []tool{
 		hint: "Resume an agent's conversation in a pane restored after a restart (restore_state RESUMABLE): starts the agent's official resume command for its recorded session in the same pane. Never resumes on its own; exactly one of two concurrent calls wins."},
 	{name: "pane_mark_seen", method: "dev.signaltty.Mux.MarkSeen", cli: "signaltty pane mark-seen --pane P",
 		hint: "Clear a pane's attention once you have looked at what it wanted.", ann: renames},
+	{name: "pane_wait", method: "dev.signaltty.Mux.Wait", cli: "signaltty pane wait --pane P --until STATE[,STATE...] [--after BASELINE]",
+		hint: "Block until another agent's pane reaches a state (done, blocked, input_required, …). Pass after (the wait_baseline of pane_get, or the baseline of the previous pane_wait) so that only a transition after it counts. " +
+			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms); on timeout.wait call again with the same after. A wait never acts on the pane.",
+		params: map[string]string{"timeout_ms": "How long to wait, in ms; default and maximum 50000 in MCP (larger values are lowered to it)."}, ann: reads},
 	{name: "notify", method: "dev.signaltty.Mux.Notify", cli: "signaltty notify [--pane P | --workspace W] --title T [--body B] [--severity info|warning|error]",
 		hint: "Leave a notification for the human (about a pane: its attention rises with the severity). Use it to ask for a decision or report something they must see; do not spam.", ann: adds},
 	{name: "notifications_list", method: "dev.signaltty.Mux.ListNotifications", cli: "signaltty notifications list [--pane P] [--unread]",
