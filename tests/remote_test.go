@@ -129,3 +129,26 @@ func TestRemoteSSHUnixWithAnOldClientIsUnavailableTransport(t *testing.T) {
 		t.Fatalf("want unavailable.transport naming OpenSSH 9.4, got exit %d: %s", code, line)
 	}
 }
+
+// Attach through ssh-unix: (docs/remote.md): the attached client shows the
+// remote pane, typed keys reach it, the detach key leaves it running.
+func TestRemoteAttachOverSSHUnix(t *testing.T) {
+	harness.NeedTmux(t)
+	d := harness.Start(t)
+	s := harness.StartSSHD(t, true)
+	w := d.CreateWorkspace(t, "remote-attach")
+	p := bash(t, d, ws(w))
+	argv := append([]string{"env"}, s.SSHEnv...)
+	argv = append(argv, "SIGNALTTY_ADDRESS="+s.UnixAddress(d), harness.Bin(t, "signaltty"), "attach", p.ID)
+	m := d.Tmux(t, 80, 24, argv...)
+	waitSame(t, d, m, p.ID, "the client attached over ssh shows the pane's screen")
+	m.SendText(t, "echo over-$((20+22))")
+	m.SendKeys(t, "Enter")
+	d.WaitLine(t, p.ID, "over-42")
+	waitSame(t, d, m, p.ID, "the screen after typing over ssh")
+	m.SendKeys(t, `C-\`)
+	m.WaitEnded(t)
+	if got := d.GetPane(t, p.ID); got.State != "live" {
+		t.Errorf("after detaching over ssh the pane is %s, want live", got.State)
+	}
+}
