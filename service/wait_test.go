@@ -72,3 +72,37 @@ func TestWaitPaneOnAgentState(t *testing.T) {
 		t.Fatalf("a baseline of another daemon: %v", err)
 	}
 }
+
+// A resume is a new process instance: baselines of the one before fail, and
+// a new agent session does too.
+func TestWaitBaselineInvalidatedByResumeAndNewSession(t *testing.T) {
+	s := journaled(t, t.TempDir(), journal.Options{})
+	defer shutdown(s)
+	ctx := context.Background()
+	w, _ := s.CreateWorkspace("w", t.TempDir())
+	p, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A self-reported session whose resume command is another sleep.
+	if _, err := s.ReportSession(ReportRequest{Pane: p.ID, Session: "s-1", Agent: "generic", ResumeArgv: []string{"sleep", "61"}}); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := s.GetPane(p.ID)
+	if _, err := s.ReportSession(ReportRequest{Pane: p.ID, Session: "s-2", Agent: "generic", ResumeArgv: []string{"sleep", "61"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WaitPane(ctx, p.ID, []string{"error"}, base.WaitBaseline, time.Second); code(err) != "conflict.identity_changed" {
+		t.Fatalf("a baseline of the previous agent session: %v", err)
+	}
+	base, _ = s.GetPane(p.ID)
+	if _, err := s.KillPane(ctx, p.ID, "KILL", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ResumePane(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WaitPane(ctx, p.ID, []string{"error"}, base.WaitBaseline, time.Second); code(err) != "conflict.identity_changed" {
+		t.Fatalf("a baseline of the process before the resume: %v", err)
+	}
+}
