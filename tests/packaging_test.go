@@ -85,7 +85,7 @@ func TestDebianInstallListIsMesons(t *testing.T) {
 func TestDebFileListIsMesons(t *testing.T) {
 	deb := os.Getenv("SIGNALTTY_TEST_DEB")
 	if deb == "" {
-		t.Skip("set SIGNALTTY_TEST_DEB to a signaltty .deb built with README.md's steps (tests/run -deb builds one)")
+		t.Skip("set SIGNALTTY_TEST_DEB to a signaltty .deb built with README.md's steps (tests/run builds one unless -no-deb)")
 	}
 	want := mesonInstalled(t)
 	r := harness.RunTimeout(t, harness.CallTimeout, os.Environ(), "dpkg-deb", "-c", deb)
