@@ -84,6 +84,11 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 // applyHook applies a hook event to p; s.mu is held.
 func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResult {
 	res := HookResult{Accepted: true}
+	d, known := ad.Classify(r.Event, r.Payload)
+	if !known { // a hook that is not applied changes nothing, its session id included
+		res.Accepted, res.Reason = false, "unrecognized_hook"
+		return res
+	}
 	if id := ad.SessionID(r.Payload); id != "" && checkSessionID(id) == nil {
 		s.setSession(p, ad.Kind, id, nil)
 	} else if !p.agent.hasAgent() || p.agent.kind == agents.KindGeneric {
@@ -92,11 +97,6 @@ func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResu
 	}
 	if m, ok := r.Payload["model"].(string); ok && m != "" && len(m) <= maxModel {
 		p.agent.model = m
-	}
-	d, known := ad.Classify(r.Event, r.Payload)
-	if !known {
-		res.Accepted, res.Reason = false, "unrecognized_hook"
-		return res
 	}
 	if !p.state.hasProcess() { // a late hook of a process that is gone: identity only
 		return res

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"github.com/signaltty/signaltty/service/agents"
 	"math"
 	"slices"
 	"strings"
@@ -97,6 +98,10 @@ func (s *Service) restartPane(id, busy string, pick func(p *pane) (*restartComma
 	var snap Pane
 	if err == nil {
 		p.restoredRows = int64(len(history))
+		// A new process: what the agent was doing and what it wanted from
+		// the user belonged to the one before (docs/agents.md, "Lifecycle").
+		s.setLifecycle(p, agents.LifecycleUnknown)
+		s.clearAttention(p, "restart")
 		if cmd != nil {
 			p.env = map[string]string{}
 			for k, v := range cmd.env {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/signaltty/signaltty/cgroup"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
@@ -374,8 +375,12 @@ func spawnError(err error, argv []string) *Error {
 		if se.Reason == "cwd" {
 			return invalid("cwd", "not_a_directory", "%v", se.Err)
 		}
+		hint := ""
+		if se.Reason == "not_found" && !strings.Contains(argv[0], "/") {
+			hint = " (the PATH searched is the pane's: the daemon's environment, which is the user manager's or that of the CLI call that started it, plus --env; pass --env PATH=… or an absolute path)"
+		}
 		return newError("unavailable.spawn", map[string]any{"reason": se.Reason, "argv0": argv0(argv)},
-			"cannot start %q: %v", argv[0], se.Err)
+			"cannot start %q: %v%s", argv[0], se.Err, hint)
 	}
 	return newError("unavailable.spawn", map[string]any{"reason": "other", "argv0": argv0(argv)},
 		"cannot start %q: %v", argv[0], err)

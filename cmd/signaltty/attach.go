@@ -330,8 +330,10 @@ func endLine(p mux.Pane, end *string) string {
 	switch {
 	case end != nil && *end == "removed":
 		return "was removed"
-	case p.Restore_state == "RESTORED" || p.Restore_state == "RESUMABLE" || (end != nil && *end == "restored"):
-		return "has no process (restored after a restart; pane relaunch starts it again)"
+	case p.Restore_state == "RESUMABLE":
+		return "has no process (restored; signaltty resume " + p.Id + " resumes its agent)"
+	case p.Restore_state == "RESTORED" || (end != nil && *end == "restored"):
+		return "has no process (restored; pane relaunch starts it again)"
 	case p.Status != nil && p.Status.Signal != nil:
 		return "was killed by " + *p.Status.Signal
 	case p.Status != nil && p.Status.Code != nil:

@@ -27,13 +27,15 @@ var errNoManager = errors.New("no user manager with " + socketUnit + " for this 
 // D-Bus, StartUnit) and never forks a daemon: the first connection then
 // activates signaltty.service. Only without such a manager does it start
 // signalttyd in the background (startDaemon). It reports whether the
-// manager was used.
-func autostart(ctx context.Context, addr string) (managed bool, err error) {
+// manager was used, and, for a forked daemon, a channel that says why it
+// exited if it does.
+func autostart(ctx context.Context, addr string) (managed bool, exited <-chan string, err error) {
 	err = startSocketUnit(ctx, addr)
 	if errors.Is(err, errNoManager) {
-		return false, startDaemon(addr)
+		exited, err = startDaemon(addr)
+		return false, exited, err
 	}
-	return true, err
+	return true, nil, err
 }
 
 // startSocketUnit starts signaltty.socket and waits until it listens.

@@ -75,7 +75,7 @@ func dial(ctx context.Context, address string) (*client, error) {
 	if os.Getenv("SIGNALTTY_NO_AUTOSTART") != "" || !noDaemon(err) {
 		return nil, unavailable(address, err)
 	}
-	managed, serr := autostart(ctx, address)
+	managed, exited, serr := autostart(ctx, address)
 	if serr != nil {
 		what := "starting signalttyd"
 		if managed {
@@ -88,6 +88,12 @@ func dial(ctx context.Context, address string) (*client, error) {
 	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 200*time.Millisecond) {
 		if conn, err = vl.NewConnection(ctx, address); err == nil {
 			return &client{conn: conn, address: address}, nil
+		}
+		select {
+		case why := <-exited: // the daemon we started gave up: say why, at once
+			return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s: the signalttyd started for it exited: %s", address, why),
+				Data: map[string]any{"address": address}}
+		default:
 		}
 		if time.Now().After(deadline) {
 			return nil, unavailable(address, err)
@@ -108,8 +114,9 @@ func noDaemon(err error) bool {
 
 // startDaemon runs signalttyd (next to this binary, else from PATH) in a new
 // session, detached from this terminal, logging to
-// $XDG_STATE_HOME/signaltty/signalttyd.log.
-func startDaemon(address string) error {
+// $XDG_STATE_HOME/signaltty/signalttyd.log. exited receives, if the daemon
+// exits, the last line it logged (its reason), or its exit status.
+func startDaemon(address string) (exited <-chan string, err error) {
 	bin := "signalttyd"
 	if self, err := os.Executable(); err == nil {
 		if cand := filepath.Join(filepath.Dir(self), "signalttyd"); isExecutable(cand) {
@@ -118,13 +125,18 @@ func startDaemon(address string) error {
 	}
 	path, err := exec.LookPath(bin)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	logw := io.Discard
+	logPath := ""
+	var logStart int64
 	if dir, err := stateDir(); err == nil {
 		if f, err := os.OpenFile(filepath.Join(dir, "signalttyd.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
 			defer f.Close()
-			logw = f
+			logw, logPath = f, f.Name()
+			if fi, err := f.Stat(); err == nil {
+				logStart = fi.Size()
+			}
 		}
 	}
 	cmd := exec.Command(path, "--address", address)
@@ -132,10 +144,33 @@ func startDaemon(address string) error {
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
-	go cmd.Wait() // reaped if it exits while we wait for it to listen
-	return nil
+	ch := make(chan string, 1)
+	go func() { // reaped if it exits while we wait for it to listen
+		werr := cmd.Wait()
+		ch <- lastLogLine(logPath, logStart, werr)
+	}()
+	return ch, nil
+}
+
+// lastLogLine is the last line the daemon wrote to its log after offset
+// (its msg= and err= if it is a log record), else a description of werr.
+func lastLogLine(path string, offset int64, werr error) string {
+	why := fmt.Sprintf("%v", werr)
+	if werr == nil {
+		why = "exit status 0"
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || int64(len(b)) <= offset {
+		return why
+	}
+	lines := strings.Split(strings.TrimSpace(string(b[offset:])), "\n")
+	last := lines[len(lines)-1]
+	if i := strings.Index(last, "msg="); i >= 0 { // a log record: from its message on
+		last = last[i+len("msg="):]
+	}
+	return strings.Trim(last, `"`) + " (" + why + "; log " + path + ")"
 }
 
 // daemonEnviron is this environment minus what belongs to a systemd unit

@@ -94,7 +94,7 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 	case !j.Enabled:
 		say("off (no state directory): event numbers restart at every start and nothing can be replayed")
 	default:
-		say("seq %d (published %d, reserved through %d); replay possible after seq %d", j.Seq, j.Published, j.Reserved, max(j.Retained_after, j.Broken_through))
+		say("last event seq %d (published %d; numbers reserved through %d: a restart continues after that, so numbers jump); replay possible after seq %d", j.Seq, j.Published, j.Reserved, max(j.Retained_after, j.Broken_through))
 		if j.Error != nil {
 			warn("events cannot be journaled, so none are published: %s", *j.Error)
 		}

@@ -28,6 +28,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session", "history-rows", "memory-max", "pids-max")
+			a.localCwd(p)
 			p["argv"] = args
 			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
 				env := map[string]string{}
@@ -49,7 +50,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.String("tab", "", "id of an empty tab to put the pane in")
 	f.String("split", "", "id of a live pane to split")
 	f.String("axis", "", "with --split: cols (side by side) or rows (stacked)")
-	f.String("cwd", "", "working directory (default the workspace's)")
+	f.String("cwd", "", "working directory (default the workspace's; a relative one is taken from the CLI's)")
 	f.StringArray("env", nil, "NAME=VALUE to add to the environment (repeatable)")
 	f.Int64("cols", 0, "width in cells (default 80)")
 	f.Int64("rows", 0, "height in cells (default 24)")

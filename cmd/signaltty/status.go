@@ -25,7 +25,7 @@ func statusCmd(a *app) *cobra.Command {
 				}
 				s := r.Status
 				fmt.Fprintf(a.out, "signalttyd %s, pid %d, up %.1fs\naddress: %s (socket activated: %v)\nsource: %s\n"+
-					"workspaces: %d  tabs: %d  panes: %d (%d live)  events: %d\n",
+					"workspaces: %d  tabs: %d  panes: %d (%d live)  last event seq: %d\n",
 					s.Version, s.Pid, float64(s.Uptime_ms)/1000, s.Address, s.Socket_activated, s.Source,
 					s.Workspaces, s.Tabs, s.Panes, s.Live_panes, s.Seq)
 				return nil

@@ -30,6 +30,7 @@ workspace's first pane. A failure leaves nothing behind.`,
 			if r, ok := p["repo"].(string); ok {
 				p["repo"] = absPath(r)
 			}
+			a.localCwd(p)
 			return a.run(cmd, "dev.signaltty.Mux.CreateWorkspace", p, a.printCreated)
 		},
 	}
@@ -114,7 +115,9 @@ workspace's first pane. A failure leaves nothing behind.`,
 		Short: "Change the directory new panes start in; git state is computed again (Mux.SetWorkspaceCwd)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.SetWorkspaceCwd", params(cmd, "workspace", "cwd"), a.printWorkspace)
+			p := params(cmd, "workspace", "cwd")
+			a.localCwd(p)
+			return a.run(cmd, "dev.signaltty.Mux.SetWorkspaceCwd", p, a.printWorkspace)
 		},
 	}
 	requiredString(setCwd, "workspace", "workspace id or handle")

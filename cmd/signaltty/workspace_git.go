@@ -101,6 +101,19 @@ func (a *app) printRemoved(raw json.RawMessage) error {
 	return nil
 }
 
+// localCwd makes a relative "cwd" parameter absolute against the CLI's
+// working directory when the daemon is local (a remote daemon's directories
+// are not the CLI's: there it is sent as given, and refused if relative).
+func (a *app) localCwd(p map[string]any) {
+	addr := a.address
+	if addr == "" {
+		addr = defaultAddress()
+	}
+	if c, ok := p["cwd"].(string); ok && !isRemote(addr) {
+		p["cwd"] = absPath(c)
+	}
+}
+
 // absPath makes a directory given on the command line absolute, relative to
 // the CLI's working directory (the daemon has its own).
 func absPath(p string) string {
