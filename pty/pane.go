@@ -462,3 +462,26 @@ func (p *Pane) replyLoop() {
 		}
 	}
 }
+
+// ForegroundGroup is the foreground process group of the pane's terminal
+// (TIOCGPGRP on the master: one ioctl, no /proc read); 0 once the leader
+// was reaped or when the kernel does not say.
+func (p *Pane) ForegroundGroup() int {
+	p.mu.Lock()
+	reaped := p.reaped
+	p.mu.Unlock()
+	if reaped {
+		return 0
+	}
+	rc, err := p.master.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pgrp := 0
+	rc.Control(func(fd uintptr) {
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+			pgrp = v
+		}
+	})
+	return pgrp
+}

@@ -650,3 +650,16 @@ func BenchmarkPaneCat(b *testing.B) {
 		})
 	}
 }
+
+// A pane's foreground process group is its leader's until a job-control
+// shell runs a program in the foreground; 0 once reaped.
+func TestForegroundGroup(t *testing.T) {
+	p := start(t, "sleep", "100")
+	if fg := p.ForegroundGroup(); fg != p.Pid() {
+		t.Fatalf("foreground group %d, want the leader's %d", fg, p.Pid())
+	}
+	p.Close()
+	if fg := p.ForegroundGroup(); fg != 0 {
+		t.Fatalf("foreground group %d after the reap, want 0", fg)
+	}
+}

@@ -16,9 +16,13 @@ import (
 // its terminal is led by an agent's program, the pane is promoted to that
 // kind. Nothing polls; a kind is never demoted.
 
-// scanAgents promotes panes whose foreground program is an agent. It takes
-// s.mu itself and reads /proc without it.
-func (s *Service) scanAgents() {
+// scanAgents promotes panes whose foreground program is an agent: the pane
+// id, or every pane when id is "". It takes s.mu itself and looks at the
+// terminals and /proc without it. The foreground group comes from one ioctl
+// on each PTY; /proc is read only for a pane whose foreground group is not
+// its leader's (a program started from its shell), so listing many idle
+// panes stays cheap.
+func (s *Service) scanAgents(id string) {
 	type cand struct {
 		p    *pane
 		inst *instance
@@ -27,7 +31,7 @@ func (s *Service) scanAgents() {
 	var cands []cand
 	s.mu.Lock()
 	for _, p := range s.panes {
-		if p.announced && p.state == stateLive && (!p.agent.hasAgent() || p.agent.kind == agents.KindGeneric) {
+		if (id == "" || p.id == id) && p.announced && p.state == stateLive && (!p.agent.hasAgent() || p.agent.kind == agents.KindGeneric) {
 			cands = append(cands, cand{p, p.inst, p.inst.proc.Pid()})
 		}
 	}
@@ -37,7 +41,7 @@ func (s *Service) scanAgents() {
 	}
 	found := map[*pane]string{}
 	for _, c := range cands {
-		fg := foregroundGroup(c.pid)
+		fg := c.inst.proc.ForegroundGroup()
 		if fg <= 0 || fg == c.pid {
 			continue
 		}
@@ -73,26 +77,6 @@ func (p *pane) screenName() string {
 		return term.ScreenAlternate
 	}
 	return term.ScreenPrimary
-}
-
-// foregroundGroup is the foreground process group of pid's controlling
-// terminal (tpgid in /proc/PID/stat), 0 if unknown.
-func foregroundGroup(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:]) // state ppid pgrp session tty_nr tpgid ...
-	if len(f) < 6 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[5])
-	return n
 }
 
 // programsOf names what process pid runs: its comm (the executed file's

@@ -12,7 +12,7 @@ import (
 // ListPanes returns panes in workspace, tab and layout order, optionally only
 // those of one workspace or tab (Mux.ListPanes).
 func (s *Service) ListPanes(wsRef, tabID string) ([]Pane, error) {
-	s.scanAgents()
+	s.scanAgents("")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ws *workspace
@@ -55,7 +55,7 @@ func snapshots(ps []*pane) []Pane {
 
 // GetPane returns one pane (Mux.GetPane).
 func (s *Service) GetPane(id string) (Pane, error) {
-	s.scanAgents()
+	s.scanAgents(id)
 	s.mu.Lock()
 	p, err := s.lookupPane(id)
 	if err != nil {
