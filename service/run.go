@@ -58,6 +58,7 @@ type RunRequest struct {
 	OutputRows  *int
 	OutputBytes *int
 	Source      string
+	Grants      []Grant // of the run pane's principal; nil: DefaultPaneGrants (checked before, grants.go)
 	Principal   string
 }
 
@@ -368,6 +369,7 @@ func (s *Service) commitRun(rec *run, st *start) {
 	s.runs.runs[rec.id] = rec
 	s.runs.order = append(s.runs.order, rec)
 	s.runs.keys[keyRef{rec.principal, rec.key}] = rec
+	s.authz.ownRun(rec) // authz.go
 	p.observers = append(p.observers, rec)
 	st.inst.wantTail, st.inst.tailRows, st.inst.tailBytes = true, rec.outputRows, rec.outputBytes
 	s.emit(RunStarted{Run: rec.id, Pane: p.id})

@@ -29,6 +29,9 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session", "history-rows", "memory-max", "pids-max")
 			p["argv"] = args
+			if err := addGrants(cmd, p); err != nil {
+				return err
+			}
 			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
 				env := map[string]string{}
 				for _, kv := range envs {
@@ -57,6 +60,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.Bool("assign-session", false, "start the agent with a session id signaltty picks and records (claude: --session-id)")
 	f.Int64("history-rows", 0, "rows of history kept once scrolled off the screen (default the daemon's setting, 10000)")
 	spawnLimitFlags(f)
+	grantFlag(f)
 	return c
 }
 
