@@ -5,6 +5,9 @@ package tests
 // another pane; a missing pane is denied exactly as another's is.
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +86,34 @@ func TestPaneCannotDriveAnotherPane(t *testing.T) {
 	}
 	if strings.Contains(st, "rm -rf") {
 		t.Errorf("an argument reached the log")
+	}
+}
+
+// A pane principal's event stream carries only events of what it may read:
+// its own pane and what it created, never another pane's.
+func TestPaneEventStreamIsFilteredByRead(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t)
+	ws := d.CreateWorkspace(t, "stream").ID
+	a := d.NewInPane(t, "--workspace", ws)
+	out := filepath.Join(harness.TempDir(t), "events")
+	if r := a.Sh(t, fmt.Sprintf(`'%s' --json events --follow --after 0 > '%s' 2>&1 &`, harness.Bin(t, "signaltty"), out)); r.Code != 0 {
+		t.Fatalf("events in the pane:\n%s", r)
+	}
+	b := d.Spawn(t, []string{"--workspace", ws}, "sh", "-c", "echo b; exec sleep 100")
+	d.WaitLine(t, b.ID, "b")
+	var sp struct{ Pane harness.Pane }
+	a.JSON(t, &sp, "pane", "spawn", "--split", a.Pane.ID, "--axis", "cols", "--", "sleep", "100")
+	var got string
+	harness.Eventually(t, harness.PollTimeout, "A sees its own split's pane.created", func() (bool, string) {
+		bs, _ := os.ReadFile(out)
+		got = string(bs)
+		return strings.Contains(got, `"type":"pane.created","resource":"`+sp.Pane.ID+`"`), got
+	})
+	if strings.Contains(got, b.ID) {
+		t.Errorf("A's stream shows B's events:\n%s", got)
+	}
+	if strings.Contains(got, `"resource":"`+ws+`"`) {
+		t.Errorf("A's stream shows the owner's workspace events:\n%s", got)
 	}
 }
