@@ -200,8 +200,8 @@ func grantsIn[G any](gs *[]G, conv func(G) service.Grant) []service.Grant {
 
 // hookPane is the pane an agent's hook or session report is for, as the
 // service attributes it (docs/agents.md): the named pane if it exists,
-// else the pane of client_pid's ancestry; "" when neither finds one (the
-// service then attributes nothing).
+// else the pane of client_pid's ancestry, else the named (missing) pane;
+// "" when nothing is named (the service then attributes nothing).
 func hookPane(svc *service.Service, params map[string]json.RawMessage) string {
 	var pane string
 	if raw, ok := params["pane"]; ok && json.Unmarshal(raw, &pane) == nil && pane != "" {
@@ -214,6 +214,9 @@ func hookPane(svc *service.Service, params map[string]json.RawMessage) string {
 		if id := svc.PaneOfProcess(pid); id != "" {
 			return "pane:" + id
 		}
+	}
+	if pane != "" { // a missing pane that no ancestry replaces: denied as any
+		return "pane:" + pane
 	}
 	return ""
 }

@@ -107,3 +107,10 @@ type WhoAmI struct {
 		Scope string `json:"scope"`
 	} `json:"grants"`
 }
+
+// Varlinkctl runs `varlinkctl call ADDRESS method params` inside the pane.
+func (ip *InPane) Varlinkctl(t testing.TB, method, params string) Result {
+	t.Helper()
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	return ip.Sh(t, "SYSTEMD_PAGER=cat SYSTEMD_COLORS=0 "+q(Varlinkctl(t))+" --no-pager call --json=short "+q(ip.D.Address)+" "+q(method)+" "+q(params))
+}
