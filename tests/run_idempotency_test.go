@@ -278,6 +278,13 @@ func TestRunKeyJoinReuseAndConflict(t *testing.T) {
 		if !again.Reused || again.Run != st.Run {
 			t.Errorf("the pane's repeat: %+v, want %s reused", again, st.Run)
 		}
+		var l struct {
+			Runs []harness.RunRecord `json:"runs"`
+		}
+		p.JSON(t, &l, "run", "list", "--key", "shared-key")
+		if len(l.Runs) != 1 || l.Runs[0].Run != st.Run {
+			t.Errorf("the pane's list --key: %+v, want only its own %s", l.Runs, st.Run)
+		}
 		if s := harness.CheckStart(t, harness.CLIOf(d).Start(t, harness.ShellSpec("shared-key", ws, "exit 0")), "shared-key"); !s.Reused || s.Run != owner.Run {
 			t.Errorf("the owner's repeat: %+v, want %s reused", s, owner.Run)
 		}
