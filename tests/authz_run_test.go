@@ -226,3 +226,21 @@ func TestUnknownCallersReadButNeverStartOrCancel(t *testing.T) {
 		t.Errorf("the run was touched:\n%s", r)
 	}
 }
+
+// SIGNALTTY_UNKNOWN_GRANTS changes what unknown callers hold.
+func TestUnknownCallersGrantsAreConfigured(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_OUTSIDE_CALLERS=unknown", "SIGNALTTY_UNKNOWN_GRANTS="}})
+	var w harness.WhoAmI
+	d.JSON(t, &w, "whoami")
+	if w.Principal != "unknown" || len(w.Grants) != 0 {
+		t.Errorf("with no grants configured: %+v", w)
+	}
+	d.Fail(t, "denied.read", 4, "status")
+	d2 := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_OUTSIDE_CALLERS=unknown", "SIGNALTTY_UNKNOWN_GRANTS=read:*, spawn:workspace:*"}})
+	d2.JSON(t, &w, "whoami")
+	if len(w.Grants) != 2 || w.Grants[1].Right != "spawn" || w.Grants[1].Scope != "workspace:*" {
+		t.Errorf("with read:* and spawn:workspace:*: %+v", w)
+	}
+	d2.JSON(t, nil, "workspace", "create", "--name", "by-unknown")
+}

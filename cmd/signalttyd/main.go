@@ -104,7 +104,7 @@ func run(log *slog.Logger, address string) error {
 	}
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log), HistoryRows: historyRows(log),
-		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS")})
+		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log)})
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()
