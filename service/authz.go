@@ -104,11 +104,12 @@ func (s *Service) SetCreator(resource, principal string) {
 	s.authz.creator[resource] = principal
 }
 
-// PaneOfProcess is the live pane a process belongs to ("" for none):
-// the pane whose cgroup holds it (with delegated cgroups), else the first
-// pane whose leader is the process, its session or process group leader,
-// or one of its ancestors' — so a process that calls setsid, or changes its
-// environment, still belongs to its pane.
+// PaneOfProcess is the pane a process belongs to ("" for none): the pane
+// whose cgroup holds it (with delegated cgroups), else the first pane whose
+// live leader is the process, its session or process group leader, or one
+// of its ancestors' — so a process that calls setsid, or changes its
+// environment, still belongs to its pane — or whose exited leader's session
+// it is still in.
 func (s *Service) PaneOfProcess(pid int) string {
 	id, _ := s.findPane(pid)
 	return id
@@ -117,7 +118,8 @@ func (s *Service) PaneOfProcess(pid int) string {
 // findPane is PaneOfProcess, and whether pid descends from the daemon.
 func (s *Service) findPane(pid int) (string, bool) {
 	s.mu.Lock()
-	leaders := map[int]string{}
+	leaders := map[int]string{}  // live panes' leaders
+	sessions := map[int]string{} // exited panes' leaders, as session ids of what they left running
 	groups := map[string]string{}
 	for id, p := range s.panes {
 		if !p.announced || p.inst == nil || p.inst.proc == nil {
@@ -125,6 +127,8 @@ func (s *Service) findPane(pid int) (string, bool) {
 		}
 		if p.state.hasProcess() {
 			leaders[p.inst.proc.Pid()] = id
+		} else if pid := p.inst.proc.Pid(); pid > 1 {
+			sessions[pid] = id
 		}
 		if g := p.inst.proc.Cgroup(); g != nil {
 			groups[g.Path] = id
@@ -143,6 +147,12 @@ func (s *Service) findPane(pid int) (string, bool) {
 			if id, ok := leaders[q]; ok && q > 1 {
 				return id, true
 			}
+		}
+		// A process left in the session of a pane whose leader exited.
+		// (Should the pid come back as another session's id, that session
+		// gets the pane's grants, never more than the owner's.)
+		if id, ok := sessions[sid]; ok && sid > 1 && sid != pid {
+			return id, true
 		}
 		if ppid == self {
 			return "", true

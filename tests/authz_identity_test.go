@@ -4,6 +4,8 @@ package tests
 // the daemon from the connected process, never from what it says.
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +114,28 @@ func TestAnotherUidIsRefusedAtAccept(t *testing.T) {
 	d.JSON(t, &w, "whoami")
 	if w.Principal != "owner" {
 		t.Errorf("owner after a refused peer: %+v", w)
+	}
+}
+
+// A process left running in the session of a pane whose leader exited (in
+// a process group of its own, so the pane's end did not stop it) is still
+// that pane's principal, without cgroups too.
+func TestWhatAPaneLeftRunningIsStillThePane(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t)
+	ws := d.CreateWorkspace(t, "left").ID
+	f := filepath.Join(harness.TempDir(t), "who")
+	script := fmt.Sprintf(`set -m; p=$$; (trap '' HUP; while kill -0 $p 2>/dev/null; do sleep 0.05; done; SIGNALTTY_NO_AUTOSTART=1 '%s' --json whoami > '%s.tmp'; mv '%s.tmp' '%s') </dev/null >/dev/null 2>&1 & exit 0`,
+		harness.Bin(t, "signaltty"), f, f, f)
+	p := d.Spawn(t, []string{"--workspace", ws}, "sh", "-c", script)
+	var b []byte
+	harness.Eventually(t, harness.PollTimeout, "the leftover's whoami", func() (bool, string) {
+		var err error
+		b, err = os.ReadFile(f)
+		return err == nil, ""
+	})
+	var w harness.WhoAmI
+	if err := json.Unmarshal(b, &w); err != nil || w.Principal != "pane:"+p.ID {
+		t.Errorf("a process left in the exited pane's session resolved to %s, want pane:%s", b, p.ID)
 	}
 }
