@@ -58,6 +58,7 @@ type RunRequest struct {
 	OutputRows  *int
 	OutputBytes *int
 	Source      string
+	Grants      []Grant // of the run pane's principal; nil: DefaultPaneGrants (checked before, grants.go)
 	Principal   string
 }
 
@@ -368,6 +369,7 @@ func (s *Service) commitRun(rec *run, st *start) {
 	s.runs.runs[rec.id] = rec
 	s.runs.order = append(s.runs.order, rec)
 	s.runs.keys[keyRef{rec.principal, rec.key}] = rec
+	s.authz.ownRun(rec) // authz.go
 	p.observers = append(p.observers, rec)
 	st.inst.wantTail, st.inst.tailRows, st.inst.tailBytes = true, rec.outputRows, rec.outputBytes
 	s.emit(RunStarted{Run: rec.id, Pane: p.id})
@@ -490,6 +492,15 @@ func (s *Service) RunDone(id string) (<-chan struct{}, error) {
 
 // ListRuns lists retained runs in id order without output (Run.List).
 func (s *Service) ListRuns(paneID, key, after string, limit int) ([]Run, string, error) {
+	return s.ListRunsFor(OwnerPrincipal, paneID, key, after, limit)
+}
+
+// ListRunsFor is ListRuns as caller sees it: only runs it may read, and
+// with key only its own key's run (docs/security.md).
+func (s *Service) ListRunsFor(caller Principal, paneID, key, after string, limit int) ([]Run, string, error) {
+	if caller.ID == "" {
+		caller = OwnerPrincipal
+	}
 	if limit == 0 {
 		limit = 256
 	}
@@ -509,7 +520,8 @@ func (s *Service) ListRuns(paneID, key, after string, limit int) ([]Run, string,
 	out := []Run{} // a removed pane's runs are still listed: no pane lookup
 	next := ""
 	for _, rec := range s.runs.order {
-		if rec.n <= afterN || (paneID != "" && rec.paneID != paneID) || (key != "" && (rec.key != key || rec.principal != Owner)) {
+		if rec.n <= afterN || (paneID != "" && rec.paneID != paneID) || (key != "" && (rec.key != key || rec.principal != caller.ID)) ||
+			!s.allowedLocked(caller, RightRead, "run:"+rec.id) {
 			continue
 		}
 		if len(out) == limit {

@@ -31,6 +31,11 @@ type Config struct {
 	// daemon's cgroup; CgroupsOff says why.
 	Cgroups    *cgroup.Tree
 	CgroupsOff string
+	// OutsideCallers is how a caller outside every pane resolves
+	// (docs/security.md): "" or "owner", or "unknown" (UnknownGrants, and
+	// the owner only with SIGNALTTY_TOKEN=@owner in its environment).
+	OutsideCallers string
+	UnknownGrants  []Grant // nil: read on *
 }
 
 // Service owns every workspace, tab and pane of one daemon instance.
@@ -61,6 +66,7 @@ type Service struct {
 	escaped      int // see Status.Escaped
 	git          gitState
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
+	authz        authzState      // creators, pane principals' grants, denials (authz.go)
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.

@@ -332,6 +332,7 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 		p.tab = target.tab
 	}
 	s.panes[p.id] = p
+	s.authz.adopt(p, spec.Creator, spec.Grants)
 	return s.reserve(p, spec.extraEnv, spec), nil
 }
 

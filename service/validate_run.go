@@ -32,7 +32,8 @@ func (s *Service) checkRun(r *RunRequest) (spawnSpec, *Error) {
 	if r.Shell != nil {
 		argv = []string{"/bin/sh", "-c", *r.Shell}
 	}
-	spec.SpawnRequest = SpawnRequest{Workspace: r.Workspace, Split: r.Pane, Axis: r.Axis, Argv: argv, Cols: r.Cols, Rows: r.Rows}
+	spec.SpawnRequest = SpawnRequest{Workspace: r.Workspace, Split: r.Pane, Axis: r.Axis, Argv: argv, Cols: r.Cols, Rows: r.Rows,
+		Creator: r.Principal, Grants: r.Grants}
 	if r.Name != nil {
 		spec.tabTitle = *r.Name
 	}

@@ -39,6 +39,11 @@ type SpawnRequest struct {
 	// (1..MaxHistoryRows); nil: the daemon's setting (Service.HistoryRows).
 	HistoryRows *int
 	Limits      cgroup.Limits // of the pane's cgroup (cgroups.go); zero = none
+	// Creator is the principal asking ("" = the owner); Grants are those
+	// of the new pane's principal (nil: the default, DefaultPaneGrants).
+	// Both are checked before the call (grants.go); docs/security.md.
+	Creator string
+	Grants  []Grant
 }
 
 // spawnSpec is a checked spawn: the request (Cwd made absolute and clean)

@@ -114,11 +114,3 @@ func lines(ls []string) string { return strings.Join(ls, "\n") }
 func hung(dir, name string) string {
 	return harness.Mark(dir, name) + "; exec sleep 100"
 }
-
-// authSkip marks a sub-case that needs principals and grants other than
-// the owner, which signaltty does not have yet.
-func authSkip(t *testing.T, name, what string) {
-	t.Run(name, func(t *testing.T) {
-		t.Skip("needs principals and grants (not implemented yet): " + what)
-	})
-}

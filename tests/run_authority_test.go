@@ -1,8 +1,7 @@
 package tests
 
-// Who owns and may read or stop a run. Every caller is the owner today;
-// the cases for other principals and scoped grants are skipped until
-// signaltty has them.
+// Who owns and may read or stop a run: the owner, and other principals
+// through their grants (authz_run_test.go).
 
 import (
 	"encoding/json"
@@ -15,7 +14,7 @@ import (
 )
 
 // A run started by the owner is owned by the caller: its record names the
-// principal of the start result. Run.Start takes no grants yet.
+// principal of the start result.
 func TestRunOwnedByCaller(t *testing.T) {
 	t.Parallel()
 	harness.Varlinkctl(t)
@@ -29,7 +28,7 @@ func TestRunOwnedByCaller(t *testing.T) {
 			}
 		}
 	})
-	authSkip(t, "grants beyond the caller's fail denied.delegation with no side effects", "the grants parameter of Run.Start and denied.delegation")
+	t.Run("grants beyond the caller's fail denied.delegation with no side effects", func(t *testing.T) { authDelegation(t, d, ws) })
 }
 
 // The owner reads, lists (by pane and by key), cancels and sees events of
@@ -74,8 +73,5 @@ func TestRunOwnerAndOwnCommandReadAndCancel(t *testing.T) {
 			return e.Type == "run.completed" && e.Resource == st.Run
 		})
 	}
-	authSkip(t, "read pane:* is denied.read and filtered", "principals with scoped grants; pane:* does not cover run:<id>")
-	authSkip(t, "read session scope allows", "principals with scoped grants (session:<id> covers its runs)")
-	authSkip(t, "pane principal reads and cancels its run", "a distinct pane principal (today the pane's command resolves to the owner; the owner case passes above)")
-	authSkip(t, "read run:<id> only: read allowed, cancel denied.write", "principals with scoped grants and denied.write")
+	authRunReaders(t, d, ws)
 }

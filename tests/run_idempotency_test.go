@@ -263,7 +263,32 @@ func TestRunKeyJoinReuseAndConflict(t *testing.T) {
 		r.Err.Data, r.Err.Message = nil, ""
 	}
 	harness.SameErrors(t, "conflict.run_key", conflicts...)
-	authSkip(t, "key from another principal starts an independent run", "a second principal using the same key")
+	t.Run("key from another principal starts an independent run", func(t *testing.T) {
+		owner := harness.CLIOf(d).MustStart(t, harness.ShellSpec("shared-key", ws, "exit 0"))
+		d.WaitBoth(t, owner.Run)
+		p := d.NewInPane(t, "--workspace", ws, "--grant", "spawn:workspace:"+ws, "--grant", "read:self", "--grant", "write:self")
+		var st harness.RunStart
+		p.JSON(t, &st, "run", "--key", "shared-key", "--workspace", ws, "--shell", "exit 0")
+		if st.Reused || st.Run == owner.Run || st.Principal != "pane:"+p.Pane.ID {
+			t.Errorf("the same key from another principal: %+v, want a new run of pane:%s (the owner's is %s)", st, p.Pane.ID, owner.Run)
+		}
+		// each principal's key names its own run
+		var again harness.RunStart
+		p.JSON(t, &again, "run", "--key", "shared-key", "--workspace", ws, "--shell", "exit 0")
+		if !again.Reused || again.Run != st.Run {
+			t.Errorf("the pane's repeat: %+v, want %s reused", again, st.Run)
+		}
+		var l struct {
+			Runs []harness.RunRecord `json:"runs"`
+		}
+		p.JSON(t, &l, "run", "list", "--key", "shared-key")
+		if len(l.Runs) != 1 || l.Runs[0].Run != st.Run {
+			t.Errorf("the pane's list --key: %+v, want only its own %s", l.Runs, st.Run)
+		}
+		if s := harness.CheckStart(t, harness.CLIOf(d).Start(t, harness.ShellSpec("shared-key", ws, "exit 0")), "shared-key"); !s.Reused || s.Run != owner.Run {
+			t.Errorf("the owner's repeat: %+v, want %s reused", s, owner.Run)
+		}
+	})
 }
 
 // After a daemon restart, the repeat of a start with --source of the old

@@ -124,7 +124,28 @@ func TestRunSecretsStayOutOfEventsAndLogs(t *testing.T) {
 		}
 	})
 	t.Run("audit log", func(t *testing.T) {
-		t.Skip("needs principals and grants (not implemented yet): signaltty has no audit log yet")
+		// Denied starts, sends and cancels carrying canaries: audited, and
+		// no canary in any audit line, the log, status or doctor.
+		reader := d.NewInPane(t, "--workspace", ws, "--grant", "read:*")
+		before := strings.Count(d.Stderr(), "msg=denied")
+		reader.Fail(t, "denied.spawn", 4, "run", "--key", keyC+"-denied", "--workspace", ws, "--", prog, argC)
+		reader.Fail(t, "denied.spawn", 4, "run", "--key", keyC+"-denied2", "--workspace", ws, "--shell", ": "+shellC)
+		reader.Fail(t, "denied.write", 4, "pane", "send", "--pane", argvPanes[0], "--text", outC)
+		harness.Eventually(t, harness.PollTimeout, "three audit lines", func() (bool, string) {
+			return strings.Count(d.Stderr(), "msg=denied")-before >= 3, d.Stderr()
+		})
+		status := d.CLI(t, "--json", "status").Stdout + d.CLI(t, "doctor").Stdout
+		if !strings.Contains(status, "dev.signaltty.Run.Start") {
+			t.Errorf("doctor and status do not count the denials:\n%s", status)
+		}
+		for _, c := range []string{dirC, baseC, argC, shellC, keyC, outC} {
+			if strings.Contains(d.Stderr(), c) {
+				t.Errorf("canary %s in the daemon's log (audit lines included):\n%s", c, grepLines(d.Stderr(), c))
+			}
+			if strings.Contains(status, c) {
+				t.Errorf("canary %s in GetStatus or doctor", c)
+			}
+		}
 	})
 	t.Run("env and cwd canaries", func(t *testing.T) {
 		t.Skip("waits for per-run cwd, env and env_unset parameters of Run.Start (not implemented yet)")

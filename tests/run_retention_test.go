@@ -319,5 +319,11 @@ func retention(t *testing.T, d *harness.Daemon, tr harness.Transport) {
 	if strings.Join(order, " ") != strings.Join(want, " ") {
 		t.Errorf("run.expired order %v, want %v (oldest completed first)", order, want)
 	}
-	authSkip(t, "pane-scoped callers get denied.read for expired runs", "principals with pane-scoped grants")
+	t.Run("pane-scoped callers get denied.read for expired runs", func(t *testing.T) {
+		p := d.NewInPane(t, "--workspace", ws, "--grant", "read:workspace:"+ws)
+		p.Fail(t, "denied.read", 4, "run", "get", "--run", b.Run)
+		p.JSON(t, nil, "run", "get", "--run", long.Run) // a retained one of its workspace
+		all := d.NewInPane(t, "--workspace", ws, "--grant", "read:run:*")
+		all.Fail(t, "not_found.run", 3, "run", "get", "--run", b.Run)
+	})
 }

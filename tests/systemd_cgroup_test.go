@@ -209,6 +209,26 @@ func TestPaneCgroupsUnderAUserManager(t *testing.T) {
 		waitGone(t, pid, "the escapee of a run ended by its deadline")
 	})
 
+	t.Run("a process that left its pane's ancestry and session is still the pane's principal", func(t *testing.T) {
+		f := filepath.Join(dir, "whoami")
+		// The escapee waits until its parent exited (it is reparented,
+		// outside the pane's session and ancestry), then asks who it is.
+		script := "sh -c 'p=$$; setsid sh -c \"while kill -0 $p 2>/dev/null; do sleep 0.05; done; SIGNALTTY_NO_AUTOSTART=1 SIGNALTTY_PANE=pane_000000000000 " +
+			harness.Bin(t, "signaltty") + " --json whoami > " + f + ".tmp; mv " + f + ".tmp " + f + "\" </dev/null >/dev/null 2>&1 & exit 0'; exec sleep 1000"
+		p := spawn(script)
+		var b []byte
+		harness.Eventually(t, harness.PollTimeout, "the escapee's whoami", func() (bool, string) {
+			var err error
+			b, err = os.ReadFile(f)
+			return err == nil, ""
+		})
+		var w harness.WhoAmI
+		if err := json.Unmarshal(b, &w); err != nil || w.Principal != "pane:"+p.ID {
+			t.Fatalf("the escapee resolved to %s, want pane:%s (its cgroup)", b, p.ID)
+		}
+		m.CLI(t, "pane", "kill", "--pane", p.ID)
+	})
+
 	t.Run("limits need their controller", func(t *testing.T) {
 		r := m.CLI(t, "--json", "pane", "spawn", "--workspace", ws.Workspace.ID, "--pids-max", "64", "--", "sleep", "100")
 		if slices.Contains(cg.Controllers, "pids") {

@@ -3,6 +3,7 @@ package varlink
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/signaltty/signaltty/service"
 	ev "github.com/signaltty/signaltty/varlink/devsignalttyevents"
@@ -14,7 +15,7 @@ type Events struct{ svc *service.Service }
 // NewEvents returns the dev.signaltty.Events interface for registration.
 func NewEvents(svc *service.Service) *ev.VarlinkInterface { return ev.VarlinkNew(&Events{svc}) }
 
-var eventsErrors = []string{"InvalidParams", "Conflict", "Unavailable", "Internal"}
+var eventsErrors = []string{"InvalidParams", "Denied", "Conflict", "Unavailable", "Internal"}
 
 func (e *Events) fail(ctx context.Context, c ev.VarlinkCall, err error) error {
 	return replyError(ctx, c.Call, "dev.signaltty.Events", eventsErrors, err)
@@ -43,7 +44,7 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 	}
 	defer sub.Close()
 	var snap *json.RawMessage
-	if sub.Snapshot != nil {
+	if sub.Snapshot != nil && e.svc.Allowed(principalOf(ctx), service.RightRead, "*") {
 		b, _ := json.Marshal(sub.Snapshot)
 		raw := json.RawMessage(b)
 		snap = &raw
@@ -61,7 +62,11 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 	if len(sub.Replay) > 0 {
 		last = min(last, sub.Replay[0].Seq-1)
 	}
+	caller := principalOf(ctx)
 	send := func(evt service.Event) error {
+		if !e.svc.Allowed(caller, service.RightRead, eventResource(evt.Resource)) {
+			return nil // each event is filtered by read on its resource
+		}
 		data, _ := json.Marshal(evt.Data)
 		out := &ev.Event{Source: evt.Source, Seq: evt.Seq, Type: string(evt.Type), Resource: evt.Resource,
 			Ts: timestamp(evt.Time), Data: data}
@@ -96,4 +101,21 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 			}
 		}
 	}
+}
+
+// eventResource names an event's resource for authorization: ids carry
+// their kind ("pane_…", "tab_…", "ws_…", runs "r<n>"); the daemon's own
+// events are "*".
+func eventResource(id string) string {
+	switch {
+	case strings.HasPrefix(id, "pane_"):
+		return "pane:" + id
+	case strings.HasPrefix(id, "tab_"):
+		return "tab:" + id
+	case strings.HasPrefix(id, "ws_"):
+		return "workspace:" + id
+	case len(id) > 1 && id[0] == 'r' && strings.Trim(id[1:], "0123456789") == "":
+		return "run:" + id
+	}
+	return "*"
 }

@@ -3,6 +3,7 @@ package varlink
 import (
 	"context"
 	"encoding/base64"
+	"slices"
 	"time"
 
 	"github.com/signaltty/signaltty/service"
@@ -15,7 +16,7 @@ type Mux struct{ svc *service.Service }
 // NewMux returns the dev.signaltty.Mux interface for registration.
 func NewMux(svc *service.Service) *mux.VarlinkInterface { return mux.VarlinkNew(&Mux{svc}) }
 
-var muxErrors = []string{"InvalidParams", "NotFound", "Conflict", "Unavailable", "Timeout", "Internal"}
+var muxErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Timeout", "Internal"}
 
 func (m *Mux) fail(ctx context.Context, c mux.VarlinkCall, err error) error {
 	return replyError(ctx, c.Call, "dev.signaltty.Mux", muxErrors, err)
@@ -33,6 +34,7 @@ func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd,
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
+	m.svc.SetCreator("workspace:"+w.ID, principalOf(ctx).ID)
 	var pout *mux.Pane
 	if p != nil {
 		po := paneOut(*p)
@@ -44,8 +46,11 @@ func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd,
 func (m *Mux) ListWorkspaces(ctx context.Context, c mux.VarlinkCall) error {
 	ws := m.svc.ListWorkspaces()
 	out := make([]mux.Workspace, 0, len(ws))
+	caller := principalOf(ctx)
 	for _, w := range ws {
-		out = append(out, workspaceOut(w))
+		if m.svc.Allowed(caller, service.RightRead, "workspace:"+w.ID) {
+			out = append(out, workspaceOut(w))
+		}
 	}
 	return c.ReplyListWorkspaces(ctx, out)
 }
@@ -104,6 +109,7 @@ func (m *Mux) CreateTab(ctx context.Context, c mux.VarlinkCall, ws string, title
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
+	m.svc.SetCreator("tab:"+t.ID, principalOf(ctx).ID)
 	return c.ReplyCreateTab(ctx, tabOut(t))
 }
 
@@ -117,12 +123,17 @@ func (m *Mux) RemoveTab(ctx context.Context, c mux.VarlinkCall, id string, recur
 	return c.ReplyRemoveTab(ctx)
 }
 
-func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64, agent *string, assign *bool, historyRows, memoryMax, pidsMax *int64) error {
+func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64, agent *string, assign *bool, historyRows, memoryMax, pidsMax *int64, grants *[]mux.Grant) error {
 	r := service.SpawnRequest{Workspace: str(ws), Tab: str(tab), Split: str(split), Axis: str(axis),
 		Argv: argv, Cwd: str(cwd), Cols: intp(cols), Rows: intp(rows), Agent: str(agent), AssignSession: assign != nil && *assign,
 		HistoryRows: intp(historyRows), Limits: limitsIn(memoryMax, pidsMax)}
 	if env != nil {
 		r.Env = *env
+	}
+	caller := principalOf(ctx)
+	r.Creator, r.Grants = caller.ID, grantsIn(grants, func(g mux.Grant) service.Grant { return service.Grant{Right: g.Right, Scope: g.Scope} })
+	if err := m.svc.CheckDelegation(caller, "dev.signaltty.Mux.SpawnPane", r.Grants); err != nil {
+		return m.fail(ctx, c, err)
 	}
 	p, err := m.svc.SpawnPane(r)
 	if err != nil {
@@ -136,6 +147,8 @@ func (m *Mux) ListPanes(ctx context.Context, c mux.VarlinkCall, ws, tab *string)
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
+	caller := principalOf(ctx)
+	ps = slices.DeleteFunc(ps, func(p service.Pane) bool { return !m.svc.Allowed(caller, service.RightRead, "pane:"+p.ID) })
 	return c.ReplyListPanes(ctx, panesOut(ps))
 }
 

@@ -29,10 +29,14 @@ func (r *Run) fail(ctx context.Context, c runv.VarlinkCall, err error) error {
 }
 
 func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pane, axis *string, argv *[]string, shell, name *string,
-	cols, rows, deadlineMs, outputRows, outputBytes *int64, source *string) error {
+	cols, rows, deadlineMs, outputRows, outputBytes *int64, source *string, grants *[]runv.Grant) error {
 	req := service.RunRequest{Key: key, Workspace: str(ws), Pane: str(pane), Axis: str(axis), Shell: shell, Name: name,
 		Cols: intp(cols), Rows: intp(rows), DeadlineMs: deadlineMs, OutputRows: intp(outputRows),
-		OutputBytes: intp(outputBytes), Source: str(source), Principal: service.Owner}
+		OutputBytes: intp(outputBytes), Source: str(source), Principal: principalOf(ctx).ID,
+		Grants: grantsIn(grants, func(g runv.Grant) service.Grant { return service.Grant{Right: g.Right, Scope: g.Scope} })}
+	if err := r.svc.CheckDelegation(principalOf(ctx), "dev.signaltty.Run.Start", req.Grants); err != nil {
+		return r.fail(ctx, c, err)
+	}
 	if argv != nil {
 		req.Argv = *argv
 		if req.Argv == nil {
@@ -116,12 +120,12 @@ func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *st
 			n = -1 // explicit 0 is out of range
 		}
 	}
-	recs, next, err := r.svc.ListRuns(str(pane), str(key), str(after), n)
+	recs, next, err := r.svc.ListRunsFor(principalOf(ctx), str(pane), str(key), str(after), n)
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}
 	out := make([]runv.Record, 0, len(recs))
-	for _, rec := range recs {
+	for _, rec := range recs { // filtered by read (ListRunsFor), never denied
 		out = append(out, recordOut(rec))
 	}
 	params := map[string]any{"source": r.svc.Source(), "runs": out}

@@ -24,6 +24,8 @@ type Server struct {
 	svc *vl.Service
 	log *slog.Logger
 	uid int
+	// resolve resolves a connection's pinned peer to its principal (identity.go).
+	resolve Resolver
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -52,7 +54,11 @@ func (s *Server) Serve(ln net.Listener) error {
 			return err
 		}
 		uc, ok := c.(*net.UnixConn)
-		if !ok || !s.peerAllowed(uc) {
+		var cred *unix.Ucred
+		if ok {
+			cred = s.peerAllowed(uc)
+		}
+		if cred == nil {
 			c.Close()
 			continue
 		}
@@ -68,7 +74,14 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()
-			s.svc.ServeConn(s.ctx, cc)
+			// The principal is resolved once, before the first call is read.
+			if p, err := s.pin(uc, cred); err != nil {
+				s.log.Warn("dropping connection: peer not pinned", "pid", cred.Pid, "err", err)
+			} else {
+				cc.peer = p
+				s.svc.ServeConn(s.ctx, cc)
+				p.close()
+			}
 			cc.Close()
 			s.mu.Lock()
 			delete(s.conns, cc)
@@ -134,29 +147,31 @@ func (s *Server) Close() {
 	s.wg.Wait()
 }
 
-// peerAllowed admits only peers running as the daemon's own uid (SO_PEERCRED).
-func (s *Server) peerAllowed(c *net.UnixConn) bool {
+// peerAllowed admits only peers running as the daemon's own uid
+// (SO_PEERCRED), returning their credentials; nil: refused.
+func (s *Server) peerAllowed(c *net.UnixConn) *unix.Ucred {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return false
+		return nil
 	}
 	var cred *unix.Ucred
 	var cerr error
 	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil || cerr != nil {
 		s.log.Warn("dropping connection: no peer credentials", "err", errors.Join(err, cerr))
-		return false
+		return nil
 	}
 	if int(cred.Uid) != s.uid {
 		s.log.Warn("dropping connection from another user", "uid", cred.Uid, "pid", cred.Pid)
-		return false
+		return nil
 	}
-	return true
+	return cred
 }
 
 // conn caps request size and can report the peer hanging up.
 type conn struct {
 	*net.UnixConn
-	pending int // bytes read since the last message terminator
+	peer    *peer // the pinned peer and its principal (identity.go)
+	pending int   // bytes read since the last message terminator
 	over    bool
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/signaltty/signaltty/logind"
 	"github.com/signaltty/signaltty/service"
 	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
+	vl "github.com/varlink/go/varlink"
 )
 
 // ServerIface implements dev.signaltty.Server (devsignalttyserver/dev.signaltty.Server.varlink).
@@ -37,6 +38,27 @@ func NewServerIface(svc *service.Service, shutdown func(), opts ...ServerOption)
 	return srv.VarlinkNew(s)
 }
 
+// WhoAmI replies with the caller's principal (identity.go).
+func (s *ServerIface) WhoAmI(ctx context.Context, c srv.VarlinkCall) error {
+	p := principalOf(ctx)
+	grants := []srv.Grant{}
+	if p.IsOwner() {
+		for _, r := range []string{service.RightRead, service.RightWrite, service.RightSpawn, service.RightAdmin} {
+			grants = append(grants, srv.Grant{Right: r, Scope: "*"})
+		}
+	}
+	for _, g := range p.Grants {
+		grants = append(grants, srv.Grant{Right: g.Right, Scope: g.Scope})
+	}
+	pid := int64(0)
+	if gc, ok := c.Conn.(vl.GetNetConn); ok {
+		if cc, ok := gc.NetConn().(*conn); ok && cc.peer != nil {
+			pid = int64(cc.peer.pid)
+		}
+	}
+	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants)
+}
+
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {
 	return c.ReplyGetStatus(ctx, s.status(s.svc.Status()))
 }
@@ -55,7 +77,7 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
 		Journal: journalOut(s.svc.JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
-		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups())}
+		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts())}
 }
 
 func journalOut(j service.JournalStatus) srv.Journal {
@@ -177,4 +199,12 @@ func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActiv
 	return c.ReplySetConfig(ctx, s.configOut(cfg))
 }
 
-var serverErrors = []string{"InvalidParams", "NotFound", "Conflict", "Unavailable", "Internal"}
+var serverErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Internal"}
+
+func denialsOut(ds []service.Denials) *[]srv.DenialCount {
+	out := make([]srv.DenialCount, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, srv.DenialCount{Verb: d.Verb, Count: d.Count})
+	}
+	return &out
+}

@@ -27,6 +27,7 @@ attention. With --json it prints the GetStatus reply.`,
 					return err
 				}
 				writeDoctor(a.out, r.Status, time.Now())
+				writeDenials(a.out, r.Status)
 				return nil
 			})
 		},

@@ -30,6 +30,9 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 			p := params(cmd, "workspace", "tab", "split", "axis", "cwd", "cols", "rows", "agent", "assign-session", "history-rows", "memory-max", "pids-max")
 			a.localCwd(p)
 			p["argv"] = args
+			if err := addGrants(cmd, p); err != nil {
+				return err
+			}
 			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
 				env := map[string]string{}
 				for _, kv := range envs {
@@ -58,6 +61,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.Bool("assign-session", false, "start the agent with a session id signaltty picks and records (claude: --session-id)")
 	f.Int64("history-rows", 0, "rows of history kept once scrolled off the screen (default the daemon's setting, 10000)")
 	spawnLimitFlags(f)
+	grantFlag(f)
 	return c
 }
 

@@ -28,6 +28,9 @@ Then "signaltty run wait --run R" waits and exits with the run's status:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := params(cmd, "key", "workspace", "pane", "axis", "shell", "name", "cols", "rows",
 				"deadline-ms", "output-rows", "output-bytes", "source")
+			if err := addGrants(cmd, p); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("argv") {
 				if len(args) > 0 {
 					return &callError{Code: "invalid_params.command", Message: "give the program either with --argv or after --, not both",
@@ -76,6 +79,7 @@ Then "signaltty run wait --run R" waits and exits with the run's status:
 	f.Int64("output-rows", 0, "most rows of output kept in the result (default 100)")
 	f.Int64("output-bytes", 0, "most bytes of output lines kept in the result (default 65536)")
 	f.String("source", "", "fail with conflict.source unless the daemon's event source is this one")
+	grantFlag(f)
 	c.AddCommand(runWaitCmd(a), runGetCmd(a), runListCmd(a), runCancelCmd(a))
 	return c
 }

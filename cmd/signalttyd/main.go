@@ -104,7 +104,7 @@ func run(log *slog.Logger, address string) error {
 	}
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log), HistoryRows: historyRows(log),
-		Cgroups: cgroups, CgroupsOff: cgroupsOff})
+		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log)})
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()
@@ -123,6 +123,7 @@ func run(log *slog.Logger, address string) error {
 	shutdownRequested := make(chan struct{}, 1)
 	lg := newLogind(log, svc)
 	server := varlink.NewServer(vsvc, log)
+	server.SetResolver(svc.ResolvePeer)
 	for _, iface := range []varlink.Dispatcher{
 		varlink.NewServerIface(svc, func() {
 			select {
@@ -134,7 +135,7 @@ func run(log *slog.Logger, address string) error {
 		varlink.NewRun(svc),
 		varlink.NewEvents(svc),
 	} {
-		if err := vsvc.RegisterInterface(server.Track(iface)); err != nil {
+		if err := vsvc.RegisterInterface(server.Track(varlink.Guard(svc, iface))); err != nil {
 			return err
 		}
 	}

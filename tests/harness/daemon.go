@@ -211,7 +211,8 @@ func (d *Daemon) WaitReady(t testing.TB) {
 	}
 }
 
-// ping makes one GetStatus call.
+// ping makes one WhoAmI call (open to every principal, so a daemon whose
+// outside callers hold no grants answers too).
 func (d *Daemon) ping() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -221,7 +222,7 @@ func (d *Daemon) ping() error {
 	}
 	defer c.Close()
 	var out struct{}
-	return c.Call(ctx, "dev.signaltty.Server.GetStatus", nil, &out)
+	return c.Call(ctx, "dev.signaltty.Server.WhoAmI", nil, &out)
 }
 
 // WaitExit waits up to timeout for the daemon to exit on its own and returns

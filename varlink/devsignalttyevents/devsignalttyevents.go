@@ -70,6 +70,20 @@ func (e Unavailable) Error() string {
 }
 
 // Any other failure ("internal").
+// The caller's principal does not hold the right ("denied.<right>",
+// docs/security.md); a missing target is denied the same way.
+type Denied struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e Denied) Error() string {
+	s := "dev.signaltty.Events.Denied"
+	s += fmt.Sprintf("(Code: %v, Message: %v, Data: %v)", e.Code, e.Message, e.Data)
+	return s
+}
+
 type Internal struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
@@ -113,6 +127,17 @@ func Dispatch_Error(err error) error {
 				return e
 			}
 			var param Unavailable
+			err := json.Unmarshal(*errorRawParameters, &param)
+			if err != nil {
+				return e
+			}
+			return &param
+		case "dev.signaltty.Events.Denied":
+			errorRawParameters := e.Parameters.(*json.RawMessage)
+			if errorRawParameters == nil {
+				return e
+			}
+			var param Denied
 			err := json.Unmarshal(*errorRawParameters, &param)
 			if err != nil {
 				return e
@@ -292,6 +317,16 @@ func (c *VarlinkCall) ReplyUnavailable(ctx context.Context, code_ string, messag
 }
 
 // Any other failure ("internal").
+// The caller's principal does not hold the right ("denied.<right>",
+// docs/security.md); a missing target is denied the same way.
+func (c *VarlinkCall) ReplyDenied(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
+	var out Denied
+	out.Code = code_
+	out.Message = message_
+	out.Data = data_
+	return c.ReplyError(ctx, "dev.signaltty.Events.Denied", &out)
+}
+
 func (c *VarlinkCall) ReplyInternal(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
 	var out Internal
 	out.Code = code_
@@ -471,6 +506,9 @@ error Conflict (code: string, message: string, data: object)
 # The daemon cannot do it now ("unavailable.<what>").
 error Unavailable (code: string, message: string, data: object)
 # Any other failure ("internal").
+# The caller's principal does not hold the right ("denied.<right>",
+# docs/security.md); a missing target is denied the same way.
+error Denied (code: string, message: string, data: object)
 error Internal (code: string, message: string, data: object)
 `
 }

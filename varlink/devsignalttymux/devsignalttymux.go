@@ -25,6 +25,13 @@ import (
 
 // Generated type declarations
 
+// A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
+// "<kind>:<id>", "self"); docs/security.md.
+type Grant struct {
+	Right string `json:"right"`
+	Scope string `json:"scope"`
+}
+
 type Workspace struct {
 	Id          string    `json:"id"`
 	Name        string    `json:"name"`
@@ -231,6 +238,20 @@ func (e Timeout) Error() string {
 }
 
 // Any other failure ("internal").
+// The caller's principal does not hold the right ("denied.<right>",
+// docs/security.md); a missing target is denied the same way.
+type Denied struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e Denied) Error() string {
+	s := "dev.signaltty.Mux.Denied"
+	s += fmt.Sprintf("(Code: %v, Message: %v, Data: %v)", e.Code, e.Message, e.Data)
+	return s
+}
+
 type Internal struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
@@ -296,6 +317,17 @@ func Dispatch_Error(err error) error {
 				return e
 			}
 			var param Timeout
+			err := json.Unmarshal(*errorRawParameters, &param)
+			if err != nil {
+				return e
+			}
+			return &param
+		case "dev.signaltty.Mux.Denied":
+			errorRawParameters := e.Parameters.(*json.RawMessage)
+			if errorRawParameters == nil {
+				return e
+			}
+			var param Denied
 			err := json.Unmarshal(*errorRawParameters, &param)
 			if err != nil {
 				return e
@@ -902,8 +934,8 @@ type SpawnPane_methods struct{}
 
 func SpawnPane() SpawnPane_methods { return SpawnPane_methods{} }
 
-func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_, history_rows_in_, memory_max_in_, pids_max_in_)
+func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_, history_rows_in_, memory_max_in_, pids_max_in_, grants_in_)
 	if err_ != nil {
 		return
 	}
@@ -911,7 +943,7 @@ func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, work
 	return
 }
 
-func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (func(ctx context.Context) (Pane, uint64, error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -927,6 +959,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 		History_rows   *int64             `json:"history_rows,omitempty"`
 		Memory_max     *int64             `json:"memory_max,omitempty"`
 		Pids_max       *int64             `json:"pids_max,omitempty"`
+		Grants         *[]Grant           `json:"grants,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -942,6 +975,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	in.History_rows = history_rows_in_
 	in.Memory_max = memory_max_in_
 	in.Pids_max = pids_max_in_
+	in.Grants = grants_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.SpawnPane", in, flags)
 	if err != nil {
 		return nil, err
@@ -960,7 +994,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -976,6 +1010,7 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 		History_rows   *int64             `json:"history_rows,omitempty"`
 		Memory_max     *int64             `json:"memory_max,omitempty"`
 		Pids_max       *int64             `json:"pids_max,omitempty"`
+		Grants         *[]Grant           `json:"grants,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
@@ -991,6 +1026,7 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 	in.History_rows = history_rows_in_
 	in.Memory_max = memory_max_in_
 	in.Pids_max = pids_max_in_
+	in.Grants = grants_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SpawnPane", in)
 	if err != nil {
 		return nil, err
@@ -2496,7 +2532,7 @@ type devsignalttymuxInterface interface {
 	SetWorkspaceCwd(ctx context.Context, c VarlinkCall, workspace_ string, cwd_ string) error
 	CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
-	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64) error
+	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
@@ -2571,6 +2607,16 @@ func (c *VarlinkCall) ReplyTimeout(ctx context.Context, code_ string, message_ s
 }
 
 // Any other failure ("internal").
+// The caller's principal does not hold the right ("denied.<right>",
+// docs/security.md); a missing target is denied the same way.
+func (c *VarlinkCall) ReplyDenied(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
+	var out Denied
+	out.Code = code_
+	out.Message = message_
+	out.Data = data_
+	return c.ReplyError(ctx, "dev.signaltty.Mux.Denied", &out)
+}
+
 func (c *VarlinkCall) ReplyInternal(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
 	var out Internal
 	out.Code = code_
@@ -2942,7 +2988,7 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
-func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64) error {
+func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
 }
 
@@ -3235,12 +3281,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			History_rows   *int64             `json:"history_rows,omitempty"`
 			Memory_max     *int64             `json:"memory_max,omitempty"`
 			Pids_max       *int64             `json:"pids_max,omitempty"`
+			Grants         *[]Grant           `json:"grants,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session, in.History_rows, in.Memory_max, in.Pids_max)
+		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session, in.History_rows, in.Memory_max, in.Pids_max, in.Grants)
 
 	case "ListPanes":
 		var in struct {
@@ -3506,6 +3553,10 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 # docs/termination.md (KillPane and removals), docs/persistence.md
 # (restore states, RelaunchPane), docs/errors.md.
 interface dev.signaltty.Mux
+
+# A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
+# "<kind>:<id>", "self"); docs/security.md.
+type Grant (right: string, scope: string)
 
 type Workspace (
   id: string,
@@ -3793,7 +3844,10 @@ method SpawnPane(
   assign_session: ?bool,
   history_rows: ?int,
   memory_max: ?int,
-  pids_max: ?int
+  pids_max: ?int,
+  # Grants of the new pane's principal (default: read, write and spawn on
+  # self); each must be within the caller's own (denied.delegation).
+  grants: ?[]Grant
 ) -> (pane: Pane)
 
 # Lists panes, optionally only those of one workspace or one tab.
@@ -3975,6 +4029,9 @@ error Unavailable (code: string, message: string, data: object)
 # A deadline passed ("timeout.<what>").
 error Timeout (code: string, message: string, data: object)
 # Any other failure ("internal").
+# The caller's principal does not hold the right ("denied.<right>",
+# docs/security.md); a missing target is denied the same way.
+error Denied (code: string, message: string, data: object)
 error Internal (code: string, message: string, data: object)
 `
 }

@@ -23,6 +23,13 @@ import (
 
 // Generated type declarations
 
+// A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
+// "<kind>:<id>", "self"); docs/security.md.
+type Grant struct {
+	Right string `json:"right"`
+	Scope string `json:"scope"`
+}
+
 // The last rows of a run's pane when it completed. Rows are numbered as by
 // dev.signaltty.Mux.CaptureRows; lines are rows [start, end), each padded to
 // cols cells. Trailing blank rows are not included (end is one past the last
@@ -329,8 +336,8 @@ type Start_methods struct{}
 
 func Start() Start_methods { return Start_methods{} }
 
-func (m Start_methods) Call(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, key_in_, workspace_in_, pane_in_, axis_in_, argv_in_, shell_in_, name_in_, cols_in_, rows_in_, deadline_ms_in_, output_rows_in_, output_bytes_in_, source_in_)
+func (m Start_methods) Call(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, key_in_, workspace_in_, pane_in_, axis_in_, argv_in_, shell_in_, name_in_, cols_in_, rows_in_, deadline_ms_in_, output_rows_in_, output_bytes_in_, source_in_, grants_in_)
 	if err_ != nil {
 		return
 	}
@@ -338,7 +345,7 @@ func (m Start_methods) Call(ctx context.Context, c *varlink.Connection, key_in_ 
 	return
 }
 
-func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string) (func(ctx context.Context) (string, string, string, string, string, string, string, int64, bool, uint64, error), error) {
+func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (func(ctx context.Context) (string, string, string, string, string, string, string, int64, bool, uint64, error), error) {
 	var in struct {
 		Key          string    `json:"key"`
 		Workspace    *string   `json:"workspace,omitempty"`
@@ -353,6 +360,7 @@ func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags ui
 		Output_rows  *int64    `json:"output_rows,omitempty"`
 		Output_bytes *int64    `json:"output_bytes,omitempty"`
 		Source       *string   `json:"source,omitempty"`
+		Grants       *[]Grant  `json:"grants,omitempty"`
 	}
 	in.Key = key_in_
 	in.Workspace = workspace_in_
@@ -367,6 +375,7 @@ func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags ui
 	in.Output_rows = output_rows_in_
 	in.Output_bytes = output_bytes_in_
 	in.Source = source_in_
+	in.Grants = grants_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Run.Start", in, flags)
 	if err != nil {
 		return nil, err
@@ -401,7 +410,7 @@ func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags ui
 	}, nil
 }
 
-func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string) (func(ctx context.Context) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (func(ctx context.Context) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Key          string    `json:"key"`
 		Workspace    *string   `json:"workspace,omitempty"`
@@ -416,6 +425,7 @@ func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_i
 		Output_rows  *int64    `json:"output_rows,omitempty"`
 		Output_bytes *int64    `json:"output_bytes,omitempty"`
 		Source       *string   `json:"source,omitempty"`
+		Grants       *[]Grant  `json:"grants,omitempty"`
 	}
 	in.Key = key_in_
 	in.Workspace = workspace_in_
@@ -430,6 +440,7 @@ func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_i
 	in.Output_rows = output_rows_in_
 	in.Output_bytes = output_bytes_in_
 	in.Source = source_in_
+	in.Grants = grants_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Run.Start", in)
 	if err != nil {
 		return nil, err
@@ -782,7 +793,7 @@ func (m Cancel_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_
 // Generated service interface with all methods
 
 type devsignalttyrunInterface interface {
-	Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string) error
+	Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error
 	Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string) error
 	Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string) error
 	List(ctx context.Context, c VarlinkCall, pane_ *string, key_ *string, after_ *string, limit_ *int64) error
@@ -968,7 +979,7 @@ func (c *VarlinkCall) ReplyCancel(ctx context.Context, record_ Record) error {
 //	.deadline_ms, .output_rows, .output_bytes; not_found.workspace, .pane;
 //	conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
 //	unavailable.run_limit, .spawn, .shutdown; cancelled.
-func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string) error {
+func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Start")
 }
 
@@ -1034,12 +1045,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Output_rows  *int64    `json:"output_rows,omitempty"`
 			Output_bytes *int64    `json:"output_bytes,omitempty"`
 			Source       *string   `json:"source,omitempty"`
+			Grants       *[]Grant  `json:"grants,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyrunInterface.Start(ctx, VarlinkCall{call}, in.Key, in.Workspace, in.Pane, in.Axis, in.Argv, in.Shell, in.Name, in.Cols, in.Rows, in.Deadline_ms, in.Output_rows, in.Output_bytes, in.Source)
+		return s.devsignalttyrunInterface.Start(ctx, VarlinkCall{call}, in.Key, in.Workspace, in.Pane, in.Axis, in.Argv, in.Shell, in.Name, in.Cols, in.Rows, in.Deadline_ms, in.Output_rows, in.Output_bytes, in.Source, in.Grants)
 
 	case "Wait":
 		var in struct {
@@ -1122,6 +1134,10 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 # retention) is docs/run-wait.md of the signaltty sources; errors are in
 # docs/errors.md.
 interface dev.signaltty.Run
+
+# A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
+# "<kind>:<id>", "self"); docs/security.md.
+type Grant (right: string, scope: string)
 
 # The last rows of a run's pane when it completed. Rows are numbered as by
 # dev.signaltty.Mux.CaptureRows; lines are rows [start, end), each padded to
@@ -1206,7 +1222,10 @@ method Start(
   deadline_ms: ?int,
   output_rows: ?int,
   output_bytes: ?int,
-  source: ?string
+  source: ?string,
+  # Grants of the run pane's principal (default: read, write and spawn on
+  # self); each must be within the caller's own (denied.delegation).
+  grants: ?[]Grant
 ) -> (
   run: string,
   source: string,

@@ -18,23 +18,37 @@ import (
 
 // The daemon's status.
 type Status struct {
-	Version          string      `json:"version"`
-	Source           string      `json:"source"`
-	Address          string      `json:"address"`
-	Pid              int64       `json:"pid"`
-	Socket_activated bool        `json:"socket_activated"`
-	Started_at       string      `json:"started_at"`
-	Uptime_ms        int64       `json:"uptime_ms"`
-	Workspaces       int64       `json:"workspaces"`
-	Tabs             int64       `json:"tabs"`
-	Panes            int64       `json:"panes"`
-	Live_panes       int64       `json:"live_panes"`
-	Seq              int64       `json:"seq"`
-	Runs             Runs        `json:"runs"`
-	Persistence      Persistence `json:"persistence"`
-	Journal          Journal     `json:"journal"`
-	Logind           Logind      `json:"logind"`
-	Cgroups          *Cgroups    `json:"cgroups,omitempty"`
+	Version          string         `json:"version"`
+	Source           string         `json:"source"`
+	Address          string         `json:"address"`
+	Pid              int64          `json:"pid"`
+	Socket_activated bool           `json:"socket_activated"`
+	Started_at       string         `json:"started_at"`
+	Uptime_ms        int64          `json:"uptime_ms"`
+	Workspaces       int64          `json:"workspaces"`
+	Tabs             int64          `json:"tabs"`
+	Panes            int64          `json:"panes"`
+	Live_panes       int64          `json:"live_panes"`
+	Seq              int64          `json:"seq"`
+	Runs             Runs           `json:"runs"`
+	Persistence      Persistence    `json:"persistence"`
+	Journal          Journal        `json:"journal"`
+	Logind           Logind         `json:"logind"`
+	Cgroups          *Cgroups       `json:"cgroups,omitempty"`
+	Denials          *[]DenialCount `json:"denials,omitempty"`
+}
+
+// How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
+type DenialCount struct {
+	Verb  string `json:"verb"`
+	Count int64  `json:"count"`
+}
+
+// A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
+// "<kind>:<id>" with kinds workspace, tab, pane, run, or "self").
+type Grant struct {
+	Right string `json:"right"`
+	Scope string `json:"scope"`
 }
 
 // "delegated": each pane has a cgroup of its own below path, and its
@@ -183,6 +197,20 @@ func (e Unavailable) Error() string {
 	return s
 }
 
+// The caller's principal does not hold the right ("denied.<right>",
+// docs/security.md); a missing target is denied the same way.
+type Denied struct {
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e Denied) Error() string {
+	s := "dev.signaltty.Server.Denied"
+	s += fmt.Sprintf("(Code: %v, Message: %v, Data: %v)", e.Code, e.Message, e.Data)
+	return s
+}
+
 // Any other failure ("internal").
 type Internal struct {
 	Code    string          `json:"code"`
@@ -238,6 +266,17 @@ func Dispatch_Error(err error) error {
 				return e
 			}
 			var param Unavailable
+			err := json.Unmarshal(*errorRawParameters, &param)
+			if err != nil {
+				return e
+			}
+			return &param
+		case "dev.signaltty.Server.Denied":
+			errorRawParameters := e.Parameters.(*json.RawMessage)
+			if errorRawParameters == nil {
+				return e
+			}
+			var param Denied
 			err := json.Unmarshal(*errorRawParameters, &param)
 			if err != nil {
 				return e
@@ -537,6 +576,72 @@ func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connect
 	}, nil
 }
 
+// Returns the caller's principal as the daemon resolved its connection:
+// "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
+// grants (the owner's: every right on "*") and the pinned peer's pid.
+type WhoAmI_methods struct{}
+
+func WhoAmI() WhoAmI_methods { return WhoAmI_methods{} }
+
+func (m WhoAmI_methods) Call(ctx context.Context, c *varlink.Connection) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0)
+	if err_ != nil {
+		return
+	}
+	principal_out_, pane_out_, pid_out_, grants_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, *string, int64, []Grant, uint64, error), error) {
+	receive, err := c.Send(ctx, "dev.signaltty.Server.WhoAmI", nil, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, err error) {
+		var out struct {
+			Principal string  `json:"principal"`
+			Pane      *string `json:"pane,omitempty"`
+			Pid       int64   `json:"pid"`
+			Grants    []Grant `json:"grants"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		principal_out_ = out.Principal
+		pane_out_ = out.Pane
+		pid_out_ = out.Pid
+		grants_out_ = []Grant(out.Grants)
+		return
+	}, nil
+}
+
+func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.WhoAmI", nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Principal string  `json:"principal"`
+			Pane      *string `json:"pane,omitempty"`
+			Pid       int64   `json:"pid"`
+			Grants    []Grant `json:"grants"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		principal_out_ = out.Principal
+		pane_out_ = out.Pane
+		pid_out_ = out.Pid
+		grants_out_ = []Grant(out.Grants)
+		return
+	}, nil
+}
+
 // Returns the current settings.
 type GetConfig_methods struct{}
 
@@ -680,6 +785,7 @@ type devsignalttyserverInterface interface {
 	Save(ctx context.Context, c VarlinkCall) error
 	ListSnapshots(ctx context.Context, c VarlinkCall) error
 	RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error
+	WhoAmI(ctx context.Context, c VarlinkCall) error
 	GetConfig(ctx context.Context, c VarlinkCall) error
 	SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64) error
 }
@@ -724,6 +830,16 @@ func (c *VarlinkCall) ReplyUnavailable(ctx context.Context, code_ string, messag
 	out.Message = message_
 	out.Data = data_
 	return c.ReplyError(ctx, "dev.signaltty.Server.Unavailable", &out)
+}
+
+// The caller's principal does not hold the right ("denied.<right>",
+// docs/security.md); a missing target is denied the same way.
+func (c *VarlinkCall) ReplyDenied(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
+	var out Denied
+	out.Code = code_
+	out.Message = message_
+	out.Data = data_
+	return c.ReplyError(ctx, "dev.signaltty.Server.Denied", &out)
 }
 
 // Any other failure ("internal").
@@ -774,6 +890,20 @@ func (c *VarlinkCall) ReplyRestoreSnapshot(ctx context.Context, status_ Status) 
 		Status Status `json:"status"`
 	}
 	out.Status = status_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyWhoAmI(ctx context.Context, principal_ string, pane_ *string, pid_ int64, grants_ []Grant) error {
+	var out struct {
+		Principal string  `json:"principal"`
+		Pane      *string `json:"pane,omitempty"`
+		Pid       int64   `json:"pid"`
+		Grants    []Grant `json:"grants"`
+	}
+	out.Principal = principal_
+	out.Pane = pane_
+	out.Pid = pid_
+	out.Grants = []Grant(grants_)
 	return c.Reply(ctx, &out)
 }
 
@@ -828,6 +958,13 @@ func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, n
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.RestoreSnapshot")
 }
 
+// Returns the caller's principal as the daemon resolved its connection:
+// "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
+// grants (the owner's: every right on "*") and the pinned peer's pid.
+func (s *VarlinkInterface) WhoAmI(ctx context.Context, c VarlinkCall) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.WhoAmI")
+}
+
 // Returns the current settings.
 func (s *VarlinkInterface) GetConfig(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.GetConfig")
@@ -866,6 +1003,9 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
 		return s.devsignalttyserverInterface.RestoreSnapshot(ctx, VarlinkCall{call}, in.Name)
+
+	case "WhoAmI":
+		return s.devsignalttyserverInterface.WhoAmI(ctx, VarlinkCall{call})
 
 	case "GetConfig":
 		return s.devsignalttyserverInterface.GetConfig(ctx, VarlinkCall{call})
@@ -936,8 +1076,18 @@ type Status (
   journal: Journal,
   logind: Logind,
   # How panes are contained (docs/systemd.md, "One cgroup per pane").
-  cgroups: ?Cgroups
+  cgroups: ?Cgroups,
+  # Requests denied since the daemon started, by verb (docs/security.md).
+  denials: ?[]DenialCount
 )
+
+# How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
+type DenialCount (verb: string, count: int)
+
+# A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
+# "<kind>:<id>" with kinds workspace, tab, pane, run, or "self").
+type Grant (right: string, scope: string)
+
 
 # "delegated": each pane has a cgroup of its own below path, and its
 # termination ends with cgroup.kill; "off": panes share the daemon's
@@ -1104,6 +1254,11 @@ method ListSnapshots() -> (snapshots: []SnapshotEntry)
 # not_found.snapshot, conflict.pane_live, unavailable.persistence.
 method RestoreSnapshot(name: string) -> (status: Status)
 
+# Returns the caller's principal as the daemon resolved its connection:
+# "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
+# grants (the owner's: every right on "*") and the pinned peer's pid.
+method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant)
+
 # Returns the current settings.
 method GetConfig() -> (config: Config)
 
@@ -1128,6 +1283,9 @@ error NotFound (code: string, message: string, data: object)
 error Conflict (code: string, message: string, data: object)
 # The daemon cannot do it now ("unavailable.<what>").
 error Unavailable (code: string, message: string, data: object)
+# The caller's principal does not hold the right ("denied.<right>",
+# docs/security.md); a missing target is denied the same way.
+error Denied (code: string, message: string, data: object)
 # Any other failure ("internal").
 error Internal (code: string, message: string, data: object)
 `

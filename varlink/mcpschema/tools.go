@@ -81,4 +81,6 @@ var tools = []tool{
 		hint: "List the kept notifications (the newest 200), oldest first.", ann: reads},
 	{name: "status", method: "dev.signaltty.Server.GetStatus", cli: "signaltty status",
 		hint: "The daemon's status. Its source changes with every daemon start: pass it as source to run, run_wait, run_get and run_cancel to detect a daemon restart (run ids restart at r0).", ann: reads},
+	{name: "whoami", method: "dev.signaltty.Server.WhoAmI", cli: "signaltty whoami",
+		hint: "Who the daemon takes you for: your pane's principal (pane:<id>) and its grants, or the owner. A denied.* error means your principal lacks that right; ask the human instead of working around it.", ann: reads},
 }

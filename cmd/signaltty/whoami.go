@@ -1,0 +1,35 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// whoamiCmd shows the principal the daemon resolved this process to
+// (dev.signaltty.Server.WhoAmI; docs/security.md).
+func whoamiCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "whoami",
+		Short: "Show the principal the daemon resolves this process to, and its grants (dev.signaltty.Server.WhoAmI)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.run(cmd, "dev.signaltty.Server.WhoAmI", nil, func(raw json.RawMessage) error {
+				var r struct {
+					Principal string `json:"principal"`
+					Pid       int64  `json:"pid"`
+					Grants    []struct{ Right, Scope string }
+				}
+				if err := decode(raw, &r); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.out, "%s (pid %d)\n", r.Principal, r.Pid)
+				for _, g := range r.Grants {
+					fmt.Fprintf(a.out, "  %s on %s\n", g.Right, g.Scope)
+				}
+				return nil
+			})
+		},
+	}
+}

@@ -1,0 +1,408 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Principals and their rights (docs/security.md). Every connection resolves
+// once to a Principal: the owner, a pane's principal, or an unknown caller.
+// A right on a resource is held through a grant whose scope covers it;
+// containment is workspace ⊃ tab ⊃ pane ⊃ run (ancestors).
+
+// Rights.
+const (
+	RightRead  = "read"
+	RightWrite = "write"
+	RightSpawn = "spawn"
+	RightAdmin = "admin"
+)
+
+// Unknown is the principal of an outside caller when the daemon is set to
+// treat outside callers as unknown (Config.OutsideCallers).
+const Unknown = "unknown"
+
+// Grant is one right on one scope: "*", "<kind>:*", "<kind>:<id>" (kinds
+// workspace, tab, pane, run) or "self" (the principal's own pane and what
+// it created, with everything they contain).
+type Grant struct{ Right, Scope string }
+
+// Principal is who a connection acts as, resolved once when it connects.
+type Principal struct {
+	ID     string  // Owner, "pane:<id>" or Unknown
+	Pane   string  // a pane principal's pane
+	Grants []Grant // what it holds; the owner holds everything (nil here)
+}
+
+// IsOwner reports whether p holds every right.
+func (p Principal) IsOwner() bool { return p.ID == Owner || p.ID == "" }
+
+// OwnerPrincipal is the owner.
+var OwnerPrincipal = Principal{ID: Owner}
+
+// DefaultPaneGrants are a new pane principal's grants unless its spawn
+// names others: read, write and spawn on itself and what it creates.
+var DefaultPaneGrants = []Grant{{RightRead, "self"}, {RightWrite, "self"}, {RightSpawn, "self"}}
+
+// authzState is the authorization data of the model; s.mu guards it.
+// Entries outlive their resources, so retained runs and events of removed
+// panes keep being judged as they were (frozen data).
+type authzState struct {
+	creator map[string]string  // resource -> principal id that created it
+	grants  map[string][]Grant // pane id -> its principal's grants
+	parent  map[string]string  // resource -> its container, kept after removal
+	denials map[string]int64   // verb -> denials since start
+}
+
+func (a *authzState) init() {
+	if a.creator == nil {
+		a.creator, a.grants, a.parent, a.denials = map[string]string{}, map[string][]Grant{}, map[string]string{}, map[string]int64{}
+	}
+}
+
+// adopt records a new pane's creator and its principal's grants; s.mu is held.
+func (a *authzState) adopt(p *pane, creator string, grants []Grant) {
+	a.init()
+	if creator == "" {
+		creator = Owner
+	}
+	if grants == nil {
+		grants = DefaultPaneGrants
+	}
+	a.creator["pane:"+p.id] = creator
+	if p.tab != "" { // frozen containment, for after removal
+		a.parent["pane:"+p.id], a.parent["tab:"+p.tab] = "tab:"+p.tab, "workspace:"+p.workspace
+	} else {
+		a.parent["pane:"+p.id] = "workspace:" + p.workspace
+	}
+	a.grants[p.id] = append([]Grant{}, grants...)
+}
+
+// ownRun records a new run's owner and containment, kept while its record
+// is retained; s.mu is held.
+func (a *authzState) ownRun(r *run) {
+	a.init()
+	a.creator["run:"+r.id] = r.principal
+	a.parent["run:"+r.id] = "pane:" + r.paneID
+	if r.tab != "" {
+		a.parent["pane:"+r.paneID], a.parent["tab:"+r.tab] = "tab:"+r.tab, "workspace:"+r.ws
+	}
+}
+
+// SetCreator records who created resource ("workspace:<id>", "tab:<id>").
+func (s *Service) SetCreator(resource, principal string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.authz.init()
+	s.authz.creator[resource] = principal
+}
+
+// PaneOfProcess is the pane a process belongs to ("" for none): the pane
+// whose cgroup holds it (with delegated cgroups), else the first pane whose
+// live leader is the process, its session or process group leader, or one
+// of its ancestors' — so a process that calls setsid, or changes its
+// environment, still belongs to its pane — or whose exited leader's session
+// it is still in.
+func (s *Service) PaneOfProcess(pid int) string {
+	id, _ := s.findPane(pid)
+	return id
+}
+
+// findPane is PaneOfProcess, and whether pid descends from the daemon.
+func (s *Service) findPane(pid int) (string, bool) {
+	s.mu.Lock()
+	leaders := map[int]string{}  // live panes' leaders
+	sessions := map[int]string{} // exited panes' leaders, as session ids of what they left running
+	groups := map[string]string{}
+	for id, p := range s.panes {
+		if !p.announced || p.inst == nil || p.inst.proc == nil {
+			continue
+		}
+		if p.state.hasProcess() {
+			leaders[p.inst.proc.Pid()] = id
+		} else if pid := p.inst.proc.Pid(); pid > 1 {
+			sessions[pid] = id
+		}
+		if g := p.inst.proc.Cgroup(); g != nil {
+			groups[g.Path] = id
+		}
+	}
+	s.mu.Unlock()
+	if len(groups) > 0 {
+		if id := paneOfCgroup(pid, groups); id != "" {
+			return id, true
+		}
+	}
+	self := os.Getpid()
+	for i := 0; i < 64 && pid > 1; i++ {
+		ppid, pgrp, sid := procStat(pid)
+		for _, q := range []int{pid, pgrp, sid} {
+			if id, ok := leaders[q]; ok && q > 1 {
+				return id, true
+			}
+		}
+		// A process left in the session of a pane whose leader exited.
+		// (Should the pid come back as another session's id, that session
+		// gets the pane's grants, never more than the owner's.)
+		if id, ok := sessions[sid]; ok && sid > 1 && sid != pid {
+			return id, true
+		}
+		if ppid == self {
+			return "", true
+		}
+		pid = ppid
+	}
+	return "", false
+}
+
+// resolveWait bounds how long a connection from a daemon's descendant that
+// no pane claims yet (its pane's start has not committed) waits for one.
+const resolveWait = 2 * time.Second
+
+// paneOfCgroup matches /proc/PID/cgroup (cgroup v2) against the panes'
+// cgroups (absolute paths under the cgroup mount).
+func paneOfCgroup(pid int, groups map[string]string) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		rel, ok := strings.CutPrefix(line, "0::")
+		if !ok || rel == "" {
+			continue
+		}
+		for path, id := range groups {
+			// cgroup names are unique for the daemon's lifetime (cgroupName)
+			if strings.Contains(rel+"/", "/"+filepath.Base(path)+"/") {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// procStat reads a process's parent, process group and session (0s if gone).
+func procStat(pid int) (ppid, pgrp, sid int) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 4 {
+		return 0, 0, 0
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	pgrp, _ = strconv.Atoi(f[2])
+	sid, _ = strconv.Atoi(f[3])
+	return ppid, pgrp, sid
+}
+
+// ResolvePeer resolves a connected process to its principal
+// (docs/security.md, "Who is calling"). environ reads the pinned process's
+// environment; it is consulted only for an outside caller when outside
+// callers are unknown, and only for SIGNALTTY_TOKEN=@owner.
+func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
+	id, inside := s.findPane(pid)
+	// A descendant of the daemon is inside some pane: a process that
+	// connects right after its exec may come before its pane's start
+	// commits. It is never the owner.
+	for deadline := time.Now().Add(resolveWait); id == "" && inside && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		id, inside = s.findPane(pid)
+	}
+	if id != "" {
+		return s.panePrincipal(id)
+	}
+	if inside {
+		return Principal{ID: Unknown}
+	}
+	if s.cfg.OutsideCallers != Unknown {
+		return OwnerPrincipal
+	}
+	if environ != nil {
+		for _, kv := range bytes.Split(environ(), []byte{0}) {
+			if string(kv) == "SIGNALTTY_TOKEN=@owner" {
+				return OwnerPrincipal
+			}
+		}
+	}
+	g := s.cfg.UnknownGrants
+	if g == nil {
+		g = []Grant{{RightRead, "*"}}
+	}
+	return Principal{ID: Unknown, Grants: append([]Grant{}, g...)}
+}
+
+func (s *Service) panePrincipal(id string) Principal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.authz.grants[id]
+	if !ok {
+		g = DefaultPaneGrants
+	}
+	return Principal{ID: "pane:" + id, Pane: id, Grants: append([]Grant{}, g...)}
+}
+
+// chain is resource followed by its containers, outermost last, as far as
+// the model (or the frozen data of removed resources) knows them; an
+// unknown resource is alone. Workspace refs (handles, names) become ids.
+// s.mu is held.
+func (s *Service) chain(resource string) []string {
+	kind, id, _ := strings.Cut(resource, ":")
+	if kind == "workspace" {
+		if w, err := s.lookupWorkspace(id); err == nil {
+			resource = "workspace:" + w.id
+		}
+	}
+	out := []string{resource}
+	for i := 0; i < 4; i++ {
+		kind, id, _ := strings.Cut(out[len(out)-1], ":")
+		next := ""
+		switch kind {
+		case "run":
+			if r, ok := s.runs.runs[id]; ok {
+				next = "pane:" + r.paneID
+			}
+		case "pane":
+			if p, ok := s.panes[id]; ok && p.tab != "" {
+				next = "tab:" + p.tab
+			} else if ok {
+				next = "workspace:" + p.workspace
+			}
+		case "tab":
+			if t, ok := s.tabs[id]; ok {
+				next = "workspace:" + t.workspace
+			}
+		}
+		if next == "" && kind != "run" { // an absent run has no containers
+			next = s.authz.parent[out[len(out)-1]]
+		} else if next != "" {
+			s.authz.init()
+			s.authz.parent[out[len(out)-1]] = next
+		}
+		if next == "" {
+			break
+		}
+		out = append(out, next)
+	}
+	return out
+}
+
+// covers reports whether grant g gives right on the resources of chain
+// (the target first) to principal p; s.mu is held.
+func (s *Service) covers(p Principal, g Grant, right string, chain []string) bool {
+	if g.Right != right || len(chain) == 0 {
+		return false
+	}
+	switch kind, id, _ := strings.Cut(g.Scope, ":"); {
+	case g.Scope == "*":
+		return true
+	case g.Scope == "self":
+		for _, r := range chain {
+			if (p.Pane != "" && r == "pane:"+p.Pane) || s.authz.creator[r] == p.ID {
+				return true
+			}
+		}
+	case id == "*":
+		k, _, _ := strings.Cut(chain[0], ":")
+		return k == kind
+	default:
+		for _, r := range chain {
+			if r == g.Scope {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Allowed reports whether p holds right on resource ("<kind>:<id>").
+func (s *Service) Allowed(p Principal, right, resource string) bool {
+	if p.IsOwner() {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.allowedLocked(p, right, resource)
+}
+
+func (s *Service) allowedLocked(p Principal, right, resource string) bool {
+	if p.IsOwner() {
+		return true
+	}
+	s.authz.init()
+	c := s.chain(resource)
+	for _, g := range p.Grants {
+		if s.covers(p, g, right, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// HoldsAny reports whether p holds right on some scope (the dispatch gate).
+func (p Principal) HoldsAny(right string) bool {
+	if p.IsOwner() {
+		return true
+	}
+	for _, g := range p.Grants {
+		if g.Right == right {
+			return true
+		}
+	}
+	return false
+}
+
+// Authorize returns nil if p holds right on resource, else a denied.<right>
+// error; the denial is logged at notice level (principal, verb, resource,
+// never arguments) and counted by verb.
+func (s *Service) Authorize(p Principal, verb, right, resource string) error {
+	if s.Allowed(p, right, resource) {
+		return nil
+	}
+	return s.Deny(p, verb, right, resource)
+}
+
+// Deny records and returns a denial (see Authorize).
+func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
+	s.mu.Lock()
+	s.authz.init()
+	s.authz.denials[verb]++
+	s.mu.Unlock()
+	s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource)
+	// The reply names neither the resource nor whether it exists, so a
+	// missing target and a forbidden one are denied identically.
+	return newError("denied."+right, map[string]any{"right": right}, "%s needs %s on its target", p.ID, right)
+}
+
+// LevelNotice is slog's level for audit lines: between info and warning.
+const LevelNotice = slog.Level(2)
+
+// Denials counts the denials since the daemon started, by verb.
+type Denials struct {
+	Verb  string
+	Count int64
+}
+
+// DenialCounts returns the denials by verb, sorted by verb.
+func (s *Service) DenialCounts() []Denials {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Denials, 0, len(s.authz.denials))
+	for v, n := range s.authz.denials {
+		out = append(out, Denials{v, n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Verb < out[j].Verb })
+	return out
+}
