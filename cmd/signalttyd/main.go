@@ -123,6 +123,7 @@ func run(log *slog.Logger, address string) error {
 	shutdownRequested := make(chan struct{}, 1)
 	lg := newLogind(log, svc)
 	server := varlink.NewServer(vsvc, log)
+	server.SetLimits(clientLimits(log))
 	for _, iface := range []varlink.Dispatcher{
 		varlink.NewServerIface(svc, func() {
 			select {
