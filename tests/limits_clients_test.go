@@ -181,17 +181,23 @@ func TestIncompleteMessageIsClosedAfterTheTimeout(t *testing.T) {
 func TestConnectionsPastTheLimitAreRefused(t *testing.T) {
 	const max = 4
 	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_MAX_CONNECTIONS=" + strconv.Itoa(max)}})
-	// The harness's own calls come and go: hold max connections, each served once.
+	// Hold max connections, each served once. The harness's own
+	// connection (its readiness check) may not have been closed yet by the
+	// daemon: a refusal before max is retried until it is.
 	var held []*net.UnixConn
-	for len(held) < max {
-		c := d.DialUnix(t)
-		c.Write([]byte(`{"method":"dev.signaltty.Server.GetStatus"}` + "\x00"))
-		r, _, err := readRaw(c, bufio.NewReader(c), 30*time.Second)
-		if err != nil || r.Error != "" {
-			t.Fatalf("connection %d of %d: %+v %v", len(held)+1, max, r, err)
+	harness.Eventually(t, harness.PollTimeout, fmt.Sprintf("%d connections are served", max), func() (bool, string) {
+		for len(held) < max {
+			c := d.DialUnix(t)
+			c.Write([]byte(`{"method":"dev.signaltty.Server.GetStatus"}` + "\x00"))
+			r, msg, err := readRaw(c, bufio.NewReader(c), 30*time.Second)
+			if err != nil || r.Error != "" {
+				c.Close()
+				return false, fmt.Sprintf("connection %d of %d: %q %v", len(held)+1, max, msg, err)
+			}
+			held = append(held, c)
 		}
-		held = append(held, c)
-	}
+		return true, ""
+	})
 	extra := d.DialUnix(t)
 	extra.Write([]byte(`{"method":"dev.signaltty.Server.GetStatus"}` + "\x00"))
 	rd := bufio.NewReader(extra)

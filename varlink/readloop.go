@@ -3,7 +3,6 @@ package varlink
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -44,7 +43,10 @@ func (cc *clientConn) serve() {
 		if err != nil {
 			return
 		}
-		err = cc.s.svc.HandleMessage(cc.s.ctx, cc, msg)
+		refused, err := cc.s.checkRequest(cc, msg) // validate.go
+		if err == nil && !refused {
+			err = cc.s.svc.HandleMessage(cc.s.ctx, cc, msg)
+		}
 		large := len(msg) > keepBuffer
 		msg = nil
 		cc.compact()
@@ -53,12 +55,6 @@ func (cc *clientConn) serve() {
 			cc.s.rel.dropped(int64(cap(cc.buf)) + 2*int64(keepBuffer))
 		}
 		if err != nil {
-			var se *json.SyntaxError
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &se) || errors.As(err, &te) {
-				cc.say(serverError("InvalidParams", "invalid_params.json", "the request is not a varlink message: "+err.Error(),
-					map[string]any{"param": "request", "reason": "syntax"}))
-			}
 			return
 		}
 	}

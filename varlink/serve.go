@@ -35,6 +35,8 @@ type Server struct {
 	limits Limits   // budget.go
 	budget budget   // request bytes buffered beyond each connection's free share
 	rel    releaser // hands dropped request buffers back to the OS
+
+	schemas map[string]*schema // interface name → input types (validate.go)
 }
 
 // NewServer wraps a varlink service whose interfaces are registered.
@@ -95,7 +97,12 @@ type Dispatcher interface {
 }
 
 // Track wraps an interface so that Drain knows when its handlers run.
-func (s *Server) Track(d Dispatcher) Dispatcher { return tracked{d, s} }
+// It also registers the interface's input types, which every call's
+// parameters are checked against (validate.go).
+func (s *Server) Track(d Dispatcher) Dispatcher {
+	s.addSchema(d)
+	return tracked{d, s}
+}
 
 type tracked struct {
 	Dispatcher
