@@ -111,6 +111,7 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	svc.RecoverGit(context.Background()) // worktree associations, before the first call
+	svc.SetSaveOutputInterval(saveOutputInterval(log))
 	svc.StartPersistence(store, periodicSave())
 	startJournal(log, svc, store.Dir())
 	if installTestHooks != nil {
