@@ -41,6 +41,9 @@ func limitError(err error) bool {
 // TestLoad: SIGNALTTY_LOAD_SECONDS (10), _PANES (100), _CLIENTS (20), _RUNS (10).
 // The full load: PANES=1000 CLIENTS=100 RUNS=50 SECONDS=60.
 func TestLoad(t *testing.T) {
+	if os.Getenv("SIGNALTTY_LOAD") != "1" {
+		t.Skip("a load run: tests/load/run.sh (SIGNALTTY_LOAD=1)")
+	}
 	secs := envInt("SIGNALTTY_LOAD_SECONDS", 10)
 	panes := envInt("SIGNALTTY_LOAD_PANES", 100)
 	clients := envInt("SIGNALTTY_LOAD_CLIENTS", 20)
