@@ -93,6 +93,10 @@ func TestDaemonStoppedAndContinued(t *testing.T) {
 			syscall.Kill(d.Pid(), syscall.SIGCONT)
 		}
 	}()
+	harness.Eventually(t, harness.PollTimeout, "the daemon is stopped", func() (bool, string) {
+		pr, ok := harness.ReadProc(d.Pid())
+		return ok && pr.State == 'T', fmt.Sprintf("%+v", pr)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	var out map[string]any
 	err := c.Call(ctx, "dev.signaltty.Server.GetStatus", nil, &out)
