@@ -39,6 +39,12 @@ type persistState struct {
 	last     snapshot.SaveResult
 	lastErr  error
 	restored string // what startup restored from, for status
+
+	// outputEvery is how often panes whose rows changed are saved (0:
+	// never; persist_output.go). tailAt is, per terminal, its Changes()
+	// when its tail was last saved; saveMu guards it.
+	outputEvery time.Duration
+	tailAt      map[*term.Terminal]uint64
 }
 
 // PersistStatus describes persistence for Server.GetStatus.
@@ -132,10 +138,12 @@ func (s *Service) saver() {
 		}
 	}
 	setPeriodic()
+	outTick, stopOut := s.outputTicker()
 	defer func() {
 		if ticker != nil {
 			ticker.Stop()
 		}
+		stopOut()
 	}()
 	for {
 		reason := "debounce"
@@ -148,6 +156,9 @@ func (s *Service) saver() {
 		case <-kick:
 		case <-tick:
 			reason = "periodic"
+		case <-outTick:
+			s.saveOutput()
+			continue
 		}
 		s.mu.Lock()
 		wait := SaveDebounce - time.Since(ps.lastTry)
@@ -260,15 +271,26 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	s.mu.Unlock()
 
 	tails := make(map[string][]string, len(terms))
+	at := make(map[*term.Terminal]uint64, len(terms))
 	for i, sp := range snap.Panes { // outside s.mu: terminal locks
 		t := terms[sp.ID]
 		if t == nil { // a relaunch under way before its first output: nothing yet
 			continue
 		}
-		tails[sp.ID] = savedRows(t)
 		snap.Panes[i].Epoch = t.Epoch()
+		c := t.Changes() // before the rows: a change while reading them is saved next time
+		at[t] = c
+		if last, ok := ps.tailAt[t]; ok && last == c {
+			continue // unchanged since its tail was saved: the store keeps the file
+		}
+		tails[sp.ID] = savedRows(t)
 	}
 	res, err := store.Save(snap, tails)
+	if err == nil && res.TailErr == nil {
+		ps.tailAt = at
+	} else {
+		ps.tailAt = nil // next time every tail is offered again
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

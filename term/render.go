@@ -57,6 +57,7 @@ func (t *Terminal) Watch() (<-chan struct{}, func()) {
 
 // notifyLocked tells the watchers that the screen may have changed; t.mu is held.
 func (t *Terminal) notifyLocked() {
+	t.changes.Add(1)
 	for ch := range t.watchers {
 		select {
 		case ch <- struct{}{}:
@@ -64,6 +65,11 @@ func (t *Terminal) notifyLocked() {
 		}
 	}
 }
+
+// Changes is a counter that grows whenever the screen or the history may
+// have changed (output, a resize, the release of the emulator). It takes no
+// lock: a saver compares it with the value it last saved at.
+func (t *Terminal) Changes() uint64 { return t.changes.Load() }
 
 // Title returns the last title the program set with OSC 0 or 2 ("" if none).
 func (t *Terminal) Title() string {

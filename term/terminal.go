@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	uv "github.com/charmbracelet/ultraviolet"
@@ -108,6 +109,8 @@ type Terminal struct {
 	// watchers are told (without blocking) that the screen may have
 	// changed: after each Write, Resize and Release (Watch).
 	watchers map[chan struct{}]struct{}
+	// changes counts the times watchers were told (Changes).
+	changes atomic.Uint64
 }
 
 // NewTerminal makes a terminal of cfg.Cols×cfg.Rows cells (its emulator is

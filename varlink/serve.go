@@ -2,7 +2,6 @@ package varlink
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -34,12 +33,20 @@ type Server struct {
 	closed bool
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup
+
+	limits Limits   // budget.go
+	budget budget   // request bytes buffered beyond each connection's free share
+	rel    releaser // hands dropped request buffers back to the OS
+
+	schemas map[string]*schema // interface name → input types (validate.go)
 }
 
 // NewServer wraps a varlink service whose interfaces are registered.
 func NewServer(svc *vl.Service, log *slog.Logger) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{svc: svc, log: log, uid: os.Getuid(), conns: map[net.Conn]struct{}{}, ctx: ctx, cancel: cancel}
+	s := &Server{svc: svc, log: log, uid: os.Getuid(), conns: map[net.Conn]struct{}{}, ctx: ctx, cancel: cancel}
+	s.SetLimits(Limits{})
+	return s
 }
 
 // Serve accepts connections on ln until ln is closed, serving each on its
@@ -69,6 +76,11 @@ func (s *Server) Serve(ln net.Listener) error {
 			c.Close()
 			continue
 		}
+		if len(s.conns) >= s.limits.MaxConnections {
+			s.mu.Unlock()
+			s.refuse(cc)
+			continue
+		}
 		s.conns[cc] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
@@ -79,7 +91,7 @@ func (s *Server) Serve(ln net.Listener) error {
 				s.log.Warn("dropping connection: peer not pinned", "pid", cred.Pid, "err", err)
 			} else {
 				cc.peer = p
-				s.svc.ServeConn(s.ctx, cc)
+				(&clientConn{c: cc, s: s}).serve() // readloop.go
 				p.close()
 			}
 			cc.Close()
@@ -98,7 +110,12 @@ type Dispatcher interface {
 }
 
 // Track wraps an interface so that Drain knows when its handlers run.
-func (s *Server) Track(d Dispatcher) Dispatcher { return tracked{d, s} }
+// It also registers the interface's input types, which every call's
+// parameters are checked against (validate.go).
+func (s *Server) Track(d Dispatcher) Dispatcher {
+	s.addSchema(d)
+	return tracked{d, s}
+}
 
 type tracked struct {
 	Dispatcher
@@ -167,41 +184,13 @@ func (s *Server) peerAllowed(c *net.UnixConn) *unix.Ucred {
 	return cred
 }
 
-// conn caps request size and can report the peer hanging up.
+// conn is one accepted client connection.
 type conn struct {
 	*net.UnixConn
-	peer    *peer // the pinned peer and its principal (identity.go)
-	pending int   // bytes read since the last message terminator
-	over    bool
+	peer *peer // the pinned peer and its principal (identity.go)
 }
 
 var errTooLarge = errors.New("request too large")
-
-// Read passes data through, counting bytes per NUL-terminated message; past
-// MaxRequest it answers with an error message and ends the connection.
-func (c *conn) Read(p []byte) (int, error) {
-	if c.over {
-		return 0, errTooLarge
-	}
-	n, err := c.UnixConn.Read(p)
-	for _, b := range p[:n] {
-		if b == 0 {
-			c.pending = 0
-		} else if c.pending++; c.pending > MaxRequest {
-			c.over = true
-			msg, _ := json.Marshal(map[string]any{"error": "dev.signaltty.Server.InvalidParams", "parameters": map[string]any{
-				"code": "invalid_params.size", "message": "request larger than 16 MiB",
-				"data": map[string]any{"param": "request", "reason": "size", "max": MaxRequest}}})
-			c.UnixConn.SetWriteDeadline(time.Now().Add(time.Second))
-			c.UnixConn.Write(append(msg, 0))
-			return 0, errTooLarge
-		}
-	}
-	return n, err
-}
-
-// NetConn lets handlers reach the connection (varlink.GetNetConn).
-func (c *conn) NetConn() net.Conn { return c }
 
 // hangup returns a context that ends with parent or when the client of call
 // closes its connection. The varlink library reads nothing while a handler

@@ -111,6 +111,7 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	svc.RecoverGit(context.Background()) // worktree associations, before the first call
+	svc.SetSaveOutputInterval(saveOutputInterval(log))
 	svc.StartPersistence(store, periodicSave())
 	startJournal(log, svc, store.Dir())
 	if installTestHooks != nil {
@@ -124,6 +125,7 @@ func run(log *slog.Logger, address string) error {
 	lg := newLogind(log, svc)
 	server := varlink.NewServer(vsvc, log)
 	server.SetResolver(svc.ResolvePeer)
+	server.SetLimits(clientLimits(log))
 	for _, iface := range []varlink.Dispatcher{
 		varlink.NewServerIface(svc, func() {
 			select {

@@ -1,0 +1,79 @@
+package service
+
+import "time"
+
+// Output saves (docs/persistence.md, "What is saved when"): pane output
+// changes no structure and so marks nothing dirty for the debounced saver;
+// instead every output interval the saver looks at each terminal's change
+// counter and, when some terminal changed since its tail was last saved,
+// saves, offering the store only the tails of the terminals that changed.
+// The cost of an output save grows with the panes that printed, not with
+// all panes.
+
+// DefaultSaveOutputInterval is the daemon's output save interval unless
+// configured otherwise.
+const DefaultSaveOutputInterval = 30 * time.Second
+
+// CheckSaveOutputInterval accepts 0 (off) or 1 s..24 h.
+func CheckSaveOutputInterval(d time.Duration) error {
+	if d != 0 && (d < time.Second || d > 24*time.Hour) {
+		return invalid("save_output_interval_ms", "range", "save_output_interval_ms must be 0 or 1000..86400000")
+	}
+	return nil
+}
+
+// SetSaveOutputInterval sets how often panes whose rows changed are saved
+// (0: never); call it before StartPersistence.
+func (s *Service) SetSaveOutputInterval(d time.Duration) error {
+	if err := CheckSaveOutputInterval(d); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.persist.outputEvery = d
+	return nil
+}
+
+// SaveOutputInterval is how often panes whose rows changed are saved (0: never).
+func (s *Service) SaveOutputInterval() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.persist.outputEvery
+}
+
+// outputTicker is the saver's output tick (nil channel when off).
+func (s *Service) outputTicker() (<-chan time.Time, func()) {
+	s.mu.Lock()
+	d := s.persist.outputEvery
+	s.mu.Unlock()
+	if d <= 0 {
+		return nil, func() {}
+	}
+	tk := time.NewTicker(d)
+	return tk.C, tk.Stop
+}
+
+// saveOutput saves when a terminal changed since its tail was saved.
+func (s *Service) saveOutput() {
+	ps := &s.persist
+	ps.saveMu.Lock()
+	s.mu.Lock()
+	changed := false
+	for _, p := range s.panes {
+		if p.term == nil {
+			continue
+		}
+		if last, ok := ps.tailAt[p.term]; !ok || last != p.term.Changes() { // atomic: no terminal lock
+			changed = true
+			break
+		}
+	}
+	s.mu.Unlock()
+	ps.saveMu.Unlock()
+	if !changed {
+		return
+	}
+	if _, err := s.Save("output"); err != nil {
+		s.log.Error("saving pane output failed; will retry", "err", err)
+	}
+}
