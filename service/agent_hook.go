@@ -1,8 +1,6 @@
 package service
 
 import (
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -63,13 +61,13 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 			r.Pane = ""
 		}
 	}
-	pid := 0
-	if r.Pane == "" {
-		pid = s.paneOfProcess(r.ClientPid)
+	id := r.Pane
+	if id == "" {
+		id = s.PaneOfProcess(r.ClientPid) // as the caller's principal is found (authz.go)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.settledPane(r.Pane, pid)
+	p, err := s.settledPane(id)
 	if err != nil {
 		return HookResult{}, err
 	}
@@ -145,15 +143,18 @@ func cutRunes(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// settledPane is hookPane, but a pane that is starting (an agent resumed
-// or relaunched reports itself before its start committed) is waited for,
-// up to startWait, like a stop request waits (docs/pane-lifecycle.md); s.mu
-// is held, and released while waiting.
-func (s *Service) settledPane(id string, pid int) (*pane, *Error) {
+// settledPane finds the pane of a hook or report (nil for id ""), waiting
+// up to startWait while it is starting (an agent resumed or relaunched
+// reports itself before its start committed), like a stop request waits
+// (docs/pane-lifecycle.md); s.mu is held, and released while waiting.
+func (s *Service) settledPane(id string) (*pane, *Error) {
+	if id == "" {
+		return nil, nil
+	}
 	deadline := time.Now().Add(startWait)
 	for {
-		p, err := s.hookPane(id, pid)
-		if err != nil || p == nil || p.state != stateStarting {
+		p, err := s.lookupPane(id)
+		if err != nil || p.state != stateStarting {
 			return p, err
 		}
 		settled := p.start.settled
@@ -164,72 +165,13 @@ func (s *Service) settledPane(id string, pid int) (*pane, *Error) {
 		}
 		s.mu.Lock()
 		if time.Now().After(deadline) {
-			return s.hookPane(id, pid)
+			return s.lookupPane(id)
 		}
 	}
 }
 
 // startWait bounds how long a hook waits for its pane's start.
 const startWait = 5 * time.Second
-
-// hookPane finds the pane of a hook or report: the explicit id, else the
-// pane whose leader is pid (0: none); s.mu is held.
-func (s *Service) hookPane(id string, pid int) (*pane, *Error) {
-	if id != "" {
-		return s.lookupPane(id)
-	}
-	if pid == 0 {
-		return nil, nil
-	}
-	for _, p := range s.panes {
-		if p.announced && p.state.hasProcess() && p.inst.proc.Pid() == pid {
-			return p, nil
-		}
-	}
-	return nil, nil
-}
-
-// paneOfProcess walks pid's ancestry (through /proc, without s.mu) up to
-// the leader of a live pane and returns that leader's pid (0: none).
-func (s *Service) paneOfProcess(pid int) int {
-	if pid <= 1 {
-		return 0
-	}
-	s.mu.Lock()
-	leaders := map[int]bool{}
-	for _, p := range s.panes {
-		if p.announced && p.state.hasProcess() {
-			leaders[p.inst.proc.Pid()] = true
-		}
-	}
-	s.mu.Unlock()
-	for i := 0; i < 64 && pid > 1; i++ {
-		if leaders[pid] {
-			return pid
-		}
-		pid = parentPid(pid)
-	}
-	return 0
-}
-
-// parentPid reads a process's parent from /proc/PID/stat (0 if gone).
-func parentPid(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')') // the command name may hold spaces and parentheses
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
-}
 
 // ReportRequest is the input of ReportSession.
 type ReportRequest struct {
@@ -266,13 +208,13 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 	if len(r.Model) > maxModel || strings.ContainsFunc(r.Model, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
 		return Pane{}, invalid("model", "invalid", "model must be at most %d printable bytes", maxModel)
 	}
-	pid := 0
-	if r.Pane == "" {
-		pid = s.paneOfProcess(r.ClientPid)
+	id := r.Pane
+	if id == "" {
+		id = s.PaneOfProcess(r.ClientPid) // as the caller's principal is found (authz.go)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.settledPane(r.Pane, pid)
+	p, err := s.settledPane(id)
 	if err != nil {
 		return Pane{}, err
 	}
