@@ -198,10 +198,7 @@ func (b *busExport) attentionChanged(svc *service.Service, pane, attention strin
 	switch attention {
 	case "input_required", "permission_required", "error":
 		if b.notify.needsInput {
-			b.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").Go(
-				"org.freedesktop.Notifications.Notify", dbus.FlagNoAutoStart, nil,
-				"signaltty", uint32(0), "utilities-terminal", "signaltty: a pane needs you",
-				"pane "+pane+": "+attention, []string{}, map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}, int32(-1))
+			b.desktopNotify("signaltty: a pane needs you", "pane "+pane+": "+attention)
 		}
 	}
 }
@@ -211,9 +208,16 @@ func (b *busExport) attentionChanged(svc *service.Service, pane, attention strin
 // notification daemon costs nothing).
 func (b *busExport) notifyRun(d service.RunCompleted) {
 	body := "run " + d.Run + " in pane " + d.Pane + ": " + d.Outcome + ", status " + strconv.Itoa(int(runStatus(d.RunResult)))
+	b.desktopNotify("signaltty: run "+d.Outcome, body)
+}
+
+// desktopNotify shows a notification (org.freedesktop.Notifications.Notify,
+// normal urgency), not waited for and never activating a notification
+// daemon: a missing one costs nothing.
+func (b *busExport) desktopNotify(summary, body string) {
 	b.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").Go(
 		"org.freedesktop.Notifications.Notify", dbus.FlagNoAutoStart, nil,
-		"signaltty", uint32(0), "utilities-terminal", "signaltty: run "+d.Outcome, body,
+		"signaltty", uint32(0), "utilities-terminal", summary, body,
 		[]string{}, map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}, int32(-1))
 }
 
