@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -46,22 +47,15 @@ Then "signaltty run wait --run R" waits and exits with the run's status:
 			} else if len(args) > 0 {
 				p["argv"] = args
 			}
-			return a.run(cmd, "dev.signaltty.Run.Start", p, func(raw json.RawMessage) error {
-				var r struct {
-					Run, Pane, Tab, Workspace string
-					Pid                       int64
-					Reused                    bool
+			if wait, _ := cmd.Flags().GetBool("wait"); wait {
+				return a.startAndWait(cmd, p)
+			}
+			for _, n := range []string{"timeout-ms", "output"} {
+				if cmd.Flags().Changed(n) {
+					return &callError{Code: "invalid_params.usage", Message: "--" + n + " needs --wait", Data: map[string]any{"flag": n}}
 				}
-				if err := decode(raw, &r); err != nil {
-					return err
-				}
-				reused := ""
-				if r.Reused {
-					reused = " (existing run for this key; nothing started)"
-				}
-				fmt.Fprintf(a.out, "run %s in pane %s (tab %s, workspace %s), pid %d%s\n", r.Run, r.Pane, r.Tab, r.Workspace, r.Pid, reused)
-				return nil
-			})
+			}
+			return a.run(cmd, "dev.signaltty.Run.Start", p, func(raw json.RawMessage) error { return a.printStart(a.out, raw) })
 		},
 	}
 	f := c.Flags()
@@ -80,6 +74,7 @@ Then "signaltty run wait --run R" waits and exits with the run's status:
 	f.Int64("output-bytes", 0, "most bytes of output lines kept in the result (default 65536)")
 	f.String("source", "", "fail with conflict.source unless the daemon's event source is this one")
 	grantFlag(f)
+	runWaitFlags(f)
 	c.AddCommand(runWaitCmd(a), runGetCmd(a), runListCmd(a), runCancelCmd(a))
 	return c
 }
@@ -97,19 +92,7 @@ timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 			if err != nil {
 				return err
 			}
-			var r struct{ Record runv.Record }
-			if err := decode(last, &r); err != nil {
-				return err
-			}
-			if a.json {
-				fmt.Fprintln(a.out, string(compact(last)))
-			} else {
-				a.printRecord(r.Record, true)
-			}
-			if r.Record.Status != nil && *r.Record.Status != 0 {
-				return exitStatus(int(*r.Record.Status))
-			}
-			return nil
+			return a.waitResult(last)
 		},
 	}
 	requiredString(c, "run", "run id")
@@ -127,8 +110,13 @@ func (a *app) waitRun(ctx context.Context, p map[string]any) (json.RawMessage, e
 		return nil, err
 	}
 	defer cl.conn.Close()
+	return waitOn(ctx, cl, p)
+}
+
+// waitOn is waitRun on an open connection.
+func waitOn(ctx context.Context, cl *client, p map[string]any) (json.RawMessage, error) {
 	var last json.RawMessage
-	err = cl.stream(ctx, "dev.signaltty.Run.Wait", p, func(raw json.RawMessage) error {
+	err := cl.stream(ctx, "dev.signaltty.Run.Wait", p, func(raw json.RawMessage) error {
 		last = raw
 		return nil
 	})
@@ -139,6 +127,48 @@ func (a *app) waitRun(ctx context.Context, p map[string]any) (json.RawMessage, e
 		return nil, err
 	}
 	return last, nil
+}
+
+// waitResult prints the final Run.Wait reply (raw with --json, else the
+// output tail and outcome) and ends the CLI with the run's status
+// (docs/run-wait.md, "Outcomes and status"): nil for 0, else exitStatus.
+func (a *app) waitResult(last json.RawMessage) error {
+	var r struct{ Record runv.Record }
+	if err := decode(last, &r); err != nil {
+		return err
+	}
+	if a.json {
+		fmt.Fprintln(a.out, string(compact(last)))
+	} else {
+		a.printRecord(r.Record, true)
+	}
+	if r.Record.Status != nil && *r.Record.Status != 0 {
+		return exitStatus(int(*r.Record.Status))
+	}
+	return nil
+}
+
+// printStart prints a Run.Start reply to w: one line for humans, or the
+// reply object with --json.
+func (a *app) printStart(w io.Writer, raw json.RawMessage) error {
+	if a.json {
+		fmt.Fprintln(w, string(compact(raw)))
+		return nil
+	}
+	var r struct {
+		Run, Pane, Tab, Workspace string
+		Pid                       int64
+		Reused                    bool
+	}
+	if err := decode(raw, &r); err != nil {
+		return err
+	}
+	reused := ""
+	if r.Reused {
+		reused = " (existing run for this key; nothing started)"
+	}
+	fmt.Fprintf(w, "run %s in pane %s (tab %s, workspace %s), pid %d%s\n", r.Run, r.Pane, r.Tab, r.Workspace, r.Pid, reused)
+	return nil
 }
 
 func runGetCmd(a *app) *cobra.Command {
