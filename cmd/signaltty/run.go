@@ -24,7 +24,9 @@ given with --shell (run as /bin/sh -c TEXT).
 
 Then "signaltty run wait --run R" waits and exits with the run's status:
 0 succeeded, the exit code when failed, 128+N when killed by signal N,
-124 when its --deadline-ms ended it, 125 when otherwise stopped.`,
+124 when its --deadline-ms ended it, 125 when otherwise stopped. With --wait
+this command does both on one connection: the start reply goes to stderr at
+once, then it waits and prints and exits as "run wait" does.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := params(cmd, "key", "workspace", "pane", "axis", "shell", "name", "cols", "rows",
