@@ -51,9 +51,7 @@ started in the background first.`,
 	root.RunE = a.navigate
 	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
-	root.AddCommand(statusCmd(a), whoamiCmd(a), doctorCmd(a), shutdownCmd(a), saveCmd(a), snapshotCmd(a), configCmd(a), workspaceCmd(a), tabCmd(a), paneCmd(a), runCmd(a), eventsCmd(a), attachCmd(a),
-		mcpCmd(a), skillCmd(a), bridgeCmd(a),
-		resumeCmd(a), hookCmd(a), reportSessionCmd(a), agentCmd(a), notifyCmd(a), notificationsCmd(a))
+	root.AddCommand(commandsFor(a, args)...) // commands.go
 	for _, c := range root.Commands() {
 		strictGroup(c)
 	}
