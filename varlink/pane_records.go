@@ -1,0 +1,81 @@
+package varlink
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+
+	"github.com/signaltty/signaltty/service"
+)
+
+// paneRecords keeps each pane's record as Mux.ListPanes encodes it, by
+// pane id with the record's revision (service/records.go; docs/scale.md),
+// so that listing many panes encodes only the ones that changed since the
+// last listing. The bytes are those json.Marshal makes of the mux.Pane (as
+// the varlink library encodes a reply), so the reply is the same as an
+// encoding of the whole list.
+type paneRecords struct {
+	mu   sync.Mutex // held while a listing is made (not sent): s.mu is taken inside it, never around it
+	recs map[string]paneRecord
+	size int // bytes of the last reply
+}
+
+type paneRecord struct {
+	rev uint64
+	enc []byte
+}
+
+func newPaneRecords() *paneRecords { return &paneRecords{recs: map[string]paneRecord{}} }
+
+// listPanes encodes the reply message to Mux.ListPanes (NUL included): the
+// panes of svc.ListPaneRecords that allowed keeps, from the kept records
+// where the revision is the same. Errors are ListPaneRecords'.
+func (pr *paneRecords) listPanes(svc *service.Service, ws, tab string, allowed func(id string) bool) ([]byte, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	list, err := svc.ListPaneRecords(ws, tab, func(id string, rev uint64) bool { return pr.recs[id].rev == rev })
+	if err != nil {
+		return nil, err
+	}
+	whole := ws == "" && tab == ""
+	var seen map[string]paneRecord
+	if whole {
+		seen = make(map[string]paneRecord, len(list))
+	}
+	b := bytes.NewBuffer(make([]byte, 0, pr.size+64))
+	b.WriteString(`{"parameters":{"panes":[`)
+	first := true
+	for _, r := range list {
+		rec := pr.recs[r.ID]
+		if r.Pane != nil || rec.rev != r.Rev {
+			if r.Pane == nil { // cannot happen: ListPaneRecords asked
+				continue
+			}
+			enc, err := json.Marshal(paneOut(*r.Pane))
+			if err != nil {
+				return nil, err
+			}
+			rec = paneRecord{rev: r.Rev, enc: enc}
+			pr.recs[r.ID] = rec
+		}
+		if whole {
+			seen[r.ID] = rec
+		}
+		if !allowed(r.ID) {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.Write(rec.enc)
+	}
+	b.WriteString("]}}\x00")
+	if whole {
+		pr.recs = seen // records of removed panes go
+	} else if len(pr.recs) > 2*len(list)+4096 {
+		pr.recs = map[string]paneRecord{}
+	}
+	pr.size = b.Len()
+	return b.Bytes(), nil
+}
