@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/signaltty/signaltty/snapshot"
 )
 
 // Benchmarks of the service layer alone (no varlink): the run path and a
@@ -68,4 +70,53 @@ func BenchmarkListPanes1000(b *testing.B) {
 			b.Fatal(len(ps), err)
 		}
 	}
+}
+
+// BenchmarkSave1000: Server.Save of 1000 live idle panes (export under
+// s.mu, encoding, snapshot.json written and fsynced) when nothing changed
+// since the last save, and when one pane did.
+func BenchmarkSave1000(b *testing.B) {
+	s := newBenchService(b)
+	s.StartPersistence(snapshot.Open(b.TempDir()), 0)
+	b.Cleanup(s.StopPersistence)
+	var ids []string
+	var ws string
+	for i := 0; i < 1000; i++ {
+		if i%100 == 0 {
+			w, err := s.CreateWorkspace("bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws = w.ID
+		}
+		p, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	if _, err := s.Save("bench"); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("unchanged", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Save("bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("one-changed", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := s.ResizePane(ids[i%len(ids)], 80+i%2, 24); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Save("bench"); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 }
