@@ -18,7 +18,9 @@ import (
 // TestScaleManyIdlePanes (opt-in: SIGNALTTY_SCALE=N, e.g. 10000) fills one
 // daemon with N idle panes (`sleep infinity`, 100 per workspace) and
 // reports what docs/scale.md asks of it: the spawn rate, the daemon's RSS
-// and open fds, each verb's p50/p99 over the full daemon, and its idle
+// and open fds, each verb's p50/p99 over the full daemon and the daemon's
+// CPU time per call (user+system; steadier than latency on a loaded
+// machine), and its idle
 // wake-ups over 10 s (the sum of field 3 of /proc/PID/task/*/schedstat, as
 // tests/bench/compare counts them). It reports figures and asserts no
 // timings; it fails only if a call fails.
@@ -68,6 +70,7 @@ func TestScaleManyIdlePanes(t *testing.T) {
 	timed := func(name string, k int, params func(i int) (string, map[string]any)) []string {
 		var ts []time.Duration
 		var ids []string
+		cpu0 := cpuTime(d.Pid())
 		for i := 0; i < k; i++ {
 			method, p := params(i)
 			var r struct {
@@ -79,7 +82,9 @@ func TestScaleManyIdlePanes(t *testing.T) {
 			ts = append(ts, time.Since(s))
 			ids = append(ids, r.Pane.ID+r.Tab.ID)
 		}
-		t.Logf("%-34s calls %4d  p50 %8v  p99 %8v  max %8v", name, k, pct(ts, .5), pct(ts, .99), pct(ts, 1))
+		cpu := (cpuTime(d.Pid()) - cpu0) / time.Duration(k)
+		t.Logf("%-34s calls %4d  p50 %8v  p99 %8v  max %8v  daemon CPU/call %8v", name, k, pct(ts, .5), pct(ts, .99), pct(ts, 1),
+			cpu.Round(10*time.Microsecond))
 		return ids
 	}
 	m := func(method string, p map[string]any) func(int) (string, map[string]any) {
@@ -171,6 +176,23 @@ func schedSlices(pid int) int64 {
 		}
 	}
 	return sum
+}
+
+// cpuTime is the process's user+system CPU time (/proc/PID/stat fields
+// 14 and 15, in clock ticks of 10 ms).
+func cpuTime(pid int) time.Duration {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+2:]
+	}
+	f := strings.Fields(s) // from field 3 (state)
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond
 }
 
 func rssMiB(pid int) int64 {
