@@ -34,6 +34,43 @@ func (s *Service) touchResource(id string) {
 	}
 }
 
+// GetWorkspaceRecords is GetWorkspace with the panes as ListPaneRecords
+// gives them (have is called with s.mu held). Errors are GetWorkspace's.
+func (s *Service) GetWorkspaceRecords(ref string, have func(id string, rev uint64) bool) (Workspace, []Tab, []PaneRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, err := s.lookupWorkspace(ref)
+	if err != nil {
+		return Workspace{}, nil, nil, err
+	}
+	tabs := []Tab{}
+	panes := []PaneRecord{}
+	var ids []string
+	for _, tid := range w.tabs {
+		t := s.tabs[tid]
+		tabs = append(tabs, t.snapshot())
+		ids = t.layout.appendLeaves(ids[:0])
+		for _, id := range ids {
+			panes = append(panes, s.paneRecord(s.panes[id], have))
+		}
+	}
+	return w.snapshot(), tabs, panes, nil
+}
+
+// paneRecord is p's PaneRecord, with its snapshot unless have it; s.mu is
+// held.
+func (s *Service) paneRecord(p *pane, have func(id string, rev uint64) bool) PaneRecord {
+	if p.rev == 0 {
+		s.touch(p)
+	}
+	r := PaneRecord{ID: p.id, Rev: p.rev}
+	if !have(p.id, p.rev) {
+		snap := p.snapshot()
+		r.Pane = &snap
+	}
+	return r
+}
+
 // ListPaneRecords lists the panes ListPanes lists, in its order, with their
 // record revisions; have(id, rev) reports whether the caller holds that
 // revision of the pane's record, and is called with s.mu held (it must not
@@ -55,16 +92,7 @@ func (s *Service) ListPaneRecords(wsRef, tabID string, have func(id string, rev 
 	add := func(t *tab) {
 		ids = t.layout.appendLeaves(ids[:0])
 		for _, id := range ids {
-			p := s.panes[id]
-			if p.rev == 0 {
-				s.touch(p)
-			}
-			r := PaneRecord{ID: p.id, Rev: p.rev}
-			if !have(p.id, p.rev) {
-				snap := p.snapshot()
-				r.Pane = &snap
-			}
-			out = append(out, r)
+			out = append(out, s.paneRecord(s.panes[id], have))
 		}
 	}
 	if tabID != "" {

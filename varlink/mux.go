@@ -65,15 +65,11 @@ func (m *Mux) GetWorkspace(ctx context.Context, c mux.VarlinkCall, ref string, r
 			return m.fail(ctx, c, err)
 		}
 	}
-	w, tabs, panes, err := m.svc.GetWorkspace(ref)
+	msg, err := m.records.getWorkspace(m.svc, ref) // pane_records.go
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	tout := make([]mux.Tab, 0, len(tabs))
-	for _, t := range tabs {
-		tout = append(tout, tabOut(t))
-	}
-	return c.ReplyGetWorkspace(ctx, workspaceOut(w), tout, panesOut(panes))
+	return writeReply(ctx, c.Call, msg)
 }
 
 func (m *Mux) RenameWorkspace(ctx context.Context, c mux.VarlinkCall, ref, name string) error {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/signaltty/signaltty/service"
+	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
 // paneRecords keeps each pane's record as Mux.ListPanes encodes it, by
@@ -33,17 +34,67 @@ func newPaneRecords() *paneRecords { return &paneRecords{recs: map[string]paneRe
 func (pr *paneRecords) listPanes(svc *service.Service, ws, tab string, allowed func(id string) bool) ([]byte, error) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	list, err := svc.ListPaneRecords(ws, tab, func(id string, rev uint64) bool { return pr.recs[id].rev == rev })
+	list, err := svc.ListPaneRecords(ws, tab, pr.have)
 	if err != nil {
 		return nil, err
 	}
-	whole := ws == "" && tab == ""
+	b := bytes.NewBuffer(make([]byte, 0, pr.size+64))
+	b.WriteString(`{"parameters":{"panes":`)
+	if err := pr.encode(b, list, ws == "" && tab == "", allowed); err != nil {
+		return nil, err
+	}
+	b.WriteString("}}\x00")
+	pr.size = b.Len()
+	return b.Bytes(), nil
+}
+
+// getWorkspace encodes the reply message to Mux.GetWorkspace (NUL
+// included) as the generated ReplyGetWorkspace would: workspace, tabs,
+// panes, the panes from the kept records. Errors are GetWorkspaceRecords'.
+func (pr *paneRecords) getWorkspace(svc *service.Service, ref string) ([]byte, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	w, tabs, list, err := svc.GetWorkspaceRecords(ref, pr.have)
+	if err != nil {
+		return nil, err
+	}
+	tout := make([]mux.Tab, 0, len(tabs))
+	for _, t := range tabs {
+		tout = append(tout, tabOut(t))
+	}
+	wenc, err := json.Marshal(workspaceOut(w))
+	if err != nil {
+		return nil, err
+	}
+	tenc, err := json.Marshal(tout)
+	if err != nil {
+		return nil, err
+	}
+	b := bytes.NewBuffer(make([]byte, 0, len(wenc)+len(tenc)+len(list)*400+64))
+	b.WriteString(`{"parameters":{"workspace":`)
+	b.Write(wenc)
+	b.WriteString(`,"tabs":`)
+	b.Write(tenc)
+	b.WriteString(`,"panes":`)
+	if err := pr.encode(b, list, false, func(string) bool { return true }); err != nil {
+		return nil, err
+	}
+	b.WriteString("}}\x00")
+	return b.Bytes(), nil
+}
+
+// have reports whether rev of the pane's record is kept; pr.mu is held.
+func (pr *paneRecords) have(id string, rev uint64) bool { return pr.recs[id].rev == rev }
+
+// encode writes the JSON array of the records of list that allowed keeps,
+// encoding and keeping those not kept; whole: list is every pane, and
+// records of other panes are dropped. pr.mu is held.
+func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool) error {
 	var seen map[string]paneRecord
 	if whole {
 		seen = make(map[string]paneRecord, len(list))
 	}
-	b := bytes.NewBuffer(make([]byte, 0, pr.size+64))
-	b.WriteString(`{"parameters":{"panes":[`)
+	b.WriteByte('[')
 	first := true
 	for _, r := range list {
 		rec := pr.recs[r.ID]
@@ -53,7 +104,7 @@ func (pr *paneRecords) listPanes(svc *service.Service, ws, tab string, allowed f
 			}
 			enc, err := json.Marshal(paneOut(*r.Pane))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			rec = paneRecord{rev: r.Rev, enc: enc}
 			pr.recs[r.ID] = rec
@@ -70,12 +121,11 @@ func (pr *paneRecords) listPanes(svc *service.Service, ws, tab string, allowed f
 		first = false
 		b.Write(rec.enc)
 	}
-	b.WriteString("]}}\x00")
+	b.WriteByte(']')
 	if whole {
 		pr.recs = seen // records of removed panes go
 	} else if len(pr.recs) > 2*len(list)+4096 {
 		pr.recs = map[string]paneRecord{}
 	}
-	pr.size = b.Len()
-	return b.Bytes(), nil
+	return nil
 }

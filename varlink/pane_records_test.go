@@ -33,6 +33,34 @@ func wholeReply(t testing.TB, svc *service.Service, ws string) []byte {
 	return append(b, 0)
 }
 
+// wholeWorkspace is the GetWorkspace reply as the generated
+// ReplyGetWorkspace encodes it.
+func wholeWorkspace(t testing.TB, svc *service.Service, ref string) []byte {
+	t.Helper()
+	w, tabs, panes, err := svc.GetWorkspace(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Workspace mux.Workspace `json:"workspace"`
+		Tabs      []mux.Tab     `json:"tabs"`
+		Panes     []mux.Pane    `json:"panes"`
+	}
+	out.Workspace = workspaceOut(w)
+	out.Tabs = []mux.Tab{}
+	for _, tb := range tabs {
+		out.Tabs = append(out.Tabs, tabOut(tb))
+	}
+	out.Panes = panesOut(panes)
+	b, err := json.Marshal(&struct {
+		Parameters any `json:"parameters,omitempty"`
+	}{&out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, 0)
+}
+
 func newRecordsService(t testing.TB) *service.Service {
 	svc := service.New(service.Config{Version: "t", Address: "unix:/nonexistent", Environ: os.Environ()})
 	t.Cleanup(func() {
@@ -43,7 +71,7 @@ func newRecordsService(t testing.TB) *service.Service {
 	return svc
 }
 
-func TestListPanesFromKeptRecordsIsTheWholeEncoding(t *testing.T) {
+func TestListPanesAndGetWorkspaceFromKeptRecordsAreTheWholeEncoding(t *testing.T) {
 	svc := newRecordsService(t)
 	w, err := svc.CreateWorkspace("w", "")
 	if err != nil {
@@ -71,6 +99,13 @@ func TestListPanesFromKeptRecordsIsTheWholeEncoding(t *testing.T) {
 		}
 		if want := wholeReply(t, svc, ""); !bytes.Equal(got, want) {
 			t.Fatalf("%s: kept records give\n%s\nthe whole encoding is\n%s", what, got, want)
+		}
+		got, err = pr.getWorkspace(svc, w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wholeWorkspace(t, svc, w.ID); !bytes.Equal(got, want) {
+			t.Fatalf("%s: GetWorkspace from kept records gives\n%s\nthe whole encoding is\n%s", what, got, want)
 		}
 	}
 	check("first listing")
