@@ -34,8 +34,15 @@ func (s *Service) scanAgents(id string) {
 	}
 	var cands []cand
 	s.mu.Lock()
-	for _, p := range s.panes {
-		if (id == "" || p.id == id) && p.announced && p.state == stateLive && (!p.agent.hasAgent() || p.agent.kind == agents.KindGeneric) {
+	panes := s.panes
+	if id != "" { // one pane: no walk over all of them
+		panes = nil
+		if p := s.panes[id]; p != nil {
+			panes = map[string]*pane{id: p}
+		}
+	}
+	for _, p := range panes {
+		if p.announced && p.state == stateLive && (!p.agent.hasAgent() || p.agent.kind == agents.KindGeneric) {
 			off := p.inst.proc.Offset()
 			if p.agent.scanned == p.inst && p.agent.scannedAt == off {
 				continue // no output since the last look

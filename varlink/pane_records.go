@@ -21,6 +21,10 @@ type paneRecords struct {
 	size int // bytes of the last reply
 }
 
+// maxKeptRecords bounds the records kept between listings of all panes
+// (which drop those of removed panes).
+const maxKeptRecords = 1 << 16
+
 type paneRecord struct {
 	rev uint64
 	enc []byte
@@ -124,7 +128,7 @@ func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole 
 	b.WriteByte(']')
 	if whole {
 		pr.recs = seen // records of removed panes go
-	} else if len(pr.recs) > 2*len(list)+4096 {
+	} else if len(pr.recs) > maxKeptRecords { // removed panes' records, never listed whole
 		pr.recs = map[string]paneRecord{}
 	}
 	return nil
