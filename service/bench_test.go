@@ -120,3 +120,34 @@ func BenchmarkSave1000(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSpawnPaneAmong3000: SpawnPane (and its RemovePane) in a daemon
+// that already has 3000 live idle panes: what a spawn costs that grows with
+// the panes there are.
+func BenchmarkSpawnPaneAmong3000(b *testing.B) {
+	s := newBenchService(b)
+	var ws string
+	for i := 0; i < 3000; i++ {
+		if i%100 == 0 {
+			w, err := s.CreateWorkspace("bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws = w.ID
+		}
+		if _, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.RemovePane(ctx, p.ID, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
