@@ -35,6 +35,10 @@ type agentState struct {
 	lifecycle      string // "" = unknown
 	attention      string // "" = none
 	lastMessage    string
+	// scanned and scannedAt: the instance the last /proc scan looked at and
+	// its output offset then (agent_scan.go).
+	scanned   *instance
+	scannedAt int64
 }
 
 // configEnvNames are the variables that may be kept as an agent's
@@ -150,6 +154,7 @@ func (s *Service) setSession(p *pane, kind, id string, reported []string) {
 	if same && reported == nil {
 		if len(a.resumeArgv) == 0 { // learned before an adapter could build it
 			a.resumeArgv = s.officialArgv(p, kind, id)
+			s.touch(p) // no event (records.go)
 		}
 		return
 	}

@@ -91,10 +91,12 @@ func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResu
 		s.setSession(p, ad.Kind, id, nil)
 	} else if !p.agent.hasAgent() || p.agent.kind == agents.KindGeneric {
 		p.agent.kind = ad.Kind
+		s.touch(p) // no event (records.go)
 		s.markDirty()
 	}
-	if m, ok := r.Payload["model"].(string); ok && m != "" && len(m) <= maxModel {
+	if m, ok := r.Payload["model"].(string); ok && m != "" && len(m) <= maxModel && m != p.agent.model {
 		p.agent.model = m
+		s.touch(p) // no event (records.go)
 	}
 	if !p.state.hasProcess() { // a late hook of a process that is gone: identity only
 		return res
@@ -131,6 +133,7 @@ func (s *Service) setLastMessage(p *pane, m string) {
 	m = cleanText(m, 400)
 	if p.agent.lastMessage != m {
 		p.agent.lastMessage = m
+		s.touch(p) // no event (records.go)
 		s.markDirty()
 	}
 }
@@ -225,6 +228,7 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 	s.setSession(p, r.Agent, r.Session, r.ResumeArgv)
 	if r.Model != "" {
 		p.agent.model = r.Model
+		s.touch(p) // no event (records.go)
 	}
 	return p.snapshot(), nil
 }

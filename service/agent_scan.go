@@ -20,19 +20,34 @@ import (
 // id, or every pane when id is "". It takes s.mu itself and looks at the
 // terminals and /proc without it. The foreground group comes from one ioctl
 // on each PTY; /proc is read only for a pane whose foreground group is not
-// its leader's (a program started from its shell), so listing many idle
-// panes stays cheap.
+// its leader's (a program started from its shell). A pane whose terminal
+// has had no output since its last scan is not looked at again: a program
+// taking over the foreground is seen once it (or the echo of the command
+// line that started it) writes. So listing many idle panes costs no
+// system call per pane.
 func (s *Service) scanAgents(id string) {
 	type cand struct {
-		p    *pane
-		inst *instance
-		pid  int
+		p      *pane
+		inst   *instance
+		pid    int
+		offset int64 // of the terminal's output before the look
 	}
 	var cands []cand
 	s.mu.Lock()
-	for _, p := range s.panes {
-		if (id == "" || p.id == id) && p.announced && p.state == stateLive && (!p.agent.hasAgent() || p.agent.kind == agents.KindGeneric) {
-			cands = append(cands, cand{p, p.inst, p.inst.proc.Pid()})
+	panes := s.panes
+	if id != "" { // one pane: no walk over all of them
+		panes = nil
+		if p := s.panes[id]; p != nil {
+			panes = map[string]*pane{id: p}
+		}
+	}
+	for _, p := range panes {
+		if p.announced && p.state == stateLive && (!p.agent.hasAgent() || p.agent.kind == agents.KindGeneric) {
+			off := p.inst.proc.Offset()
+			if p.agent.scanned == p.inst && p.agent.scannedAt == off {
+				continue // no output since the last look
+			}
+			cands = append(cands, cand{p, p.inst, p.inst.proc.Pid(), off})
 		}
 	}
 	s.mu.Unlock()
@@ -40,6 +55,15 @@ func (s *Service) scanAgents(id string) {
 		return
 	}
 	found := map[*pane]string{}
+	defer func() { // what was looked at, found or not
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, c := range cands {
+			if c.p.inst == c.inst {
+				c.p.agent.scanned, c.p.agent.scannedAt = c.inst, c.offset
+			}
+		}
+	}()
 	for _, c := range cands {
 		fg := c.inst.proc.ForegroundGroup()
 		if fg <= 0 || fg == c.pid {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/signaltty/signaltty/snapshot"
 )
 
 // Benchmarks of the service layer alone (no varlink): the run path and a
@@ -66,6 +68,86 @@ func BenchmarkListPanes1000(b *testing.B) {
 		ps, err := s.ListPanes("", "")
 		if err != nil || len(ps) != 1000 {
 			b.Fatal(len(ps), err)
+		}
+	}
+}
+
+// BenchmarkSave1000: Server.Save of 1000 live idle panes (export under
+// s.mu, encoding, snapshot.json written and fsynced) when nothing changed
+// since the last save, and when one pane did.
+func BenchmarkSave1000(b *testing.B) {
+	s := newBenchService(b)
+	s.StartPersistence(snapshot.Open(b.TempDir()), 0)
+	b.Cleanup(s.StopPersistence)
+	var ids []string
+	var ws string
+	for i := 0; i < 1000; i++ {
+		if i%100 == 0 {
+			w, err := s.CreateWorkspace("bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws = w.ID
+		}
+		p, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	if _, err := s.Save("bench"); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("unchanged", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Save("bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("one-changed", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := s.ResizePane(ids[i%len(ids)], 80+i%2, 24); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Save("bench"); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
+
+// BenchmarkSpawnPaneAmong3000: SpawnPane (and its RemovePane) in a daemon
+// that already has 3000 live idle panes: what a spawn costs that grows with
+// the panes there are.
+func BenchmarkSpawnPaneAmong3000(b *testing.B) {
+	s := newBenchService(b)
+	var ws string
+	for i := 0; i < 3000; i++ {
+		if i%100 == 0 {
+			w, err := s.CreateWorkspace("bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws = w.ID
+		}
+		if _, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.RemovePane(ctx, p.ID, true); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -145,6 +145,7 @@ func (s *Service) emit(data EventData) {
 	if spec.structural {
 		s.markDirty()
 	}
+	s.touchResource(data.EventResource()) // records.go
 	if !s.numberAvailable() {
 		return // no number may be issued: the event is not published (publish.go)
 	}

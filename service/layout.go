@@ -7,14 +7,18 @@ const (
 )
 
 // leaves lists the pane ids of a layout, first to last.
-func (n *node) leaves() []string {
+func (n *node) leaves() []string { return n.appendLeaves(nil) }
+
+// appendLeaves appends the leaves' panes to dst in order (one slice for
+// the whole tree: a deep layout costs no copies per level).
+func (n *node) appendLeaves(dst []string) []string {
 	if n == nil {
-		return nil
+		return dst
 	}
 	if n.pane != "" {
-		return []string{n.pane}
+		return append(dst, n.pane)
 	}
-	return append(n.first.leaves(), n.second.leaves()...)
+	return n.second.appendLeaves(n.first.appendLeaves(dst))
 }
 
 // split replaces the leaf of target with a split holding target first and

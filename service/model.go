@@ -153,6 +153,7 @@ type pane struct {
 	shutdownSave     bool       // saved as live for a host shutdown (persist.go)
 	agent            agentState // the pane's agent, lifecycle and attention (agent.go)
 	historyRows      int        // rows of history its terminal keeps; 0: the daemon's setting (history.go)
+	rev              uint64     // the revision of its record (records.go)
 
 	inst *instance      // the current process, nil for a restored pane
 	term *term.Terminal // the pane's rows: the instance's terminal, or restored ones

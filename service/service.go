@@ -56,6 +56,7 @@ type Service struct {
 	stopped    bool           // Shutdown finished
 	starts     sync.WaitGroup // starts between reserve and settle (start.go)
 	instances  int64          // process instances started (instance.id in lifecycle.go)
+	recordRev  uint64         // the last pane record revision given (records.go)
 	// startProcess starts a pane's process: pty.Start, or a stand-in that
 	// tests use to slow a start down.
 	startProcess func(pty.Config) (*pty.Pane, error)

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -64,6 +63,9 @@ type Store struct {
 	seed   maphash.Seed         // of the tail hashes, which never leave this process
 	buf    []byte               // a tail's contents
 	enc    bytes.Buffer         // snapshot.json's contents
+	panes  map[string]paneEnc   // each pane's part of the last snapshot.json (encode.go)
+	// panesSize is the bytes of the panes member last written.
+	panesSize int
 }
 
 // Option configures a Store.
@@ -175,15 +177,10 @@ func (s *Store) Save(snap *Snapshot, tails map[string][]string) (SaveResult, err
 	snap.Server.Protocol = Protocol
 	snap.Server.SavedAt = now.UTC()
 
-	enc := &s.enc
-	enc.Reset()
-	e := json.NewEncoder(enc)
-	e.SetEscapeHTML(false) // keep "&&" in an argv readable
-	e.SetIndent("", "  ")
-	if err := e.Encode(sanitized(snap)); err != nil {
+	data, err := s.encodeDoc(sanitized(snap)) // encode.go
+	if err != nil {
 		return res, fmt.Errorf("snapshot: encode: %w", err)
 	}
-	data := enc.Bytes()
 
 	if err := s.ensureDir(s.dir); err != nil {
 		return res, err

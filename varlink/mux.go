@@ -3,7 +3,6 @@ package varlink
 import (
 	"context"
 	"encoding/base64"
-	"slices"
 	"time"
 
 	"github.com/signaltty/signaltty/service"
@@ -11,10 +10,15 @@ import (
 )
 
 // Mux implements dev.signaltty.Mux (devsignalttymux/dev.signaltty.Mux.varlink).
-type Mux struct{ svc *service.Service }
+type Mux struct {
+	svc     *service.Service
+	records *paneRecords // ListPanes' encoded records (pane_records.go)
+}
 
 // NewMux returns the dev.signaltty.Mux interface for registration.
-func NewMux(svc *service.Service) *mux.VarlinkInterface { return mux.VarlinkNew(&Mux{svc}) }
+func NewMux(svc *service.Service) *mux.VarlinkInterface {
+	return mux.VarlinkNew(&Mux{svc: svc, records: newPaneRecords()})
+}
 
 var muxErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Timeout", "Internal"}
 
@@ -61,15 +65,11 @@ func (m *Mux) GetWorkspace(ctx context.Context, c mux.VarlinkCall, ref string, r
 			return m.fail(ctx, c, err)
 		}
 	}
-	w, tabs, panes, err := m.svc.GetWorkspace(ref)
+	msg, err := m.records.getWorkspace(m.svc, ref) // pane_records.go
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	tout := make([]mux.Tab, 0, len(tabs))
-	for _, t := range tabs {
-		tout = append(tout, tabOut(t))
-	}
-	return c.ReplyGetWorkspace(ctx, workspaceOut(w), tout, panesOut(panes))
+	return writeReply(ctx, c.Call, msg)
 }
 
 func (m *Mux) RenameWorkspace(ctx context.Context, c mux.VarlinkCall, ref, name string) error {
@@ -143,13 +143,14 @@ func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, 
 }
 
 func (m *Mux) ListPanes(ctx context.Context, c mux.VarlinkCall, ws, tab *string) error {
-	ps, err := m.svc.ListPanes(str(ws), str(tab))
+	caller := principalOf(ctx)
+	msg, err := m.records.listPanes(m.svc, str(ws), str(tab), func(id string) bool {
+		return m.svc.Allowed(caller, service.RightRead, "pane:"+id)
+	})
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	caller := principalOf(ctx)
-	ps = slices.DeleteFunc(ps, func(p service.Pane) bool { return !m.svc.Allowed(caller, service.RightRead, "pane:"+p.ID) })
-	return c.ReplyListPanes(ctx, panesOut(ps))
+	return writeReply(ctx, c.Call, msg)
 }
 
 func (m *Mux) GetPane(ctx context.Context, c mux.VarlinkCall, id string) error {

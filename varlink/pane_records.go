@@ -1,0 +1,135 @@
+package varlink
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+
+	"github.com/signaltty/signaltty/service"
+	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
+)
+
+// paneRecords keeps each pane's record as Mux.ListPanes encodes it, by
+// pane id with the record's revision (service/records.go; docs/scale.md),
+// so that listing many panes encodes only the ones that changed since the
+// last listing. The bytes are those json.Marshal makes of the mux.Pane (as
+// the varlink library encodes a reply), so the reply is the same as an
+// encoding of the whole list.
+type paneRecords struct {
+	mu   sync.Mutex // held while a listing is made (not sent): s.mu is taken inside it, never around it
+	recs map[string]paneRecord
+	size int // bytes of the last reply
+}
+
+// maxKeptRecords bounds the records kept between listings of all panes
+// (which drop those of removed panes).
+const maxKeptRecords = 1 << 16
+
+type paneRecord struct {
+	rev uint64
+	enc []byte
+}
+
+func newPaneRecords() *paneRecords { return &paneRecords{recs: map[string]paneRecord{}} }
+
+// listPanes encodes the reply message to Mux.ListPanes (NUL included): the
+// panes of svc.ListPaneRecords that allowed keeps, from the kept records
+// where the revision is the same. Errors are ListPaneRecords'.
+func (pr *paneRecords) listPanes(svc *service.Service, ws, tab string, allowed func(id string) bool) ([]byte, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	list, err := svc.ListPaneRecords(ws, tab, pr.have)
+	if err != nil {
+		return nil, err
+	}
+	b := bytes.NewBuffer(make([]byte, 0, pr.size+64))
+	b.WriteString(`{"parameters":{"panes":`)
+	if err := pr.encode(b, list, ws == "" && tab == "", allowed); err != nil {
+		return nil, err
+	}
+	b.WriteString("}}\x00")
+	pr.size = b.Len()
+	return b.Bytes(), nil
+}
+
+// getWorkspace encodes the reply message to Mux.GetWorkspace (NUL
+// included) as the generated ReplyGetWorkspace would: workspace, tabs,
+// panes, the panes from the kept records. Errors are GetWorkspaceRecords'.
+func (pr *paneRecords) getWorkspace(svc *service.Service, ref string) ([]byte, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	w, tabs, list, err := svc.GetWorkspaceRecords(ref, pr.have)
+	if err != nil {
+		return nil, err
+	}
+	tout := make([]mux.Tab, 0, len(tabs))
+	for _, t := range tabs {
+		tout = append(tout, tabOut(t))
+	}
+	wenc, err := json.Marshal(workspaceOut(w))
+	if err != nil {
+		return nil, err
+	}
+	tenc, err := json.Marshal(tout)
+	if err != nil {
+		return nil, err
+	}
+	b := bytes.NewBuffer(make([]byte, 0, len(wenc)+len(tenc)+len(list)*400+64))
+	b.WriteString(`{"parameters":{"workspace":`)
+	b.Write(wenc)
+	b.WriteString(`,"tabs":`)
+	b.Write(tenc)
+	b.WriteString(`,"panes":`)
+	if err := pr.encode(b, list, false, func(string) bool { return true }); err != nil {
+		return nil, err
+	}
+	b.WriteString("}}\x00")
+	return b.Bytes(), nil
+}
+
+// have reports whether rev of the pane's record is kept; pr.mu is held.
+func (pr *paneRecords) have(id string, rev uint64) bool { return pr.recs[id].rev == rev }
+
+// encode writes the JSON array of the records of list that allowed keeps,
+// encoding and keeping those not kept; whole: list is every pane, and
+// records of other panes are dropped. pr.mu is held.
+func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool) error {
+	var seen map[string]paneRecord
+	if whole {
+		seen = make(map[string]paneRecord, len(list))
+	}
+	b.WriteByte('[')
+	first := true
+	for _, r := range list {
+		rec := pr.recs[r.ID]
+		if r.Pane != nil || rec.rev != r.Rev {
+			if r.Pane == nil { // cannot happen: ListPaneRecords asked
+				continue
+			}
+			enc, err := json.Marshal(paneOut(*r.Pane))
+			if err != nil {
+				return err
+			}
+			rec = paneRecord{rev: r.Rev, enc: enc}
+			pr.recs[r.ID] = rec
+		}
+		if whole {
+			seen[r.ID] = rec
+		}
+		if !allowed(r.ID) {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.Write(rec.enc)
+	}
+	b.WriteByte(']')
+	if whole {
+		pr.recs = seen // records of removed panes go
+	} else if len(pr.recs) > maxKeptRecords { // removed panes' records, never listed whole
+		pr.recs = map[string]paneRecord{}
+	}
+	return nil
+}
