@@ -87,6 +87,7 @@ func (s *Service) transition(p *pane, c change) {
 		panic(fmt.Sprintf("service: pane %s: illegal transition %s -> %s", p.id, from, c.to))
 	}
 	p.state = c.to
+	s.countPTY(from, c.to)
 	switch c.to {
 	case stateStarting:
 		c.start.from = from
