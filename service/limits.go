@@ -24,7 +24,8 @@ type Limits struct {
 	// EventQueue is how many undelivered events a subscriber may have
 	// before it is ended unavailable.lagged.
 	EventQueue int
-	// CaptureMaxBytes bounds a CaptureRows reply's line text; past it
+	// CaptureMaxBytes bounds the lines of a CaptureRows reply, as sent
+	// (JSON strings with their quotes, escapes and commas); past it
 	// invalid_params.range (reason too_large).
 	CaptureMaxBytes int
 	// HistoryTotalBytes bounds the row stores of all panes together

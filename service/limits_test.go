@@ -138,7 +138,7 @@ func TestSubscriberPastItsQueueEndsLagged(t *testing.T) {
 }
 
 func TestCapturePastTheReplyLimitNamesWhatFits(t *testing.T) {
-	s := limitedService(t, Limits{CaptureMaxBytes: 80 * 10})
+	s := limitedService(t, Limits{CaptureMaxBytes: 83 * 10}) // 10 lines of 80 ASCII characters, quoted, with commas
 	w, _ := s.CreateWorkspace("w", "")
 	p, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: []string{"sh", "-c", "seq 100; exec sleep 100"}})
 	if err != nil {
@@ -148,12 +148,12 @@ func TestCapturePastTheReplyLimitNamesWhatFits(t *testing.T) {
 		c, _ := s.CaptureRows(p.ID, CaptureRequest{End: ptr(int64(10))})
 		return len(c.Lines) == 10 && strings.TrimSpace(c.Lines[9]) == "10"
 	})
-	_, err = s.CaptureRows(p.ID, CaptureRequest{}) // the screen: 24 rows of 80 bytes
+	_, err = s.CaptureRows(p.ID, CaptureRequest{}) // the screen: 24 rows
 	if code(err) != "invalid_params.range" {
-		t.Fatalf("screen capture past 800 bytes: %v", err)
+		t.Fatalf("screen capture past 830 bytes: %v", err)
 	}
 	d := errData(t, err)
-	if d["reason"] != "too_large" || d["max_bytes"] != 800 {
+	if d["reason"] != "too_large" || d["max_bytes"] != 830 {
 		t.Fatalf("data %v", d)
 	}
 	fit, start := d["fit_end"].(int64), d["end"].(int64)-24

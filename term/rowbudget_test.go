@@ -1,6 +1,7 @@
 package term
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -88,3 +89,18 @@ func TestRowBudgetCountsClearedHistoryAsFreed(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestLineCostIsTheLineAsJSON(t *testing.T) {
+	for _, text := range []string{"", "plain", `a"b\c`, "<a&b>", "x\u2028y\u2029", "héllo wörld"} {
+		r := textRow(text)
+		line := r.padded(12)
+		b, err := json.Marshal([]string{line})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// [ "line" ] is the line's cost minus the comma, plus the brackets.
+		if got, want := lineCost(&r, 12), len(b)-2+1; got != want {
+			t.Errorf("%q: cost %d, want %d (%s)", text, got, want, b)
+		}
+	}
+}

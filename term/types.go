@@ -79,9 +79,10 @@ type CaptureRequest struct {
 	Start *int64 // first row, inclusive
 	End   *int64 // one past the last row
 	Epoch *int64 // the epoch the row numbers belong to
-	// MaxBytes, when > 0, bounds the lines' total length in bytes (each
-	// padded to Cols cells): a larger capture fails with a RangeError
-	// "too_large" whose FitEnd says how far from the same start fits.
+	// MaxBytes, when > 0, bounds the lines' total size as a reply sends
+	// them (each padded to Cols cells, as a JSON string with a comma; see
+	// lineCost): a larger capture fails with a RangeError "too_large"
+	// whose FitEnd says how far from the same start fits.
 	MaxBytes int
 }
 

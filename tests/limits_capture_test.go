@@ -16,7 +16,7 @@ func TestCapturePastTheReplyLimitFailsNamingWhatFits(t *testing.T) {
 	t.Parallel()
 	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_CAPTURE_MAX_BYTES=1000"}})
 	w := d.CreateWorkspace(t, "limits-capture")
-	p := d.Spawn(t, ws(w), "sh", "-c", "seq 50; echo done; exec sleep 100") // 80×24: a screen is 1920 bytes
+	p := d.Spawn(t, ws(w), "sh", "-c", "seq 50; echo done; exec sleep 100") // 80×24: a screen's lines take 24×83 bytes in a reply
 	harness.Eventually(t, harness.PollTimeout, "output", func() (bool, string) {
 		r := d.CLI(t, "--json", "pane", "capture", "--pane", p.ID, "--start", "40", "--end", "51")
 		return r.Code == 0 && strings.Contains(r.Stdout, `"done`), r.String()
@@ -32,7 +32,7 @@ func TestCapturePastTheReplyLimitFailsNamingWhatFits(t *testing.T) {
 		}
 		end, fit := int64(data["end"].(float64)), int64(data["fit_end"].(float64))
 		if first := end - 24; fit != first+12 {
-			t.Errorf("via %s: fit_end %d, want %d (12 rows of 80 bytes from %d)", tr.Name, fit, first+12, first)
+			t.Errorf("via %s: fit_end %d, want %d (12 lines of 83 bytes from %d)", tr.Name, fit, first+12, first)
 		}
 	}
 	c := d.Capture(t, p.ID, "--start", "27", "--end", "39")
