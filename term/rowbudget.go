@@ -110,7 +110,8 @@ func (b *RowBudget) wake() {
 }
 
 // trimmer drops the oldest rows of the largest terminals while the total
-// exceeds the budget.
+// exceeds the budget, down to 1/64 below it, so that a full budget is not
+// looked through again for every row added.
 func (b *RowBudget) trimmer() {
 	for range b.kick {
 		for {
@@ -127,21 +128,21 @@ func (b *RowBudget) trimmer() {
 			if excess <= 0 || victim == nil {
 				break
 			}
-			victim.trimFor(excess)
+			victim.trimFor(excess + b.max/64)
 		}
 	}
 }
 
-// trimFor drops t's oldest rows until excess bytes were dropped or none
-// are left; t.mu is not held.
-func (t *Terminal) trimFor(excess int64) {
+// trimFor drops t's oldest rows until n bytes were dropped or none are
+// left; t.mu is not held.
+func (t *Terminal) trimFor(n int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.budgetLeft {
 		return
 	}
 	before := int64(t.hist.bytes)
-	for t.hist.n > 0 && before-int64(t.hist.bytes) < excess {
+	for t.hist.n > 0 && before-int64(t.hist.bytes) < n {
 		t.hist.dropOldest()
 	}
 	b := t.budget
