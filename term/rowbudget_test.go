@@ -104,3 +104,34 @@ func TestLineCostIsTheLineAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRowBudget compares writing 200,000 lines to a terminal outside
+// any budget, in a budget it never fills, and in a full budget shared
+// with an idle terminal (every row pushed makes room).
+func BenchmarkRowBudget(b *testing.B) {
+	data := seqData(1, 200000)
+	for _, bc := range []struct {
+		name   string
+		budget int64
+	}{{"none", 0}, {"roomy", 1 << 30}, {"full", 32 << 10}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				var budget *RowBudget
+				var idle *Terminal
+				if bc.budget > 0 {
+					budget = NewRowBudget(bc.budget)
+					idle = NewTerminal(Config{Cols: 80, Rows: 24, Budget: budget})
+				}
+				tm := NewTerminal(Config{Cols: 80, Rows: 24, Budget: budget})
+				for off := 0; off < len(data); off += 65536 {
+					tm.Write(data[off:min(off+65536, len(data))])
+				}
+				tm.Close()
+				if idle != nil {
+					idle.Close()
+				}
+			}
+		})
+	}
+}
