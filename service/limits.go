@@ -99,6 +99,13 @@ func (s *Service) checkPaneLimit() *Error {
 	return nil
 }
 
+// checkPaneLimitNow is checkPaneLimit for a caller without s.mu.
+func (s *Service) checkPaneLimitNow() *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.checkPaneLimit()
+}
+
 // checkInputSize refuses a SendInput larger than InputMaxBytes.
 func (s *Service) checkInputSize(n int) *Error {
 	if max := s.cfg.Limits.InputMaxBytes; n > max {

@@ -83,6 +83,12 @@ func TestConcurrentSpawnsStopAtThePaneLimit(t *testing.T) {
 	if _, err := s.StartRun(context.Background(), RunRequest{Key: "k1", Workspace: w.ID, Argv: []string{"true"}}); code(err) != "unavailable.panes" {
 		t.Fatalf("run at the limit: %v", err)
 	}
+	if _, _, err := s.CreateWorkspaceWith(context.Background(), NewWorkspace{Name: "x", Argv: []string{"sleep", "100"}}); code(err) != "unavailable.panes" {
+		t.Fatalf("a workspace with a pane at the limit: %v", err)
+	}
+	if st := s.Status(); st.Workspaces != 1 || st.Panes != max+1 {
+		t.Fatalf("refused starts left %+v", st)
+	}
 	_ = extra
 }
 

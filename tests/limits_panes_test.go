@@ -65,6 +65,7 @@ func TestStartsPastThePaneLimitFailAndLeaveNothing(t *testing.T) {
 			t.Errorf("Run.Start via %s at the limit: %s", tr.Name, r)
 		}
 	}
+	d.Fail(t, "unavailable.panes", exitUnavailable, "workspace", "create", "--name", "with-a-pane", "--cwd", d.Home, "--", "sleep", "100")
 	world.Unchanged(t, "starts refused at the pane limit")
 
 	// An exited pane does not count; relaunching it would, so it is refused
