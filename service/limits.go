@@ -94,7 +94,7 @@ func (s *Service) checkPaneLimit() *Error {
 	max := s.cfg.Limits.MaxPanes
 	if s.limits.ptys >= max {
 		return newError("unavailable.panes", map[string]any{"max": max, "panes": s.limits.ptys},
-			"%d panes are running or starting, the limit (SIGNALTTY_MAX_PANES); stop or remove one first", max)
+			"the limit of %d panes with a process, running or starting, is reached (SIGNALTTY_MAX_PANES); stop or remove one first", max)
 	}
 	return nil
 }
