@@ -98,6 +98,7 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		Rows:         cfg.Rows,
 		HistoryRows:  cfg.HistoryRows,
 		HistoryBytes: cfg.HistoryBytes,
+		Budget:       cfg.HistoryBudget,
 		History:      cfg.History,
 		Epoch:        cfg.Epoch,
 		Replies:      replyWriter{p},

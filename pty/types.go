@@ -26,6 +26,9 @@ type Config struct {
 
 	HistoryRows  int // rows kept in the row store once scrolled off; 0 = term.DefaultHistoryRows
 	HistoryBytes int // byte budget of the row store (text + style runs); 0 = term.DefaultHistoryBytes
+	// HistoryBudget, when not nil, bounds the row store together with
+	// other panes' (term.RowBudget).
+	HistoryBudget *term.RowBudget
 	// History is plain-text rows shown above the first output, numbered
 	// from 0 (a relaunched pane's earlier rows) in numbering epoch Epoch;
 	// see term.Config.

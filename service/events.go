@@ -109,7 +109,7 @@ func (s *Service) Subscribe(f Filter, withSnapshot bool) *Subscription {
 // subscribeLocked registers a subscription of the events after fence;
 // s.mu is held.
 func (s *Service) subscribeLocked(f Filter, fence int64, withSnapshot bool) *Subscription {
-	ch := make(chan Event, SubscriberQueue)
+	ch := make(chan Event, s.cfg.Limits.EventQueue)
 	sub := &Subscription{Seq: fence, Events: ch, ch: ch, filter: f, svc: s}
 	if withSnapshot {
 		sub.Snapshot = s.snapshotLocked()
@@ -170,8 +170,8 @@ func (s *Service) deliver(e *Event) {
 		case sub.ch <- *e:
 		default:
 			sub.lagged = true
-			sub.ended = newError("unavailable.lagged", map[string]any{"queue": SubscriberQueue},
-				"the subscriber fell %d events behind", SubscriberQueue)
+			sub.ended = newError("unavailable.lagged", map[string]any{"queue": cap(sub.ch)},
+				"the subscriber fell %d events behind (SIGNALTTY_EVENT_QUEUE)", cap(sub.ch))
 			s.dropSubscriber(sub)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/term"
+	"golang.org/x/time/rate"
 )
 
 // Pane states.
@@ -142,6 +143,7 @@ type pane struct {
 	env              map[string]string
 	cols, rows       int
 	limits           cgroup.Limits // of the pane's cgroup, set at spawn (cgroups.go)
+	input            *rate.Limiter // input bucket, made on first SendInput (limits.go)
 	status           *WaitStatus   // nil unless exited (or restored as exited)
 	altScreen        bool
 	commandOpen      bool // OSC 133;C seen without its D

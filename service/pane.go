@@ -99,12 +99,14 @@ const (
 // SendInput writes data to a pane's PTY (Mux.SendInput); the bytes of
 // concurrent calls are never interleaved. It returns the bytes written.
 func (s *Service) SendInput(ctx context.Context, id string, data []byte) (int, error) {
-	if len(data) > MaxInput {
-		return 0, newError("invalid_params.size", map[string]any{"param": "input", "reason": "size", "max": MaxInput},
-			"input is %d bytes, more than %d", len(data), MaxInput)
+	if err := s.checkInputSize(len(data)); err != nil {
+		return 0, err
 	}
-	_, proc, err := s.livePane(id)
+	p, proc, err := s.livePane(id)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.takeInput(p, len(data)); err != nil {
 		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, InputTimeout)
@@ -201,7 +203,7 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 	if t == nil { // a new pane whose first start is not committed: nothing shown yet
 		return Capture{}, notFound("pane", id)
 	}
-	pc, cerr := t.Capture(term.CaptureRequest{Start: req.Start, End: req.End, Epoch: req.Epoch})
+	pc, cerr := t.Capture(term.CaptureRequest{Start: req.Start, End: req.End, Epoch: req.Epoch, MaxBytes: s.cfg.Limits.CaptureMaxBytes})
 	c := Capture{Epoch: pc.Epoch, Oldest: pc.Oldest, End: pc.End, First: pc.First, Cols: pc.Cols, Rows: pc.Rows,
 		Screen: pc.Screen, Lines: pc.Lines, RestoredRows: restored}
 	var re *term.RangeError
@@ -212,6 +214,8 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 		cur := t.Epoch()
 		return Capture{}, newError("conflict.epoch", map[string]any{"epoch": cur},
 			"epoch %d is no longer current (it is %d)", *req.Epoch, cur)
+	case errors.As(cerr, &re) && re.Reason == "too_large":
+		return Capture{}, captureTooLarge(re)
 	case errors.As(cerr, &re):
 		return Capture{}, newError("invalid_params.range", map[string]any{"param": "range", "reason": re.Reason,
 			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept", re.Reason, re.Oldest, re.End)

@@ -61,7 +61,9 @@ func (s *Service) restartPane(id, busy string, pick func(p *pane) (*restartComma
 	case s.stopping:
 		err = newError("unavailable.shutdown", nil, "the daemon is shutting down")
 	default:
-		cmd, err = pick(p)
+		if err = s.checkPaneLimit(); err == nil {
+			cmd, err = pick(p)
+		}
 	}
 	if err != nil {
 		s.mu.Unlock()

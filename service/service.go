@@ -36,6 +36,7 @@ type Config struct {
 	// the owner only with SIGNALTTY_TOKEN=@owner in its environment).
 	OutsideCallers string
 	UnknownGrants  []Grant // nil: read on *
+	Limits         Limits  // zero fields: defaults (limits.go)
 }
 
 // Service owns every workspace, tab and pane of one daemon instance.
@@ -68,6 +69,7 @@ type Service struct {
 	git          gitState
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
+	limits       limitState      // limits.go
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -82,6 +84,7 @@ func New(cfg Config) *Service {
 		git: newGitState(cfg),
 	}
 	s.pub.cond = sync.NewCond(&s.mu)
+	s.initLimits()
 	return s
 }
 

@@ -75,6 +75,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
 		OnExit:  func(es pty.ExitStatus) { s.processExited(p, inst, es) },
 	}
+	st.cfg.HistoryBudget = s.limits.history // every pane's rows together (limits.go)
 	st.cgroupName, st.limits = cgroupName(p.id), p.limits
 	s.starts.Add(1)
 	return st
@@ -289,6 +290,9 @@ func splitSizes(target *pane, axis string) (cols, rows, tcols, trows int, err *E
 func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 	if s.stopping {
 		return nil, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+	}
+	if err := s.checkPaneLimit(); err != nil {
+		return nil, err
 	}
 	w, t, target, err := s.spawnTarget(&spec.SpawnRequest, nil)
 	if err != nil {

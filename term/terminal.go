@@ -66,6 +66,11 @@ type Terminal struct {
 	rb     rowBuilder
 	line   uv.Line // scratch copy of a screen row
 
+	// budget, when set, bounds this row store together with others'
+	// (rowbudget.go); budgetLeft once Close took it out.
+	budget     *RowBudget
+	budgetLeft bool
+
 	// Emulator state the plain-text fast path depends on, observed through
 	// the emulator's callbacks and handlers (so in emulation order).
 	autowrap, lnm, lrmm bool
@@ -137,9 +142,11 @@ func NewTerminal(cfg Config) *Terminal {
 		fast:       true,
 		lazy:       true,
 		replies:    cfg.Replies,
+		budget:     cfg.Budget,
 	}
 	t.tr.init()
 	t.preloadLocked(cfg.History)
+	t.chargeLocked() // joins the budget, if any
 	return t
 }
 
@@ -297,6 +304,7 @@ func (t *Terminal) clearHistory() {
 	clear(sb.Lines()) // the library's Clear keeps the lines reachable
 	sb.Clear()
 	t.hist.reset()
+	t.chargeLocked()
 	t.pushed = 0
 	t.epoch++
 }
@@ -600,6 +608,7 @@ func (t *Terminal) drain() {
 
 func (t *Terminal) pushRow(r storedRow) {
 	t.hist.push(r)
+	t.chargeLocked()
 	t.pushed++
 }
 
@@ -726,6 +735,9 @@ func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "after_end"}
 	case start > stop:
 		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "inverted"}
+	}
+	if fit := t.fitLocked(start, stop, h, oldest, req.MaxBytes); fit < stop {
+		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "too_large", MaxBytes: req.MaxBytes, FitEnd: fit}
 	}
 	c := Capture{
 		Epoch:  t.epoch,
@@ -860,6 +872,9 @@ func (t *Terminal) releaseLocked() {
 // Release); captured rows stay readable.
 func (t *Terminal) Close() {
 	t.Release()
+	t.mu.Lock()
+	t.leaveBudgetLocked()
+	t.mu.Unlock()
 }
 
 // tracker follows the parser state of the byte stream (with a parser of its

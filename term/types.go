@@ -21,6 +21,9 @@ type Config struct {
 	// runs); the oldest rows go first. 0 or less: DefaultHistoryRows,
 	// DefaultHistoryBytes.
 	HistoryRows, HistoryBytes int
+	// Budget, when not nil, also bounds the row store together with the
+	// other terminals of the budget (RowBudget); Close leaves it.
+	Budget *RowBudget
 	// History is rows of plain text, oldest first, kept above the first
 	// output (a relaunched pane's earlier rows). They are rows 0 to
 	// len(History)-1 of the numbering, so the first output row is row
@@ -76,6 +79,11 @@ type CaptureRequest struct {
 	Start *int64 // first row, inclusive
 	End   *int64 // one past the last row
 	Epoch *int64 // the epoch the row numbers belong to
+	// MaxBytes, when > 0, bounds the lines' total size as a reply sends
+	// them (each padded to Cols cells, as a JSON string with a comma; see
+	// lineCost): a larger capture fails with a RangeError "too_large"
+	// whose FitEnd says how far from the same start fits.
+	MaxBytes int
 }
 
 // Screen names the screen a capture shows.
@@ -114,7 +122,11 @@ var ErrStaleEpoch = errors.New("stale epoch")
 // RangeError: a capture range outside [Oldest, End] or with Start > End.
 type RangeError struct {
 	Oldest, End int64
-	Reason      string // "before_oldest", "after_end" or "inverted"
+	Reason      string // "before_oldest", "after_end", "inverted" or "too_large"
+	// For "too_large": the bound and the end of the longest prefix of the
+	// range within it (rows [start, FitEnd) fit).
+	MaxBytes int
+	FitEnd   int64
 }
 
 func (e *RangeError) Error() string { return "row range " + e.Reason }

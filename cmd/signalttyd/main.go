@@ -104,7 +104,8 @@ func run(log *slog.Logger, address string) error {
 	}
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log), HistoryRows: historyRows(log),
-		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log)})
+		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log),
+		Limits: serviceLimits(log), HistoryBytes: historyBytes(log)})
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()

@@ -186,7 +186,8 @@ func Dispatch_Error(err error) error {
 // (more than 65536 events match); Unavailable "unavailable.journal" (the
 // journal cannot prove that history complete, or events cannot be journaled
 // right now). after_seq and snapshot exclude each other.
-// # A subscriber that falls more than 4096 events behind is disconnected with
+// # A subscriber that falls more than 4096 events behind (SIGNALTTY_EVENT_QUEUE)
+// is disconnected with
 // Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
 // to resume from with after_seq) rather than silently skipping events.
 // See docs/events.md, "Journal".
@@ -380,7 +381,8 @@ func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ s
 // (more than 65536 events match); Unavailable "unavailable.journal" (the
 // journal cannot prove that history complete, or events cannot be journaled
 // right now). after_seq and snapshot exclude each other.
-// # A subscriber that falls more than 4096 events behind is disconnected with
+// # A subscriber that falls more than 4096 events behind (SIGNALTTY_EVENT_QUEUE)
+// is disconnected with
 // Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
 // to resume from with after_seq) rather than silently skipping events.
 // See docs/events.md, "Journal".
@@ -486,7 +488,8 @@ type Event (
 # journal cannot prove that history complete, or events cannot be journaled
 # right now). after_seq and snapshot exclude each other.
 #
-# A subscriber that falls more than 4096 events behind is disconnected with
+# A subscriber that falls more than 4096 events behind (SIGNALTTY_EVENT_QUEUE)
+# is disconnected with
 # Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
 # to resume from with after_seq) rather than silently skipping events.
 # See docs/events.md, "Journal".

@@ -929,7 +929,8 @@ func (m RemoveTab_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 // .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
-// unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
+// unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
+// unavailable.panes (data.max: the panes-with-a-PTY limit, docs/limits.md).
 type SpawnPane_methods struct{}
 
 func SpawnPane() SpawnPane_methods { return SpawnPane_methods{} }
@@ -1173,7 +1174,9 @@ func (m GetPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pan
 // bytes), at most 1 MiB (invalid_params.size). Input of concurrent calls to
 // one pane is never interleaved. Fails with conflict.pane_exited or
 // conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
-// the program does not read within 5 s.
+// the program does not read within 5 s; unavailable.input_rate
+// (data.retry_after_ms) past the pane's input rate, nothing written
+// (docs/limits.md).
 type SendInput_methods struct{}
 
 func SendInput() SendInput_methods { return SendInput_methods{} }
@@ -1472,7 +1475,8 @@ func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // two), padded with spaces, without control characters. screen is
 // "alternate" while a full-screen program uses the alternate screen (its rows
 // never enter history). Errors: not_found.pane; invalid_params.range
-// (data: oldest, end, reason "before_oldest" | "after_end" | "inverted");
+// (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
+// "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
 // conflict.epoch when epoch is given and no longer current (capture without
 // epoch to learn the current one).
 type CaptureRows_methods struct{}
@@ -1658,7 +1662,7 @@ func (m KillPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 // exited). Nothing is ever relaunched by the daemon on its own. Errors:
 // not_found.pane, conflict.pane_live, conflict.relaunching,
 // invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
-// unavailable.spawn (the pane stays as it was).
+// unavailable.spawn, unavailable.panes (the pane stays as it was).
 type RelaunchPane_methods struct{}
 
 func RelaunchPane() RelaunchPane_methods { return RelaunchPane_methods{} }
@@ -2987,7 +2991,8 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 // .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
-// unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
+// unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
+// unavailable.panes (data.max: the panes-with-a-PTY limit, docs/limits.md).
 func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
 }
@@ -3006,7 +3011,9 @@ func (s *VarlinkInterface) GetPane(ctx context.Context, c VarlinkCall, pane_ str
 // bytes), at most 1 MiB (invalid_params.size). Input of concurrent calls to
 // one pane is never interleaved. Fails with conflict.pane_exited or
 // conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
-// the program does not read within 5 s.
+// the program does not read within 5 s; unavailable.input_rate
+// (data.retry_after_ms) past the pane's input rate, nothing written
+// (docs/limits.md).
 func (s *VarlinkInterface) SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SendInput")
 }
@@ -3053,7 +3060,8 @@ func (s *VarlinkInterface) AttachPane(ctx context.Context, c VarlinkCall, pane_ 
 // two), padded with spaces, without control characters. screen is
 // "alternate" while a full-screen program uses the alternate screen (its rows
 // never enter history). Errors: not_found.pane; invalid_params.range
-// (data: oldest, end, reason "before_oldest" | "after_end" | "inverted");
+// (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
+// "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
 // conflict.epoch when epoch is given and no longer current (capture without
 // epoch to learn the current one).
 func (s *VarlinkInterface) CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64) error {
@@ -3077,7 +3085,7 @@ func (s *VarlinkInterface) KillPane(ctx context.Context, c VarlinkCall, pane_ st
 // exited). Nothing is ever relaunched by the daemon on its own. Errors:
 // not_found.pane, conflict.pane_live, conflict.relaunching,
 // invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
-// unavailable.spawn (the pane stays as it was).
+// unavailable.spawn, unavailable.panes (the pane stays as it was).
 func (s *VarlinkInterface) RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RelaunchPane")
 }
@@ -3825,7 +3833,8 @@ method RemoveTab(tab: string, recursive: ?bool) -> ()
 # Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
 # .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 # conflict.pane_terminating, conflict.removing, unavailable.shutdown,
-# unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind).
+# unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
+# unavailable.panes (data.max: the panes-with-a-PTY limit, docs/limits.md).
 method SpawnPane(
   workspace: ?string,
   tab: ?string,
@@ -3860,7 +3869,9 @@ method GetPane(pane: string) -> (pane: Pane)
 # bytes), at most 1 MiB (invalid_params.size). Input of concurrent calls to
 # one pane is never interleaved. Fails with conflict.pane_exited or
 # conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
-# the program does not read within 5 s.
+# the program does not read within 5 s; unavailable.input_rate
+# (data.retry_after_ms) past the pane's input rate, nothing written
+# (docs/limits.md).
 method SendInput(pane: string, text: ?string, data: ?string) -> (written: int)
 
 # Sets a live pane's PTY size (each 1..1000; the program gets SIGWINCH).
@@ -3899,7 +3910,8 @@ method AttachPane(pane: string, term: ?string) -> (data: string, cols: int, rows
 # two), padded with spaces, without control characters. screen is
 # "alternate" while a full-screen program uses the alternate screen (its rows
 # never enter history). Errors: not_found.pane; invalid_params.range
-# (data: oldest, end, reason "before_oldest" | "after_end" | "inverted");
+# (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
+# "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
 # conflict.epoch when epoch is given and no longer current (capture without
 # epoch to learn the current one).
 method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int) -> (
@@ -3931,7 +3943,7 @@ method KillPane(pane: string, signal: ?string, grace_ms: ?int) -> (pane: Pane)
 # exited). Nothing is ever relaunched by the daemon on its own. Errors:
 # not_found.pane, conflict.pane_live, conflict.relaunching,
 # invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
-# unavailable.spawn (the pane stays as it was).
+# unavailable.spawn, unavailable.panes (the pane stays as it was).
 method RelaunchPane(pane: string) -> (pane: Pane)
 
 # Removes a pane from its tab (the layout closes around it; a tab left
