@@ -119,14 +119,14 @@ func TestReleasedEmulatorRebuildsTheSameScreen(t *testing.T) {
 		t.Fatal("no corpus", err)
 	}
 	parked, refused := 0, 0
+	n := 30
+	if testing.Short() {
+		n = 6
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
-		}
-		n := 30
-		if testing.Short() {
-			n = 10
 		}
 		cuts := []int{len(data)}
 		for k := 1; k < n; k++ {
@@ -168,7 +168,7 @@ func TestReleasedEmulatorRebuildsTheSameScreen(t *testing.T) {
 		}
 	}
 	t.Logf("%d states released and rebuilt, %d refused", parked, refused)
-	if parked < 25 {
+	if parked < len(files)*n/4 { // the alternate screen (less, vi, htop) is refused
 		t.Fatalf("only %d states released", parked)
 	}
 }

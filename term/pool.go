@@ -40,7 +40,17 @@ type emuPool struct {
 	mu   sync.Mutex
 	free []*vtHost
 	want chan struct{}
-	made int // hosts made (for tests)
+	made int  // hosts made (for tests)
+	off  bool // SetEmulatorPool(false): made on demand, never reused
+}
+
+// SetEmulatorPool turns the emulator pool on (the default) or off (each
+// terminal makes its emulator when it needs one and drops it after), for
+// measurements that compare the two.
+func SetEmulatorPool(on bool) {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	pool.off = !on
 }
 
 var pool emuPool
@@ -71,13 +81,16 @@ func (p *emuPool) take(t *Terminal, cols, rows int) *vtHost {
 	})
 	p.mu.Lock()
 	var h *vtHost
-	if n := len(p.free); n > 0 {
+	off := p.off
+	if n := len(p.free); n > 0 && !off {
 		h, p.free[n-1], p.free = p.free[n-1], nil, p.free[:n-1]
 	}
 	p.mu.Unlock()
-	select {
-	case p.want <- struct{}{}:
-	default:
+	if !off {
+		select {
+		case p.want <- struct{}{}:
+		default:
+		}
 	}
 	if h == nil {
 		h = newHost()
@@ -140,7 +153,7 @@ func (p *emuPool) give(h *vtHost) {
 	h.t = nil
 	if ok {
 		p.mu.Lock()
-		if len(p.free) < poolMax {
+		if len(p.free) < poolMax && !p.off {
 			p.free = append(p.free, h)
 			p.mu.Unlock()
 			return
