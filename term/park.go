@@ -2,6 +2,7 @@ package term
 
 import (
 	"image/color"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,9 @@ import (
 // emulator is released, unless configured otherwise.
 const DefaultReleaseAfter = 30 * time.Second
 
+// minFreeInterval spaces the passes that hand released memory back.
+const minFreeInterval = 2 * time.Second
+
 // minParkerWait batches the parker's wake-ups: terminals that fall idle
 // within this much of each other are released in one pass.
 const minParkerWait = 100 * time.Millisecond
@@ -43,6 +47,11 @@ type Parker struct {
 	queue []*Terminal
 	timer *time.Timer
 	armed bool
+	// Released emulators are garbage: their memory goes back to the
+	// system (debug.FreeOSMemory) at most once per minFreeInterval, after
+	// a pass that released some; freeDue marks one owed.
+	freeDue  bool
+	lastFree time.Time
 
 	parks, rebuilds, refused atomic.Int64
 }
@@ -120,19 +129,31 @@ func (pk *Parker) fire() {
 	now := time.Now()
 	var keep []*Terminal
 	next := after
+	released := pk.parks.Load()
 	for _, t := range q {
 		if wait, again := t.parkIfIdle(pk, now, after); again {
 			keep = append(keep, t)
 			next = min(next, wait)
 		}
 	}
-	if len(keep) == 0 {
-		return
-	}
 	pk.mu.Lock()
 	defer pk.mu.Unlock()
+	if pk.parks.Load() != released {
+		pk.freeDue = true
+	}
+	if pk.freeDue && now.Sub(pk.lastFree) >= minFreeInterval {
+		pk.freeDue, pk.lastFree = false, now
+		pk.mu.Unlock()
+		debug.FreeOSMemory()
+		pk.mu.Lock()
+	}
 	pk.queue = append(pk.queue, keep...)
-	pk.armLocked(next)
+	switch {
+	case len(pk.queue) > 0:
+		pk.armLocked(next)
+	case pk.freeDue:
+		pk.armLocked(minFreeInterval - now.Sub(pk.lastFree))
+	}
 }
 
 // touchLocked notes output (or a rebuild) now and queues t with its parker;

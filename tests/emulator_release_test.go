@@ -61,7 +61,10 @@ func TestIdlePaneResidentSize(t *testing.T) {
 		t.Skip("a measurement: set SIGNALTTY_MEASURE_PANES (e.g. 1000)")
 	}
 	skipUnderRace(t)
-	for _, release := range []string{"0", "2000"} {
+	// The delay outlasts spawning and waiting for every prompt, so that
+	// waiting (a capture rebuilds a released pane) releases nothing.
+	const delay = 60 * time.Second
+	for _, release := range []string{"0", strconv.Itoa(int(delay / time.Millisecond))} {
 		d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_EMULATOR_RELEASE_MS=" + release}})
 		d.CreateWorkspace(t, "m")
 		base := procStatus(t, d.Pid(), "VmRSS")
@@ -78,15 +81,17 @@ func TestIdlePaneResidentSize(t *testing.T) {
 			ids = append(ids, r.Pane.ID)
 		}
 		for _, id := range ids {
-			d.WaitCapture(t, id, "the prompt", func(c harness.Capture) bool { return c.Contains("$") })
+			d.WaitCapture(t, id, "the prompt", func(c harness.Capture) bool { return c.Contains("bash-") })
 		}
-		time.Sleep(4 * time.Second) // idle past the 2 s delay
-		for i := 0; i < 3; i++ {
-			time.Sleep(2 * time.Second) // the runtime hands freed memory back in the background
+		before := procStatus(t, d.Pid(), "VmRSS")
+		if release != "0" {
+			time.Sleep(delay + 10*time.Second) // idle past the delay, and the release pass after it
+		} else {
+			time.Sleep(10 * time.Second)
 		}
 		rss := procStatus(t, d.Pid(), "VmRSS")
-		t.Logf("signalttyd, release %s ms: %d bash panes at their prompt: RSS %d KiB (idle daemon %d KiB), %.1f KiB per pane",
-			release, n, rss, base, float64(rss-base)/float64(n))
+		t.Logf("signalttyd, release %s ms: %d bash panes at their prompt: RSS %d KiB (idle daemon %d KiB, %d KiB once every prompt showed), %.1f KiB per pane",
+			release, n, rss, base, before, float64(rss-base)/float64(n))
 		d.Stop(t)
 	}
 	harness.NeedTmux(t)
