@@ -103,6 +103,7 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		Epoch:        cfg.Epoch,
 		Replies:      replyWriter{p},
 		OnEvent:      cfg.OnEvent,
+		Parker:       cfg.Parker,
 	})
 
 	// The pidfd must be non-blocking for the netpoller; os.NewFile then

@@ -40,6 +40,9 @@ type Config struct {
 	// emulation goroutine, in output order; it must not block and must not
 	// call back into the Pane.
 	OnEvent func(term.Event)
+	// Parker, when set, releases the terminal's emulator while its output
+	// is idle (term.Config.Parker).
+	Parker *term.Parker
 	// OnExit is called once, after the leader was reaped and the output it
 	// wrote before exiting was emulated. It runs on its own goroutine.
 	OnExit func(ExitStatus)

@@ -11,6 +11,7 @@ import (
 	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 )
 
 // Config configures a Service.
@@ -70,6 +71,7 @@ type Service struct {
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
 	limits       limitState      // limits.go
+	parker       *term.Parker    // releases idle panes' emulators (emulator_release.go)
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -81,7 +83,7 @@ func New(cfg Config) *Service {
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
 		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), startProcess: pty.Start,
-		git: newGitState(cfg),
+		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
 	}
 	s.pub.cond = sync.NewCond(&s.mu)
 	s.initLimits()

@@ -72,6 +72,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	st.cfg = pty.Config{
 		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.id, s.cfg.Address),
 		Cols: p.cols, Rows: p.rows, HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
+		Parker:  s.parker,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
 		OnExit:  func(es pty.ExitStatus) { s.processExited(p, inst, es) },
 	}

@@ -21,8 +21,15 @@ import (
 // maxPending bounds the kitty notifications being assembled.
 const maxPending = 16
 
-func (t *Terminal) registerNotifyHandlers(e *vt.Emulator) {
+// kittyNote is an OSC 99 notification being assembled.
+type kittyNote struct{ title, body string }
+
+// registerNotifyHandlers installs the notification handlers; they act on
+// the terminal h serves when they run (the emulator may be pooled and serve
+// another terminal later).
+func registerNotifyHandlers(e *vt.Emulator, h *vtHost) {
 	e.RegisterOscHandler(9, func(data []byte) bool {
+		t := h.t
 		p, ok := oscPayload(data)
 		if !ok || len(p) == 0 || isConEmuCode(string(p)) {
 			return true
@@ -31,6 +38,7 @@ func (t *Terminal) registerNotifyHandlers(e *vt.Emulator) {
 		return true
 	})
 	e.RegisterOscHandler(777, func(data []byte) bool {
+		t := h.t
 		p, _ := oscPayload(data)
 		f := strings.SplitN(string(p), ";", 3)
 		if len(f) < 2 || f[0] != "notify" {
@@ -43,9 +51,8 @@ func (t *Terminal) registerNotifyHandlers(e *vt.Emulator) {
 		t.emit(ev)
 		return true
 	})
-	type note struct{ title, body string }
-	pending := map[string]*note{}
 	e.RegisterOscHandler(99, func(data []byte) bool {
+		t := h.t
 		p, _ := oscPayload(data)
 		meta, payload, ok := strings.Cut(string(p), ";")
 		if !ok {
@@ -68,13 +75,16 @@ func (t *Terminal) registerNotifyHandlers(e *vt.Emulator) {
 		if b64 || (part != "title" && part != "body") {
 			return true
 		}
-		n := pending[id]
+		if t.kitty == nil {
+			t.kitty = map[string]*kittyNote{}
+		}
+		n := t.kitty[id]
 		if n == nil {
-			if len(pending) >= maxPending {
-				clear(pending)
+			if len(t.kitty) >= maxPending {
+				clear(t.kitty)
 			}
-			n = &note{}
-			pending[id] = n
+			n = &kittyNote{}
+			t.kitty[id] = n
 		}
 		if part == "title" {
 			n.title += payload
@@ -82,7 +92,7 @@ func (t *Terminal) registerNotifyHandlers(e *vt.Emulator) {
 			n.body += payload
 		}
 		if done {
-			delete(pending, id)
+			delete(t.kitty, id)
 			t.emit(Event{Kind: EventNotify, Text: sanitizeTitle([]byte(n.title)), Body: sanitizeTitle([]byte(n.body)), Code: oscNumber(99)})
 		}
 		return true

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	uv "github.com/charmbracelet/ultraviolet"
@@ -96,9 +97,24 @@ type Terminal struct {
 
 	ww wideWrap // wide characters at the right margin (widewrap.go)
 
-	pump      *replyPump
+	host      *vtHost     // the emulator's host (pool.go); nil with emu
 	frozen    []storedRow // the screen, once released
 	frozenAlt bool
+
+	// Idle release (park.go): parker releases the emulator of a terminal
+	// idle since lastOut; parked is what rebuilds it.
+	parker  *Parker
+	parked  *parkedState
+	lastOut time.Time
+	queued  bool // in parker's queue
+	midChar bool // the emulator may hold part of a character or cluster (flushHeld)
+	quiet   bool // rebuilding: no events
+	// What an emulator holds that a rebuild sets again: every mode as last
+	// set, and the scroll margins (1-based top, bottom; zero: the whole
+	// screen) per screen.
+	allModes map[ansi.Mode]bool
+	region   [2][2]int
+	kitty    map[string]*kittyNote // OSC 99 notifications being assembled (notify.go)
 
 	// lazy is set until the first output: the emulator (two screens of
 	// cells, a 4 MiB parser buffer, two goroutines) is made only then, so a
@@ -143,6 +159,7 @@ func NewTerminal(cfg Config) *Terminal {
 		lazy:       true,
 		replies:    cfg.Replies,
 		budget:     cfg.Budget,
+		parker:     cfg.Parker,
 	}
 	t.tr.init()
 	t.preloadLocked(cfg.History)
@@ -150,30 +167,23 @@ func NewTerminal(cfg Config) *Terminal {
 	return t
 }
 
-// startEmulator makes the emulator on the first output; t.mu is held.
+// startEmulator gives the terminal an emulator (a pooled one, pool.go) on
+// the first output; t.mu is held.
 func (t *Terminal) startEmulator() {
-	e := vt.NewEmulator(t.cols, t.rows)
-	e.SetScrollbackSize(vtScrollback)
-	e.SetCallbacks(vt.Callbacks{
-		Bell:        func() { t.emit(Event{Kind: EventBell}) },
-		AltScreen:   func(on bool) { t.emit(Event{Kind: EventAltScreen, Bool: on}) },
-		EnableMode:  func(m ansi.Mode) { t.modeChanged(m, true) },
-		DisableMode: func(m ansi.Mode) { t.modeChanged(m, false) },
-	})
-	t.emu, t.lazy = e, false
-	t.registerHandlers(e)
-	t.pump = startReplyPump(e, t.replies)
+	t.host = pool.take(t, t.cols, t.rows)
+	t.emu, t.lazy = t.host.e, false
 }
 
 func clampDim(n int) int { return min(max(n, 1), maxDim) }
 
 func (t *Terminal) emit(ev Event) {
-	if t.onEvent != nil {
+	if t.onEvent != nil && !t.quiet {
 		t.onEvent(ev)
 	}
 }
 
 func (t *Terminal) modeChanged(m ansi.Mode, on bool) {
+	t.noteMode(m, on)
 	if d, ok := m.(ansi.DECMode); ok && clientMode[d] {
 		if t.modes == nil {
 			t.modes = map[ansi.DECMode]bool{}
@@ -200,18 +210,20 @@ func (t *Terminal) screenIndex() int {
 
 // registerHandlers installs our handlers. Handlers registered later run
 // first; returning false lets the emulator's own handler run too.
-func (t *Terminal) registerHandlers(e *vt.Emulator) {
-	e.RegisterOscHandler(0, t.oscTitle)
+// Each acts on the terminal h serves when it runs.
+func registerHandlers(e *vt.Emulator, h *vtHost) {
+	e.RegisterOscHandler(0, func(d []byte) bool { return h.t.oscTitle(d) })
 	e.RegisterOscHandler(1, func([]byte) bool { return true }) // icon name: ignored
-	e.RegisterOscHandler(2, t.oscTitle)
-	e.RegisterOscHandler(7, t.oscCwd)
-	e.RegisterOscHandler(133, t.oscSemantic)
-	e.RegisterOscHandler(7501, t.oscProgramStatus)
-	t.registerNotifyHandlers(e)
+	e.RegisterOscHandler(2, func(d []byte) bool { return h.t.oscTitle(d) })
+	e.RegisterOscHandler(7, func(d []byte) bool { return h.t.oscCwd(d) })
+	e.RegisterOscHandler(133, func(d []byte) bool { return h.t.oscSemantic(d) })
+	e.RegisterOscHandler(7501, func(d []byte) bool { return h.t.oscProgramStatus(d) })
+	registerNotifyHandlers(e, h)
 
 	// ED 3 clears the history: numbering restarts in a new epoch. Like
 	// xterm, and unlike the library, the screen is left alone.
 	e.RegisterCsiHandler('J', func(params ansi.Params) bool {
+		t := h.t
 		if n, _, _ := params.Param(0, 0); n == 3 {
 			t.clearHistory()
 			return true
@@ -224,7 +236,8 @@ func (t *Terminal) registerHandlers(e *vt.Emulator) {
 	// out of range) on the next scroll: such a request is swallowed and fed
 	// again clamped, as xterm clamps it.
 	e.RegisterCsiHandler('r', func(params ansi.Params) bool {
-		height := t.emu.Height()
+		t := h.t
+		height := e.Height()
 		top, _, _ := params.Param(0, 1)
 		top = max(top, 1)
 		bottom, _, _ := params.Param(1, height)
@@ -242,16 +255,19 @@ func (t *Terminal) registerHandlers(e *vt.Emulator) {
 			}
 			t.fix = "\x1b[" + strconv.Itoa(top) + ";" + strconv.Itoa(bottom) + "r"
 		}
-		t.regionFull[t.screenIndex()] = top == 1 && bottom == height
+		i := t.screenIndex()
+		t.regionFull[i] = top == 1 && bottom == height
+		t.region[i] = [2]int{top, bottom}
 		return swallow
 	})
 	// DECSLRM (CSI s while DECLRMM is set) may set left/right margins; a
 	// right margin beyond the screen is clamped like the bottom one.
 	e.RegisterCsiHandler('s', func(params ansi.Params) bool {
+		t := h.t
 		if !t.lrmm {
 			return false
 		}
-		width := t.emu.Width()
+		width := e.Width()
 		left, _, _ := params.Param(0, 1)
 		left = max(left, 1)
 		right, _, _ := params.Param(1, width)
@@ -277,13 +293,13 @@ func (t *Terminal) registerHandlers(e *vt.Emulator) {
 		cmd   int
 		limit func() int
 	}{
-		{'X', t.emu.Width}, {'I', t.emu.Width}, {'Z', t.emu.Width},
+		{'X', e.Width}, {'I', e.Width}, {'Z', e.Width},
 		{'b', func() int { return maxRepeat }},
 	} {
 		e.RegisterCsiHandler(c.cmd, func(params ansi.Params) bool {
 			n, _, _ := params.Param(0, 1)
 			if limit := c.limit(); n > limit {
-				t.fix = "\x1b[" + strconv.Itoa(limit) + string(rune(c.cmd))
+				h.t.fix = "\x1b[" + strconv.Itoa(limit) + string(rune(c.cmd))
 				return true
 			}
 			return false
@@ -291,7 +307,9 @@ func (t *Terminal) registerHandlers(e *vt.Emulator) {
 	}
 	// RIS resets both screens' margins (modes come back through callbacks).
 	e.RegisterEscHandler('c', func() bool {
+		t := h.t
 		t.regionFull = [2]bool{true, true}
+		t.region = [2][2]int{}
 		t.hmargins = [2]bool{}
 		return false
 	})
@@ -315,6 +333,9 @@ func (t *Terminal) clearHistory() {
 func (t *Terminal) Write(p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(p) > 0 {
+		t.unparkLocked()
+	}
 	if t.emu == nil {
 		if !t.lazy || len(p) == 0 {
 			return
@@ -323,6 +344,7 @@ func (t *Terminal) Write(p []byte) {
 	}
 	t.process(p)
 	t.notifyLocked()
+	t.touchLocked()
 }
 
 // simple marks the bytes the fast path understands besides UTF-8, SGR and
@@ -371,6 +393,7 @@ func (t *Terminal) process(p []byte) {
 		t.tr.p.Reset()
 	}
 	t.feed(p[sc.pending:end])
+	t.midChar = false // the held prefix of a character was completed in p
 	if end < len(p) {
 		t.held = append([]byte(nil), p[end:]...)
 	}
@@ -549,7 +572,21 @@ func (t *Terminal) flushHeld() {
 		t.wwHeld(h)
 		t.feed(h)
 		t.wwEnd(0)
+		// An incomplete character may now wait in the emulator's parser,
+		// or a cluster it may still extend in its segmenter: park.go
+		// cannot carry either over to another emulator.
+		t.midChar = !utf8.FullRune(h[lastRuneStart(h):]) || !isASCII(string(h))
 	}
+}
+
+// lastRuneStart is where the last UTF-8 sequence of b starts.
+func lastRuneStart(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return max(len(b)-1, 0)
 }
 
 // feed writes b to the emulator in pieces of about maxPiece bytes (cut after
@@ -621,6 +658,9 @@ func (t *Terminal) Resize(cols, rows int) {
 	cols, rows = clampDim(cols), clampDim(rows)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if cols != t.cols || rows != t.rows {
+		t.unparkLocked()
+	}
 	e := t.emu
 	if e == nil || (cols == t.cols && rows == t.rows) {
 		if t.lazy {
@@ -649,9 +689,11 @@ func (t *Terminal) Resize(cols, rows int) {
 	t.drain()
 	t.cols, t.rows = cols, rows
 	t.regionFull = [2]bool{true, true}
+	t.region = [2][2]int{}
 	t.hmargins = [2]bool{}
 	t.tr.tabsDefault = true
 	t.notifyLocked()
+	t.touchLocked()
 }
 
 // Size returns the screen size in cells.
@@ -706,6 +748,7 @@ func (t *Terminal) screenRow(y int, withRuns bool) storedRow {
 func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.unparkLocked()
 	t.flushHeld()
 	if req.Epoch != nil && *req.Epoch != t.epoch {
 		return Capture{}, ErrStaleEpoch
@@ -785,6 +828,7 @@ func (t *Terminal) altLocked() bool {
 func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.unparkLocked()
 	t.flushHeld()
 	h := t.pushed
 	oldest := h - int64(t.hist.n)
@@ -843,6 +887,7 @@ func (t *Terminal) Release() {
 }
 
 func (t *Terminal) releaseLocked() {
+	t.unparkLocked()
 	e := t.emu
 	if e == nil {
 		if t.lazy { // never printed anything: a blank screen
@@ -857,12 +902,8 @@ func (t *Terminal) releaseLocked() {
 		frozen[y] = t.screenRow(y, true)
 	}
 	t.frozen, t.frozenAlt = frozen, e.IsAltScreen()
-	// Closing the reply pipe ends the reader goroutine (Emulator.Close would
-	// race with its Read).
-	if pw, ok := e.InputPipe().(*io.PipeWriter); ok {
-		_ = pw.CloseWithError(io.EOF)
-	}
-	t.pump.close()
+	pool.give(t.host)
+	t.host = nil
 	t.emu = nil
 	t.line = nil
 	t.fs = fastState{}
@@ -887,6 +928,7 @@ type tracker struct {
 	gl          int     // locking shift (ESC n, ESC o): the set GL uses
 	gsingle     int     // pending single shift (2 or 3), 0 = none
 	special     [4]bool // set maps ASCII characters (UK or DEC special graphics)
+	sets        [4]byte // the final byte that designated each set (0: none since the start or RIS)
 	tabsDefault bool    // tab stops are every 8 columns
 	split       bool    // a CSI our emulator handlers may rewrite just ended
 	rep         bool    // a REP just ended (it prints, like text)
@@ -929,8 +971,10 @@ func (tr *tracker) esc(cmd ansi.Cmd) {
 		switch final {
 		case 'A', '0':
 			tr.special[inter-'('] = true
+			tr.sets[inter-'('] = final
 		case 'B':
 			tr.special[inter-'('] = false
+			tr.sets[inter-'('] = final
 		}
 	case inter == 0 && final == 'n':
 		tr.gl = 2
@@ -939,7 +983,7 @@ func (tr *tracker) esc(cmd ansi.Cmd) {
 	case inter == 0 && final == 'H':
 		tr.tabsDefault = false
 	case inter == 0 && final == 'c':
-		tr.gl, tr.gsingle, tr.special, tr.tabsDefault = 0, 0, [4]bool{}, true
+		tr.gl, tr.gsingle, tr.special, tr.sets, tr.tabsDefault = 0, 0, [4]bool{}, [4]byte{}, true
 	}
 }
 
@@ -965,17 +1009,20 @@ func (tr *tracker) csi(cmd ansi.Cmd, params ansi.Params) {
 }
 
 // replyPump moves the emulator's replies (it writes them into an unbuffered
-// pipe, and its Write blocks until they are read) to the replies writer.
+// pipe, and its Write blocks until they are read) to the replies writer of
+// the terminal the emulator serves (none while pooled: they are dropped).
 // Reading and writing are separate goroutines with a bounded queue between
 // them, so a stuck replies writer cannot stall emulation.
 type replyPump struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	q      []byte
+	w      io.Writer
+	gen    uint64 // counts setWriter calls: a reply queued for one writer never goes to the next
 	closed bool
 }
 
-func startReplyPump(e *vt.Emulator, w io.Writer) *replyPump {
+func startReplyPump(e *vt.Emulator) *replyPump {
 	p := &replyPump{}
 	p.cond = sync.NewCond(&p.mu)
 	go func() {
@@ -993,7 +1040,7 @@ func startReplyPump(e *vt.Emulator, w io.Writer) *replyPump {
 	}()
 	go func() {
 		for {
-			b, ok := p.take()
+			b, w, ok := p.take()
 			if !ok {
 				return
 			}
@@ -1005,28 +1052,36 @@ func startReplyPump(e *vt.Emulator, w io.Writer) *replyPump {
 	return p
 }
 
+// setWriter sends later replies to w (nil: dropped) and drops those queued.
+func (p *replyPump) setWriter(w io.Writer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.w, p.q = w, nil
+	p.gen++
+}
+
 func (p *replyPump) put(b []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed || len(p.q)+len(b) > maxReplyBacklog {
+	if p.closed || p.w == nil || len(p.q)+len(b) > maxReplyBacklog {
 		return
 	}
 	p.q = append(p.q, b...)
 	p.cond.Signal()
 }
 
-func (p *replyPump) take() ([]byte, bool) {
+func (p *replyPump) take() ([]byte, io.Writer, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.q) == 0 && !p.closed {
 		p.cond.Wait()
 	}
 	if p.closed {
-		return nil, false
+		return nil, nil, false
 	}
 	b := p.q
 	p.q = nil
-	return b, true
+	return b, p.w, true
 }
 
 func (p *replyPump) close() {

@@ -715,28 +715,42 @@ func TestReleaseKeepsCapture(t *testing.T) {
 	}
 }
 
-// TestReleaseFreesEmulator: once released, nothing keeps the emulator (and
-// its 4 MiB parser buffer) alive, and its goroutines end.
+// TestReleaseFreesEmulator: once released, the terminal holds no
+// emulator: it is back in the pool, reset (pool.go), or nothing keeps it
+// (and its 4 MiB parser buffer) alive and its goroutines end.
 func TestReleaseFreesEmulator(t *testing.T) {
 	term := NewTerminal(Config{Cols: 80, Rows: 24, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: io.Discard})
 	term.Write([]byte("hello\x1b[6n"))
 	freed := make(chan struct{})
 	term.mu.Lock()
+	h := term.host
 	runtime.AddCleanup(term.emu, func(ch chan struct{}) { close(ch) }, freed)
 	term.mu.Unlock()
 	term.Release()
+	term.mu.Lock()
+	if term.emu != nil || term.host != nil {
+		t.Fatal("released terminal holds its emulator")
+	}
+	term.mu.Unlock()
+	if c := capture(t, term, nil, nil); !strings.HasPrefix(c.Lines[0], "hello") {
+		t.Fatalf("after release: %q", c.Lines[0])
+	}
+	pooled := pool.takeHost(h)
+	if pooled {
+		h.close() // pooled: what follows checks it can be freed
+		h = nil
+	} else {
+		h = nil
+	}
 	for i := 0; ; i++ {
 		runtime.GC()
 		select {
 		case <-freed:
-			if c := capture(t, term, nil, nil); !strings.HasPrefix(c.Lines[0], "hello") {
-				t.Fatalf("after release: %q", c.Lines[0])
-			}
 			return
 		default:
 		}
 		if i == 1000 {
-			t.Fatal("emulator still reachable after Release")
+			t.Fatal("emulator still reachable after Release", pooled)
 		}
 		runtime.Gosched()
 	}
@@ -1224,7 +1238,7 @@ func TestLazyEmulator(t *testing.T) {
 	}
 	idle.mu.Lock()
 	defer idle.mu.Unlock()
-	if idle.emu != nil || idle.pump != nil {
+	if idle.emu != nil || idle.host != nil {
 		t.Fatal("released idle terminal made an emulator")
 	}
 }

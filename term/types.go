@@ -38,6 +38,11 @@ type Config struct {
 	// never blocks Write; replies beyond a 64 KiB backlog are dropped and
 	// its errors are ignored. Nil drops every reply.
 	Replies io.Writer
+	// Parker, when not nil, releases the terminal's emulator once its
+	// output has been idle for the parker's delay, keeping what rebuilds
+	// it on the next output, resize, capture or frame (park.go,
+	// docs/emulator-release.md).
+	Parker *Parker
 	// OnEvent, when not nil, receives observations synchronously from inside
 	// Write, in output order; it must not block and must not call back into
 	// the Terminal.

@@ -113,6 +113,7 @@ func run(log *slog.Logger, address string) error {
 	}
 	svc.RecoverGit(context.Background()) // worktree associations, before the first call
 	svc.SetSaveOutputInterval(saveOutputInterval(log))
+	svc.SetEmulatorReleaseAfter(emulatorReleaseAfter(log))
 	svc.StartPersistence(store, periodicSave())
 	startJournal(log, svc, store.Dir())
 	if installTestHooks != nil {

@@ -1,0 +1,37 @@
+package service
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/signaltty/signaltty/term"
+)
+
+// Idle emulator release (docs/emulator-release.md): every pane's terminal
+// shares the service's parker, which releases the emulator of a pane whose
+// output was idle for the delay and keeps what rebuilds it on the next
+// output, resize, capture or attach.
+
+// DefaultEmulatorReleaseAfter is the delay unless configured otherwise.
+const DefaultEmulatorReleaseAfter = term.DefaultReleaseAfter
+
+// CheckEmulatorReleaseAfter accepts 0 (never release) or 10 ms..24 h.
+func CheckEmulatorReleaseAfter(d time.Duration) error {
+	if d != 0 && (d < 10*time.Millisecond || d > 24*time.Hour) {
+		return fmt.Errorf("emulator release delay %v: 0 (off) or 10ms..24h", d)
+	}
+	return nil
+}
+
+// SetEmulatorReleaseAfter sets how long a pane's output stays idle before
+// its emulator is released (0: never). Errors: see CheckEmulatorReleaseAfter.
+func (s *Service) SetEmulatorReleaseAfter(d time.Duration) error {
+	if err := CheckEmulatorReleaseAfter(d); err != nil {
+		return err
+	}
+	s.parker.SetAfter(d)
+	return nil
+}
+
+// EmulatorReleaseStats counts the emulators released and rebuilt so far.
+func (s *Service) EmulatorReleaseStats() term.ParkerStats { return s.parker.Stats() }
