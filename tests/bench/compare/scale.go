@@ -21,6 +21,9 @@ type verbStat struct {
 
 type scaleResult struct {
 	panes      int
+	fill       time.Duration // making all the panes, one SpawnPane after another
+	wake       time.Duration // window the idle wake-ups were counted over (0: not counted)
+	slices     int64         // the daemon's timeslices over wake
 	spawnP50   time.Duration
 	spawnP99   time.Duration
 	rssKiB     int64
@@ -44,8 +47,17 @@ func stat(name string, d []time.Duration) verbStat {
 	return verbStat{name: name, n: len(d), p50: percentile(d, 0.5), p99: percentile(d, 0.99), max: percentile(d, 1)}
 }
 
-func runScale(b *bench, npanes, samples, concurrent int) (scaleResult, error) {
+// runScale fills one daemon with npanes idle panes, then times every verb
+// (samples calls each) and concurrent runs. With wake > 0 it counts the
+// daemon's idle wake-ups over wake after filling. nofile > 0 raises
+// RLIMIT_NOFILE to it first (the daemon inherits it).
+func runScale(b *bench, npanes, samples, concurrent int, wake time.Duration, nofile uint64) (scaleResult, error) {
 	res := scaleResult{panes: npanes, concurrent: concurrent}
+	if nofile > 0 {
+		if err := raiseNofile(nofile); err != nil {
+			return res, err
+		}
+	}
 	d, err := startDaemon(b.bin, b.tmp)
 	if err != nil {
 		return res, err
@@ -55,7 +67,11 @@ func runScale(b *bench, npanes, samples, concurrent int) (scaleResult, error) {
 	const perWS = 100
 	var panes []string
 	var spawnT []time.Duration
+	fill0 := time.Now()
 	for i := 0; i < npanes; i++ {
+		if i > 0 && i%1000 == 0 {
+			b.logf("scale: %d panes (%.0f a second)", i, float64(i)/time.Since(fill0).Seconds())
+		}
 		ws := fmt.Sprintf("s%d", i/perWS)
 		if i%perWS == 0 {
 			if err := d.createWorkspace(ws); err != nil {
@@ -70,12 +86,18 @@ func runScale(b *bench, npanes, samples, concurrent int) (scaleResult, error) {
 		spawnT = append(spawnT, time.Since(t0))
 		panes = append(panes, p)
 	}
+	res.fill = time.Since(fill0)
 	res.spawnP50, res.spawnP99 = percentile(spawnT, 0.5), percentile(spawnT, 0.99)
 	if err := d.createWorkspace("v"); err != nil { // for the verbs that add panes, tabs and runs
 		return res, err
 	}
 	time.Sleep(3 * time.Second) // the debounced save after the spawns
 	res.rssKiB = rssKiB(d.pid())
+	if wake > 0 {
+		s0 := timeslices(d.pid())
+		time.Sleep(wake)
+		res.wake, res.slices = wake, timeslices(d.pid())-s0
+	}
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := func() string { return panes[rng.IntN(len(panes))] }
