@@ -96,7 +96,7 @@ func (b *bench) median(key string) (float64, bool) {
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds of the throughput workloads")
 	latIters := flag.Int("lat", 20, "run/wait samples per system per round (rounds as -rounds)")
-	memRounds := flag.Int("memrounds", 3, "rounds of the memory workloads (a fresh server each)")
+	memRounds := flag.Int("memrounds", 2, "rounds of the memory workloads (a fresh server each)")
 	scalePanes := flag.Int("scale", 1000, "live panes in the scale workload (0: skip)")
 	samples := flag.Int("samples", 100, "calls per verb in the scale workloads")
 	conc := flag.Int("concurrent", 50, "concurrent runs in the scale workloads")
@@ -111,8 +111,9 @@ func main() {
 		"the second tmux: a file with its command, one word a line (tests/harness/get-tmux.sh writes it); \"\" for none")
 	manyPanes := flag.Int("many", 100, "panes in the many-panes throughput workload (0: skip)")
 	manyLines := flag.Int("manylines", 200000, "lines each of them prints (`seq 1 N`)")
+	manyRounds := flag.Int("manyrounds", 1, "rounds of that workload (at most -rounds; each takes about 2 minutes here, mostly tmux's)")
 	bash := flag.Int("bashpanes", 1000, "`bash --norc -i` panes in the idle printed panes memory workload (0: skip)")
-	bashRounds := flag.Int("bashrounds", 2, "rounds of that workload (at most -memrounds)")
+	bashRounds := flag.Int("bashrounds", 1, "rounds of that workload (at most -memrounds; each takes about 1 minute)")
 	release := flag.Duration("release", 5*time.Second, "idle time of those panes before measuring; also given to the daemon as SIGNALTTY_EMULATOR_RELEASE_MS")
 	panes10k := flag.Bool("panes-10k", false, "also run the 10,000 idle panes scale section (slow: about 2-4 minutes; --only scale10k runs it alone)")
 	scale10k := flag.Int("scale10k", 10000, "panes in that section")
@@ -248,7 +249,7 @@ func main() {
 					}
 				}
 			}
-			if b.many.panes > 0 && (want("throughput") || want("many")) {
+			if b.many.panes > 0 && (want("throughput") || want("many")) && r < *manyRounds {
 				for _, sys := range b.systems(r) {
 					var d time.Duration
 					var err error

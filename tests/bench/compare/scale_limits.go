@@ -11,8 +11,9 @@ import (
 // raiseNofile sets this process's RLIMIT_NOFILE (soft and hard) to at
 // least n, so that the daemons it starts afterwards inherit it. Setting it
 // explicitly also keeps Go's os/exec from giving children the original soft
-// limit back.
-func raiseNofile(n uint64) error {
+// limit back. Where the hard limit cannot be raised (no CAP_SYS_RESOURCE),
+// the soft limit goes up to the hard one and the daemon gets that.
+func raiseNofile(b *bench, n uint64) error {
 	var l syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
 		return err
@@ -20,9 +21,14 @@ func raiseNofile(n uint64) error {
 	if l.Cur >= n && l.Max >= n {
 		return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
 	}
+	hard := l.Max
 	l.Cur, l.Max = max(l.Cur, n), max(l.Max, n)
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return fmt.Errorf("RLIMIT_NOFILE to %d: %v", n, err)
+		b.logf("RLIMIT_NOFILE to %d: %v; the daemon gets the hard limit, %d", n, err, hard)
+		l.Cur, l.Max = hard, hard
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+			return fmt.Errorf("RLIMIT_NOFILE to %d: %v", hard, err)
+		}
 	}
 	return nil
 }

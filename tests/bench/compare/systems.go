@@ -346,21 +346,46 @@ func (t *tmuxServer) run(args ...string) ([]byte, error) {
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		return out, fmt.Errorf("%s %s: %v: %s", t.bin.label, strings.Join(args, " "), err, stderr.Bytes())
+		cmd := strings.Join(args, " ")
+		if len(cmd) > 300 {
+			cmd = cmd[:300] + "…"
+		}
+		return out, fmt.Errorf("%s %s: %v: %s", t.bin.label, cmd, err, stderr.Bytes())
 	}
 	return out, nil
 }
 
-// chain runs several tmux commands in one client invocation (joined by ";").
+// chain runs several tmux commands joined by ";", as few client
+// invocations as tmux's message size allows (about 16 KiB of arguments; a
+// batch is cut at 8 KiB), one after another; it returns their output in
+// order.
 func (t *tmuxServer) chain(cmds [][]string) ([]byte, error) {
-	var args []string
-	for i, c := range cmds {
-		if i > 0 {
-			args = append(args, ";")
+	var out []byte
+	for len(cmds) > 0 {
+		var args []string
+		n, size := 0, 0
+		for ; n < len(cmds); n++ {
+			l := 2
+			for _, a := range cmds[n] {
+				l += len(a) + 1
+			}
+			if n > 0 && size+l > 8192 {
+				break
+			}
+			if n > 0 {
+				args = append(args, ";")
+			}
+			args = append(args, cmds[n]...)
+			size += l
 		}
-		args = append(args, c...)
+		o, err := t.run(args...)
+		out = append(out, o...)
+		if err != nil {
+			return out, err
+		}
+		cmds = cmds[n:]
 	}
-	return t.run(args...)
+	return out, nil
 }
 
 // client is the tmux command line for this server, for a pane's shell.
