@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
+	"regexp"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
@@ -41,7 +41,7 @@ func latSignaltty(b *bench) (time.Duration, error) {
 // (start and wait in one invocation).
 func cliHasWait(b *bench) bool {
 	out, _ := exec.Command(filepath.Join(b.bin, "signaltty"), "run", "--help").CombinedOutput()
-	return strings.Contains(string(out), "--wait")
+	return regexp.MustCompile(`(?m)^\s+--wait\b`).Match(out) // a flag line of the help
 }
 
 // latSignalttyWait: `signaltty run --key K --workspace W --wait -- true`
