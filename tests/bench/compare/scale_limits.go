@@ -55,7 +55,7 @@ func ensurePtys(b *bench, n int) (restore func(), err error) {
 	}
 	reserve, _ := readInt("/proc/sys/kernel/pty/reserve")
 	inUse, _ := readInt("/proc/sys/kernel/pty/nr")
-	need := inUse + reserve + n + max(4096, n/2) // and room for what else runs here (other tests make panes too)
+	need := inUse + reserve + n + max(512, n/2) // and room for what else runs here (other tests make panes too)
 	if maxN >= need {
 		return func() {}, nil
 	}
