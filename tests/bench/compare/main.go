@@ -218,6 +218,11 @@ func main() {
 
 	if want("throughput") || (want("many") && b.many.panes > 0) {
 		section := time.Now()
+		restore, err := ensurePtys(b, b.many.panes+10)
+		if err != nil {
+			fatal(err)
+		}
+		defer restore()
 		if err := setupThroughput(b); err != nil {
 			fatal(err)
 		}
@@ -327,6 +332,10 @@ func main() {
 			continue
 		}
 		section := time.Now()
+		restore, err := ensurePtys(b, w.panesOf()+10)
+		if err != nil {
+			fatal(err)
+		}
 		n := *memRounds
 		if w.prompt {
 			n = min(n, *bashRounds)
@@ -354,6 +363,7 @@ func main() {
 				b.logf("memory round %d %s %s: %d KiB (%d KiB per pane)", r, sys, w.name, kib, kib/int64(w.panesOf()))
 			}
 		}
+		restore()
 		b.took("memory "+w.name, section)
 	}
 
@@ -361,7 +371,12 @@ func main() {
 	if want("scale") && *scalePanes > 0 {
 		section := time.Now()
 		b.logf("scale: %d panes", *scalePanes)
+		restore, err := ensurePtys(b, *scalePanes+*conc+3*(*samples))
+		if err != nil {
+			fatal(err)
+		}
 		r, err := runScale(b, *scalePanes, *samples, *conc, 0, 0)
+		restore()
 		if err != nil {
 			fatal(err)
 		}

@@ -63,9 +63,20 @@ func ensurePtys(b *bench, n int) (restore func(), err error) {
 	if err := os.WriteFile(ptyMax, []byte(strconv.Itoa(need)), 0o644); err != nil {
 		return nil, fmt.Errorf("%d panes need kernel.pty.max >= %d (now %d): %v", n, need, maxN, err)
 	}
-	return func() {
-		if cur, err := readInt(ptyMax); err == nil && cur == need {
-			os.WriteFile(ptyMax, []byte(strconv.Itoa(maxN)), 0o644)
+	put := func() {
+		// Put the old limit back only if nothing else raised it since and
+		// what is in use now fits under it.
+		cur, err := readInt(ptyMax)
+		inUse, err2 := readInt("/proc/sys/kernel/pty/nr")
+		if err != nil || err2 != nil || cur != need {
+			return
 		}
-	}, nil
+		if inUse+reserve+512 > maxN {
+			b.logf("kernel.pty.max left at %d: %d PTYs are in use", need, inUse)
+			return
+		}
+		os.WriteFile(ptyMax, []byte(strconv.Itoa(maxN)), 0o644)
+	}
+	untrack := track(put) // also on a fatal error
+	return func() { untrack(); put() }, nil
 }
