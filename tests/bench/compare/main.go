@@ -226,10 +226,6 @@ func main() {
 		if err := setupThroughput(b); err != nil {
 			fatal(err)
 		}
-		conn, err := dialDaemon(b.sig)
-		if err != nil {
-			fatal(err)
-		}
 		for r := 0; r < *rounds; r++ {
 			if want("throughput") {
 				for _, name := range []string{"seq", "full", "color"} {
@@ -260,9 +256,9 @@ func main() {
 					var err error
 					k := fmt.Sprintf("many-%d", b.next())
 					if sys == "signaltty" {
-						d, err = throughputManySignaltty(b, conn, b.many, k)
+						d, err = throughputManySignaltty(b, b.many, k)
 					} else {
-						d, err = throughputManyTmux(b.tmuxes[sys], b.many, k)
+						d, err = throughputManyTmux(b, b.bins()[sys], b.many, k)
 					}
 					if err != nil {
 						fatal(err)
@@ -272,7 +268,6 @@ func main() {
 				}
 			}
 		}
-		conn.Close()
 		b.took("throughput", section)
 	}
 

@@ -5,12 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	vl "github.com/varlink/go/varlink"
 )
 
 // Many panes printing at once: N panes of 80×24, each running
-// `seq 1 L`, started together; the time from the first client request
+// `seq 1 L`, started together in a fresh server; the time from the first client request
 // until every program is done and every pane shows its last line. Each
 // system is driven by one client: signaltty by one varlink connection
 // (Run.Start ×N, then Run.Wait ×N, then Mux.CaptureRows ×N), tmux by one
@@ -28,17 +26,21 @@ func (m manyWorkload) String() string {
 	return fmt.Sprintf("%d panes × `seq 1 %d`", m.panes, m.lines)
 }
 
-func throughputManySignaltty(b *bench, conn *vl.Connection, m manyWorkload, key string) (time.Duration, error) {
+// throughputManySignaltty runs in a fresh daemon (started untimed), so that
+// no sample leaves work behind for the workloads after it.
+func throughputManySignaltty(b *bench, m manyWorkload, key string) (time.Duration, error) {
 	last := strconv.Itoa(m.lines)
 	runs := make([]string, m.panes)
 	panes := make([]string, m.panes)
-	defer func() {
-		for _, p := range panes {
-			if p != "" {
-				b.sig.removePane(p)
-			}
-		}
-	}()
+	d, err := startDaemon(b.bin, b.tmp)
+	if err != nil {
+		return 0, err
+	}
+	defer d.stop()
+	if err := d.createWorkspace("tp"); err != nil {
+		return 0, err
+	}
+	conn := d.conn
 	t0 := time.Now()
 	for i := range runs {
 		var st struct{ Run, Pane string }
@@ -69,9 +71,22 @@ func throughputManySignaltty(b *bench, conn *vl.Connection, m manyWorkload, key 
 	return time.Since(t0), nil
 }
 
-func throughputManyTmux(t *tmuxServer, m manyWorkload, key string) (time.Duration, error) {
+// throughputManyTmux runs in a fresh tmux server (started untimed).
+func throughputManyTmux(b *bench, bin *tmuxBin, m manyWorkload, key string) (time.Duration, error) {
 	last := strconv.Itoa(m.lines)
-	var start, wait, capture, kill [][]string
+	t, err := startTmux(b.tmp, bin)
+	if err != nil {
+		return 0, err
+	}
+	defer t.stop()
+	sess := fmt.Sprintf("tp%dx%d", manySize.cols, manySize.rows)
+	if _, err := t.run("new-session", "-d", "-s", sess, "-x", fmt.Sprint(manySize.cols), "-y", fmt.Sprint(manySize.rows), "sleep", "infinity"); err != nil {
+		return 0, err
+	}
+	if _, err := t.run("set", "-t", sess, "default-size", fmt.Sprintf("%dx%d", manySize.cols, manySize.rows)); err != nil {
+		return 0, err
+	}
+	var start, wait, capture [][]string
 	t0 := time.Now()
 	for i := 0; i < m.panes; i++ {
 		ch := fmt.Sprintf("many-%s-%d", key, i)
@@ -84,10 +99,6 @@ func throughputManyTmux(t *tmuxServer, m manyWorkload, key string) (time.Duratio
 		return 0, err
 	}
 	panes := strings.Fields(string(out))
-	for _, p := range panes {
-		kill = append(kill, []string{"kill-pane", "-t", p})
-	}
-	defer t.chain(kill)
 	if len(panes) != m.panes {
 		return 0, fmt.Errorf("many: %d panes made, want %d: %q", len(panes), m.panes, out)
 	}
