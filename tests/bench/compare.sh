@@ -6,8 +6,9 @@
 # printed and history panes), run latency, scale (1,000 panes; 10,000 with
 # --panes-10k), idle wake-ups, snapshot and the Go micro-benchmarks. The
 # systems alternate within every round; the table gives medians, ratios and
-# whether each goal is met. Takes about 8 minutes on 2 cores (--panes-10k:
-# a few more).
+# whether each goal is met. Takes about 8 minutes on a quiet 2-core machine
+# (a loaded one took 10-18: the many-panes row's tmux samples vary most);
+# --panes-10k adds about 2-3.
 #
 # Usage: tests/bench/compare.sh [flags]       (run as root: the private user
 #        manager needs cgroups and mount namespaces; without it the
