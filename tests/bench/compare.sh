@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Benchmarks signaltty against tmux (and `systemd-run --user --wait` under a
-# private user manager, tests/harness/user-systemd.sh) on this machine:
-# output throughput, memory, run latency, scale, idle wake-ups, snapshot and
-# the Go micro-benchmarks. The systems alternate within every round; the
-# table gives medians and ratios. Takes about 4 minutes on 2 cores.
+# Benchmarks signaltty against tmux -- the system's and Debian 13's 3.5a,
+# unpacked by tests/harness/get-tmux.sh -- (and `systemd-run --user --wait`
+# under a private user manager, tests/harness/user-systemd.sh) on this machine:
+# output throughput (one pane, and 100 panes at once), memory (idle, idle
+# printed and history panes), run latency, scale (1,000 panes; 10,000 with
+# --panes-10k), idle wake-ups, snapshot and the Go micro-benchmarks. The
+# systems alternate within every round; the table gives medians, ratios and
+# whether each goal is met. Takes about 8 minutes on a quiet 2-core machine
+# (a loaded one took 10-18: the many-panes row's tmux samples vary most);
+# --panes-10k adds about 2-3.
 #
 # Usage: tests/bench/compare.sh [flags]       (run as root: the private user
 #        manager needs cgroups and mount namespaces; without it the
 #        systemd-run column is left out)
 #   --results FILE   also write the table there (e.g. tests/bench/RESULTS.md)
 #   --quick          small inputs, one round: a smoke test of the suite
-#   --only REGEXP    workload groups: throughput, latency, memory, scale, gobench
+#   --only REGEXP    workload groups: throughput, many, latency, memory,
+#                    memory-bash, scale, scale10k, gobench
+#   --panes-10k      also the 10,000 idle panes section
+#   --tmux2 FILE     the second tmux's command file ("" for none)
 #   go run ./tests/bench/compare -h lists the rest.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,4 +26,7 @@ if ! command -v tmux >/dev/null; then
   echo "compare.sh: installing tmux" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
 fi
+# The second tmux column: without it (no network, another architecture) the
+# tables say why and show the system's tmux only.
+bash tests/harness/get-tmux.sh >&2 || echo "compare.sh: no tmux 3.5a; its columns will be n/a" >&2
 exec go run ./tests/bench/compare "$@"

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
@@ -35,14 +37,44 @@ func latSignaltty(b *bench) (time.Duration, error) {
 	return el, d.removePane(st.Pane)
 }
 
-// latTmux: `tmux new-window -d true` then `tmux wait-for CH`, signalled by a
-// pane-exited hook (two client invocations, no shell).
-func latTmux(b *bench) (time.Duration, error) {
+// cliHasWait tells whether this build's `signaltty run` takes --wait
+// (start and wait in one invocation).
+func cliHasWait(b *bench) bool {
+	out, _ := exec.Command(filepath.Join(b.bin, "signaltty"), "run", "--help").CombinedOutput()
+	return regexp.MustCompile(`(?m)^\s+--wait\b`).Match(out) // a flag line of the help
+}
+
+// latSignalttyWait: `signaltty run --key K --workspace W --wait -- true`
+// (one CLI invocation); it must exit 0. Its pane is removed afterwards,
+// untimed (found by listing the workspace, whatever the command printed).
+func latSignalttyWait(b *bench) (time.Duration, error) {
+	d := b.sig
+	key := fmt.Sprintf("latw-%d", b.next())
 	t0 := time.Now()
-	if _, err := b.tmux.run("new-window", "-d", "-t", "lat:", "true"); err != nil {
+	if _, err := d.cli(b.bin, "run", "--key", key, "--workspace", "latw", "--wait", "--", "true"); err != nil {
 		return 0, err
 	}
-	if _, err := b.tmux.run("wait-for", "latdone"); err != nil {
+	el := time.Since(t0)
+	var ps struct{ Panes []struct{ ID string } }
+	if err := d.call("dev.signaltty.Mux.ListPanes", map[string]any{"workspace": "latw"}, &ps); err != nil {
+		return 0, err
+	}
+	for _, p := range ps.Panes {
+		if err := d.removePane(p.ID); err != nil {
+			return 0, err
+		}
+	}
+	return el, nil
+}
+
+// latTmux: `tmux new-window -d true` then `tmux wait-for CH`, signalled by a
+// pane-exited hook (two client invocations, no shell).
+func latTmux(t *tmuxServer) (time.Duration, error) {
+	t0 := time.Now()
+	if _, err := t.run("new-window", "-d", "-t", "lat:", "true"); err != nil {
+		return 0, err
+	}
+	if _, err := t.run("wait-for", "latdone"); err != nil {
 		return 0, err
 	}
 	return time.Since(t0), nil
@@ -52,11 +84,18 @@ func setupLatency(b *bench) error {
 	if err := b.sig.createWorkspace("lat"); err != nil {
 		return err
 	}
-	if _, err := b.tmux.run("new-session", "-d", "-s", "lat", "sleep", "infinity"); err != nil {
+	if err := b.sig.createWorkspace("latw"); err != nil {
 		return err
 	}
-	_, err := b.tmux.run("set-hook", "-t", "lat", "pane-exited", "wait-for -S latdone")
-	return err
+	for _, t := range b.tmuxes {
+		if _, err := t.run("new-session", "-d", "-s", "lat", "sleep", "infinity"); err != nil {
+			return err
+		}
+		if _, err := t.run("set-hook", "-t", "lat", "pane-exited", "wait-for -S latdone"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // latSystemdRun: `systemd-run --user --wait --pipe -q true` against the

@@ -30,12 +30,50 @@ type bench struct {
 	bin     string // signalttyd and signaltty
 	content map[string]content
 	sig     *daemon
-	tmux    *tmuxServer
-	usd     *userSystemd // nil when the private user manager could not start
+	tmuxCol []tmuxCol              // the tmux columns, in table order
+	tmuxes  map[string]*tmuxServer // running servers of the available builds, by key
+	usd     *userSystemd           // nil when the private user manager could not start
 	seq     atomic.Int64
 	samples map[string][]float64
 	log     io.Writer
 	cliNote string // the CLI binary given with -cli
+	cliWait bool   // the CLI has `run --wait`
+	release time.Duration
+	many    manyWorkload
+}
+
+// tmuxCol is one tmux build the tables compare with; bin is nil (and err
+// says why) when it cannot run here.
+type tmuxCol struct {
+	key, label string
+	bin        *tmuxBin
+	err        error
+}
+
+// systems is signaltty and the available tmux builds, rotated by r so
+// that each goes first in turn.
+func (b *bench) systems(r int) []string {
+	s := []string{"signaltty"}
+	for _, c := range b.tmuxCol {
+		if c.bin != nil {
+			s = append(s, c.key)
+		}
+	}
+	out := make([]string, len(s))
+	for i := range s {
+		out[i] = s[(i+r)%len(s)]
+	}
+	return out
+}
+
+func (b *bench) bins() map[string]*tmuxBin {
+	m := map[string]*tmuxBin{}
+	for _, c := range b.tmuxCol {
+		if c.bin != nil {
+			m[c.key] = c.bin
+		}
+	}
+	return m
 }
 
 func (b *bench) next() int64 { return b.seq.Add(1) }
@@ -58,28 +96,47 @@ func (b *bench) median(key string) (float64, bool) {
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds of the throughput workloads")
 	latIters := flag.Int("lat", 20, "run/wait samples per system per round (rounds as -rounds)")
-	memRounds := flag.Int("memrounds", 3, "rounds of the memory workloads (a fresh server each)")
+	memRounds := flag.Int("memrounds", 2, "rounds of the memory workloads (a fresh server each)")
 	scalePanes := flag.Int("scale", 1000, "live panes in the scale workload (0: skip)")
-	samples := flag.Int("samples", 100, "calls per verb in the scale workload")
-	conc := flag.Int("concurrent", 50, "concurrent runs in the scale workload")
+	samples := flag.Int("samples", 100, "calls per verb in the scale workloads")
+	conc := flag.Int("concurrent", 50, "concurrent runs in the scale workloads")
 	wake := flag.Duration("wake", 10*time.Second, "window for counting idle wake-ups (0: skip)")
 	gobench := flag.Bool("gobench", true, "run the Go micro-benchmarks (pty, snapshot) and include them")
 	quick := flag.Bool("quick", false, "small inputs and few rounds (a smoke test; not for RESULTS.md)")
 	results := flag.String("results", "", "write the table as Markdown to this file (compare.sh: tests/bench/RESULTS.md)")
-	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, latency, memory, scale, gobench)")
+	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, latency, memory, memory-bash, scale, scale10k, gobench)")
 	cli := flag.String("cli", "", "use this signaltty binary as the CLI instead of the one built from the tree (to measure a proposed CLI build)")
+	home, _ := os.UserHomeDir()
+	tmux2 := flag.String("tmux2", filepath.Join(home, ".cache/signaltty-tests/tmux-3.5a/argv"),
+		"the second tmux: a file with its command, one word a line (tests/harness/get-tmux.sh writes it); \"\" for none")
+	manyPanes := flag.Int("many", 100, "panes in the many-panes throughput workload (0: skip)")
+	manyLines := flag.Int("manylines", 200000, "lines each of them prints (`seq 1 N`)")
+	manyRounds := flag.Int("manyrounds", 1, "rounds of that workload (at most -rounds; each takes about 2 minutes here, mostly tmux's)")
+	bash := flag.Int("bashpanes", 1000, "`bash --norc -i` panes in the idle printed panes memory workload (0: skip)")
+	bashRounds := flag.Int("bashrounds", 1, "rounds of that workload (at most -memrounds; each takes about 1 minute)")
+	release := flag.Duration("release", 5*time.Second, "idle time of those panes before measuring; also given to the daemon as SIGNALTTY_EMULATOR_RELEASE_MS")
+	panes10k := flag.Bool("panes-10k", false, "also run the 10,000 idle panes scale section (slow: about 2-4 minutes; --only scale10k runs it alone)")
+	scale10k := flag.Int("scale10k", 10000, "panes in that section")
 	flag.Parse()
 	if *quick {
 		*rounds, *latIters, *memRounds, *scalePanes, *samples, *conc = 1, 5, 1, 100, 20, 10
 		*wake = 2 * time.Second
+		*manyPanes, *manyLines = min(*manyPanes, 20), min(*manyLines, 20000)
+		*bash, *bashRounds, *release = min(*bash, 50), 1, min(*release, time.Second)
+		*scale10k = min(*scale10k, 500)
 	}
+	bashPanes, releaseWait = *bash, *release
 	want := func(group string) bool {
 		if *only == "" {
 			return true
 		}
 		return regexp.MustCompile(*only).MatchString(group)
 	}
-	b := &bench{samples: map[string][]float64{}, log: os.Stderr}
+	// --only scale matches "scale10k" too; the 10,000-pane section runs only
+	// when asked for by its flag or by an -only that leaves out "scale".
+	run10k := *panes10k || (*only != "" && want("scale10k") && !want("scale"))
+	b := &bench{samples: map[string][]float64{}, log: os.Stderr, tmuxes: map[string]*tmuxServer{}, release: *release,
+		many: manyWorkload{panes: *manyPanes, lines: *manyLines}}
 	var err error
 	if b.root, err = os.Getwd(); err != nil {
 		fatal(err)
@@ -97,6 +154,25 @@ func main() {
 	go func() { fatal(fmt.Errorf("%v", <-sigs)) }()
 	started := time.Now()
 
+	sysTmux, err := systemTmux()
+	if err != nil {
+		fatal(err)
+	}
+	sysTmux.key = "tmux"
+	b.tmuxCol = append(b.tmuxCol, tmuxCol{key: "tmux", label: sysTmux.label, bin: sysTmux})
+	second := tmuxCol{key: "tmux35", label: "tmux 3.5a"}
+	if *tmux2 == "" {
+		second.err = fmt.Errorf("not asked for (-tmux2 \"\")")
+	} else if t, err := argvTmux("tmux35", *tmux2); err != nil {
+		second.err = err
+	} else {
+		second.bin, second.label = t, t.label
+	}
+	if second.err != nil {
+		b.logf("no %s column: %v", second.label, second.err)
+	}
+	b.tmuxCol = append(b.tmuxCol, second)
+
 	b.logf("building signalttyd and signaltty")
 	b.bin = filepath.Join(b.tmp, "bin")
 	build := exec.Command("go", "build", "-o", b.bin+"/", "./cmd/signalttyd", "./cmd/signaltty")
@@ -111,6 +187,10 @@ func main() {
 		}
 		b.cliNote = *cli
 	}
+	b.cliWait = cliHasWait(b)
+	if !b.cliWait {
+		b.logf("this CLI has no `run --wait`: its latency row is left out")
+	}
 	b.logf("writing inputs")
 	if b.content, err = makeContents(b.tmp, *quick); err != nil {
 		fatal(err)
@@ -119,10 +199,14 @@ func main() {
 		fatal(err)
 	}
 	defer b.sig.stop()
-	if b.tmux, err = startTmux(b.tmp); err != nil {
-		fatal(err)
+	for key, bin := range b.bins() {
+		t, err := startTmux(b.tmp, bin)
+		if err != nil {
+			fatal(err)
+		}
+		defer t.stop()
+		b.tmuxes[key] = t
 	}
-	defer b.tmux.stop()
 	if want("latency") {
 		if b.usd, err = startUserSystemd(b.root, b.tmp); err != nil {
 			b.logf("no systemd-run column: %v", err)
@@ -132,40 +216,63 @@ func main() {
 		}
 	}
 
-	if want("throughput") {
+	if want("throughput") || (want("many") && b.many.panes > 0) {
+		section := time.Now()
+		restore, err := ensurePtys(b, b.many.panes+10)
+		if err != nil {
+			fatal(err)
+		}
+		defer restore()
 		if err := setupThroughput(b); err != nil {
 			fatal(err)
 		}
 		for r := 0; r < *rounds; r++ {
-			for _, name := range []string{"seq", "full", "color"} {
-				for _, sz := range throughputSizes {
-					c := b.content[throughputContent(name, sz)]
-					key := fmt.Sprintf("tp-%s-%v", name, sz)
-					systems := []string{"signaltty", "tmux"}
-					if r%2 == 1 {
-						systems = []string{"tmux", "signaltty"}
-					}
-					for _, sys := range systems {
-						var d time.Duration
-						var err error
-						k := fmt.Sprintf("%s-%d-%d", name, sz.cols, b.next())
-						if sys == "signaltty" {
-							d, err = throughputSignaltty(b, c, sz, k)
-						} else {
-							d, err = throughputTmux(b, c, sz, k)
+			if want("throughput") {
+				for _, name := range []string{"seq", "full", "color"} {
+					for _, sz := range throughputSizes {
+						c := b.content[throughputContent(name, sz)]
+						key := fmt.Sprintf("tp-%s-%v", name, sz)
+						for _, sys := range b.systems(r) {
+							var d time.Duration
+							var err error
+							k := fmt.Sprintf("%s-%d-%d", name, sz.cols, b.next())
+							if sys == "signaltty" {
+								d, err = throughputSignaltty(b, c, sz, k)
+							} else {
+								d, err = throughputTmux(b.tmuxes[sys], c, sz, k)
+							}
+							if err != nil {
+								fatal(err)
+							}
+							b.add(key+"/"+sys, d.Seconds())
+							b.logf("round %d %s %s %v: %.3f s", r, sys, name, sz, d.Seconds())
 						}
-						if err != nil {
-							fatal(err)
-						}
-						b.add(key+"/"+sys, d.Seconds())
-						b.logf("round %d %s %s %v: %.3f s", r, sys, name, sz, d.Seconds())
 					}
 				}
 			}
+			if b.many.panes > 0 && (want("throughput") || want("many")) && r < *manyRounds {
+				for _, sys := range b.systems(r) {
+					var d time.Duration
+					var err error
+					k := fmt.Sprintf("many-%d", b.next())
+					if sys == "signaltty" {
+						d, err = throughputManySignaltty(b, b.many, k)
+					} else {
+						d, err = throughputManyTmux(b, b.bins()[sys], b.many, k)
+					}
+					if err != nil {
+						fatal(err)
+					}
+					b.add("tp-many/"+sys, d.Seconds())
+					b.logf("round %d %s %v: %.3f s", r, sys, b.many, d.Seconds())
+				}
+			}
 		}
+		b.took("throughput", section)
 	}
 
 	if want("latency") {
+		section := time.Now()
 		if err := setupLatency(b); err != nil {
 			fatal(err)
 		}
@@ -177,7 +284,15 @@ func main() {
 			name string
 			f    func(*bench) (time.Duration, error)
 		}
-		cli := []sys{{"signaltty", latSignaltty}, {"tmux", latTmux}}
+		cli := []sys{{"signaltty", latSignaltty}}
+		if b.cliWait {
+			cli = append(cli, sys{"signaltty-wait", latSignalttyWait})
+		}
+		for _, c := range b.tmuxCol {
+			if t := b.tmuxes[c.key]; t != nil {
+				cli = append(cli, sys{c.key, func(*bench) (time.Duration, error) { return latTmux(t) }})
+			}
+		}
 		if b.usd != nil {
 			cli = append(cli, sys{"systemd-run", latSystemdRun})
 		}
@@ -204,57 +319,85 @@ func main() {
 			b.logf("latency round %d done", r)
 		}
 		conn.Close()
+		b.took("latency", section)
 	}
 
-	if want("memory") {
-		for r := 0; r < *memRounds; r++ {
-			for _, w := range memWorkloads {
-				systems := []string{"signaltty", "tmux"}
-				if r%2 == 1 {
-					systems = []string{"tmux", "signaltty"}
-				}
-				for _, sys := range systems {
-					wk := time.Duration(0)
-					if r == 0 && w.name == "idle" {
-						wk = *wake
-					}
-					var kib, slices int64
-					var err error
-					if sys == "signaltty" {
-						kib, slices, err = memSignaltty(b, w, wk)
-					} else {
-						kib, slices, err = memTmux(b, w, wk)
-					}
-					if err != nil {
-						fatal(err)
-					}
-					b.add("mem/"+w.name+"/"+sys, float64(kib))
-					if wk > 0 {
-						b.add("wake/"+sys, float64(slices))
-					}
-					b.logf("memory round %d %s %s: %d KiB (%d KiB per pane)", r, sys, w.name, kib, kib/int64(w.panes))
-				}
-			}
+	for _, w := range memWorkloads {
+		if !(want("memory") || want("memory-"+w.name)) || w.panesOf() == 0 {
+			continue
 		}
-	}
-
-	var sc *scaleResult
-	if want("scale") && *scalePanes > 0 {
-		b.logf("scale: %d panes", *scalePanes)
-		r, err := runScale(b, *scalePanes, *samples, *conc)
+		section := time.Now()
+		restore, err := ensurePtys(b, w.panesOf()+10)
 		if err != nil {
 			fatal(err)
 		}
-		sc = &r
+		n := *memRounds
+		if w.prompt {
+			n = min(n, *bashRounds)
+		}
+		for r := 0; r < n; r++ {
+			for _, sys := range b.systems(r) {
+				wk := time.Duration(0)
+				if r == 0 && w.name == "idle" {
+					wk = *wake
+				}
+				var kib, slices int64
+				var err error
+				if sys == "signaltty" {
+					kib, slices, err = memSignaltty(b, w, wk)
+				} else {
+					kib, slices, err = memTmux(b, b.bins()[sys], w, wk)
+				}
+				if err != nil {
+					fatal(err)
+				}
+				b.add("mem/"+w.name+"/"+sys, float64(kib))
+				if wk > 0 {
+					b.add("wake/"+sys, float64(slices))
+				}
+				b.logf("memory round %d %s %s: %d KiB (%d KiB per pane)", r, sys, w.name, kib, kib/int64(w.panesOf()))
+			}
+		}
+		restore()
+		b.took("memory "+w.name, section)
+	}
+
+	var scs []*scaleResult
+	if want("scale") && *scalePanes > 0 {
+		section := time.Now()
+		b.logf("scale: %d panes", *scalePanes)
+		restore, err := ensurePtys(b, *scalePanes+*conc+3*(*samples))
+		if err != nil {
+			fatal(err)
+		}
+		r, err := runScale(b, *scalePanes, *samples, *conc, 0, 0)
+		restore()
+		if err != nil {
+			fatal(err)
+		}
+		scs = append(scs, &r)
+		b.took("scale", section)
+	}
+	if run10k && *scale10k > 0 {
+		section := time.Now()
+		b.logf("scale: %d idle panes", *scale10k)
+		r, err := runScale10k(b, *scale10k, *samples, *conc, *wake)
+		if err != nil {
+			fatal(err)
+		}
+		scs = append(scs, &r)
+		b.took("scale10k", section)
 	}
 
 	var gb string
 	if want("gobench") && *gobench {
+		section := time.Now()
 		b.logf("Go micro-benchmarks")
 		gb = runGoBench(b, *quick)
+		b.took("gobench", section)
 	}
 
-	table := b.table(sc, gb, time.Since(started), *quick)
+	table := b.table(scs, gb, time.Since(started), *quick)
 	fmt.Print(table)
 	if *results != "" {
 		if err := os.WriteFile(*results, []byte(table), 0o644); err != nil {
@@ -262,6 +405,11 @@ func main() {
 		}
 		b.logf("wrote %s", *results)
 	}
+}
+
+// took logs how long a section ran.
+func (b *bench) took(section string, since time.Time) {
+	b.logf("section %s took %v", section, time.Since(since).Round(time.Second))
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -338,122 +486,6 @@ func version(name string, args ...string) string {
 		return "n/a"
 	}
 	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
-}
-
-// table renders the results as Markdown.
-func (b *bench) table(sc *scaleResult, gb string, took time.Duration, quick bool) string {
-	var w strings.Builder
-	kernel := version("uname", "-r")
-	fmt.Fprintf(&w, "# signaltty benchmark results\n\n")
-	fmt.Fprintf(&w, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&w, "- machine: %d CPUs (nproc), %s, Linux %s\n", runtime.NumCPU(), cpuModel(), kernel)
-	fmt.Fprintf(&w, "- compared with: %s; %s\n", version("tmux", "-V"), version("systemd-run", "--version"))
-	fmt.Fprintf(&w, "- commit: %s\n", strings.TrimSpace(version("git", "-C", b.root, "describe", "--always", "--dirty")))
-	fmt.Fprintf(&w, "- command: `tests/bench/compare.sh` (%s)\n", took.Round(time.Second))
-	if quick {
-		fmt.Fprintf(&w, "- QUICK MODE: small inputs, one round; not comparable\n")
-	}
-	if b.cliNote != "" {
-		fmt.Fprintf(&w, "- CLI: %s (given with -cli, not built from the tree)\n", b.cliNote)
-	}
-	fmt.Fprintf(&w, "\nEvery figure is a median over rounds in which the systems alternate. Ratios are signaltty ÷ the other system; lower is better.\n\n")
-
-	fmt.Fprintf(&w, "## Output throughput through one pane\n\n")
-	fmt.Fprintf(&w, "`cat FILE` in a new pane, from the first client command until the program is done and the file's last line is capturable; the screen is checked row by row (and signaltty's oldest history rows). signaltty: `run`, `run wait`, `pane capture` (CLI). tmux (history-limit 10000): `new-window sh -c 'cat FILE; tmux wait-for -S C; exec sleep infinity'`, `wait-for C`, `capture-pane` until the last line shows.\n\n")
-	fmt.Fprintf(&w, "| input | size | signaltty | tmux | ratio | goal ≤ 1.0 |\n|---|---|---|---|---|---|\n")
-	for _, name := range []string{"seq", "full", "color"} {
-		for _, sz := range throughputSizes {
-			key := fmt.Sprintf("tp-%s-%v", name, sz)
-			s, ok1 := b.median(key + "/signaltty")
-			t, ok2 := b.median(key + "/tmux")
-			if !ok1 || !ok2 {
-				continue
-			}
-			c := b.content[throughputContent(name, sz)]
-			desc := map[string]string{"seq": "seq lines", "full": "full-width lines", "color": "coloured text"}[name]
-			fmt.Fprintf(&w, "| %s (%d lines, %.1f MB) | %v | %.3f s | %.3f s | %.2f | %s |\n", desc, c.lines, float64(c.bytes)/1e6, sz, s, t, s/t, met(s/t <= 1.0))
-		}
-	}
-
-	fmt.Fprintf(&w, "\n## Memory (server RSS growth)\n\n")
-	fmt.Fprintf(&w, "A fresh server each round; VmRSS of the server process only, %v after the panes finished their output.\n\n", settle)
-	fmt.Fprintf(&w, "| workload | signaltty | tmux | ratio | goal |\n|---|---|---|---|---|\n")
-	if s, ok := b.median("mem/idle/signaltty"); ok {
-		t, _ := b.median("mem/idle/tmux")
-		fmt.Fprintf(&w, "| 100 idle panes (`sleep`), per pane | %.0f KiB | %.0f KiB | %.1f | ≤ 256 KiB: %s |\n", s/100, t/100, s/t, met(s/100 <= 256))
-	}
-	if s, ok := b.median("mem/short10k/signaltty"); ok {
-		t, _ := b.median("mem/short10k/tmux")
-		fmt.Fprintf(&w, "| 20 panes × 10,000 history rows of short text (seq), per pane | %.2f MiB | %.2f MiB | %.2f | ≤ 3 MiB: %s |\n", s/20/1024, t/20/1024, s/t, met(s/20/1024 <= 3))
-	}
-	if s, ok := b.median("mem/full10k/signaltty"); ok {
-		t, _ := b.median("mem/full10k/tmux")
-		fmt.Fprintf(&w, "| 100 panes × 10,000 history rows of 80-column text, total | %.0f MiB | %.0f MiB | %.2f | ≤ 2.0: %s |\n", s/1024, t/1024, s/t, met(s/t <= 2))
-	}
-
-	fmt.Fprintf(&w, "\n## Start `true` and wait for it\n\n")
-	if s, ok := b.median("lat/signaltty"); ok {
-		t, _ := b.median("lat/tmux")
-		fmt.Fprintf(&w, "| client | median | signaltty ÷ this | goal |\n|---|---|---|---|\n")
-		fmt.Fprintf(&w, "| `signaltty run --key K --workspace W -- true` + `signaltty run wait --run R` | %.2f ms | | |\n", s*1e3)
-		fmt.Fprintf(&w, "| `tmux new-window -d true` + `tmux wait-for C` (pane-exited hook) | %.2f ms | %.2f | ≤ 1.0: %s |\n", t*1e3, s/t, met(s/t <= 1))
-		if u, ok := b.median("lat/systemd-run"); ok {
-			fmt.Fprintf(&w, "| `systemd-run --user --wait --pipe -q true` (private user manager) | %.2f ms | %.2f | ≤ 0.5: %s |\n", u*1e3, s/u, met(s/u <= 0.5))
-		} else {
-			fmt.Fprintf(&w, "| `systemd-run --user --wait` | n/a (no private user manager) | | |\n")
-		}
-		i, _ := b.median("lat/inproc")
-		f, _ := b.median("lat/floor")
-		fmt.Fprintf(&w, "| in-process varlink client: Run.Start + Run.Wait on one connection | %.2f ms | | |\n", i*1e3)
-		fmt.Fprintf(&w, "| floor: pty.Start(`true`) until reaped, no daemon | %.2f ms | in-process ÷ floor %.2f | ≤ 2.0: %s |\n", f*1e3, i/f, met(i/f <= 2))
-	}
-
-	if sc != nil {
-		fmt.Fprintf(&w, "\n## Scale: %d live panes in one daemon\n\n", sc.panes)
-		worst := verbStat{}
-		var save verbStat
-		for _, v := range sc.verbs {
-			if v.name == "Server.Save" {
-				save = v // writes and fsyncs the snapshot: goal (5), not a 10 ms verb
-				continue
-			}
-			if v.p99 > worst.p99 {
-				worst = v
-			}
-		}
-		fmt.Fprintf(&w, "SpawnPane while filling: p50 %.2f ms, p99 %.2f ms. Daemon RSS with %d idle panes: %.0f MiB. Worst verb p99: %s %.2f ms (goal ≤ 10 ms: %s). Server.Save (a snapshot of all %d panes written and fsynced, the snapshot goal's business rather than a 10 ms verb): p50 %.1f ms, p99 %.1f ms.\n\n",
-			ms(sc.spawnP50), ms(sc.spawnP99), sc.panes, float64(sc.rssKiB)/1024, worst.name, ms(worst.p99), met(worst.p99 <= 10*time.Millisecond), sc.panes, ms(save.p50), ms(save.p99))
-		fmt.Fprintf(&w, "| verb | calls | p50 | p99 | max |\n|---|---|---|---|---|\n")
-		for _, v := range sc.verbs {
-			fmt.Fprintf(&w, "| %s | %d | %.2f ms | %.2f ms | %.2f ms |\n", v.name, v.n, ms(v.p50), ms(v.p99), ms(v.max))
-		}
-		fmt.Fprintf(&w, "\n%d concurrent runs of `seq 1 20000` (each Run.Start + Run.Wait on its own connection): all succeeded, wall %.0f ms, p99 %.0f ms.\n",
-			sc.concurrent, ms(sc.concWall), ms(sc.concP99))
-	}
-
-	if s, ok := b.median("wake/signaltty"); ok {
-		t, _ := b.median("wake/tmux")
-		fmt.Fprintf(&w, "\n## Idle wake-ups\n\nServer with 100 idle panes: times its threads were scheduled (sum of `/proc/PID/task/*/schedstat` field 3) over the window: signaltty %.0f, tmux %.0f (goal: no periodic wake-ups).\n", s, t)
-	}
-
-	fmt.Fprintf(&w, "\n## Notes\n\n")
-	fmt.Fprintf(&w, "- Both systems get the same bytes through a real PTY; `cat` and the kernel's PTY path take about as much CPU as the server, so on 2 cores the servers' CPU use shows in the times.\n")
-	fmt.Fprintf(&w, "- tmux stops reading a pane whose program exited and drops the output still in the PTY (with `remain-on-exit` and a `pane-died` hook, the last ~700 of 2,000,000 seq lines never show), so its pane is kept alive until the last line is captured.\n")
-	fmt.Fprintf(&w, "- Memory is VmRSS of the server process; Go's heap returns freed memory to the OS only gradually, so signaltty's figures include some garbage.\n")
-	fmt.Fprintf(&w, "- The CLI is built like meson.build builds it (`go build`, CGO_ENABLED=0); `-cli PATH` measures another build of it.\n")
-
-	if gb != "" {
-		fmt.Fprintf(&w, "\n## Snapshot and micro-benchmarks (`go test -bench`)\n\n")
-		if s, ok := b.median("go/BenchmarkSave200Panes/first"); ok {
-			u, _ := b.median("go/BenchmarkSave200Panes/unchanged")
-			l, _ := b.median("go/BenchmarkLoad200Panes")
-			fmt.Fprintf(&w, "| snapshot of 200 panes with 64 KiB tails | time | goal ≤ 100 ms |\n|---|---|---|\n")
-			fmt.Fprintf(&w, "| save, every tail written (fsync) | %.1f ms | %s |\n| save, tails unchanged | %.1f ms | %s |\n| load | %.1f ms | %s |\n\n",
-				s, met(s <= 100), u, met(u <= 100), l, met(l <= 100))
-		}
-		fmt.Fprintf(&w, "```\n%s```\n", gb)
-	}
-	return w.String()
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -17,38 +18,68 @@ type memWorkload struct {
 	panes int
 	argv  func(b *bench) []string // the pane's program
 	last  func(b *bench) string   // last line the pane shows when done ("" = nothing to wait for)
+	// prompt: wait until every pane shows a shell prompt on its first row,
+	// then idle for the emulator release time (-release) before measuring.
+	prompt bool
 }
 
+// promptRE is `bash --norc -i`'s default prompt (PS1 "\s-\v\$ ").
+var promptRE = regexp.MustCompile(`^bash-[0-9.]+[#$]$`)
+
+// bashPanes is the idle printed panes workload (-bashpanes).
+var bashPanes = 1000
+
+// releaseWait is how long the prompt panes idle before the measurement; the
+// daemon is told the same as its idle emulator release time
+// (SIGNALTTY_EMULATOR_RELEASE_MS).
+var releaseWait = 5 * time.Second
+
 var memWorkloads = []memWorkload{
-	{"idle", 100, func(*bench) []string { return []string{"sleep", "infinity"} }, nil},
+	{"idle", 100, func(*bench) []string { return []string{"sleep", "infinity"} }, nil, false},
 	{"short10k", 20,
 		func(b *bench) []string {
 			return []string{"sh", "-c", "cat " + b.content["short10k"].file + "; exec sleep infinity"}
 		},
-		func(b *bench) string { c := b.content["short10k"]; return c.text(c.lines - 1) }},
+		func(b *bench) string { c := b.content["short10k"]; return c.text(c.lines - 1) }, false},
 	{"full10k", 100,
 		func(b *bench) []string {
 			return []string{"sh", "-c", "cat " + b.content["full10k"].file + "; exec sleep infinity"}
 		},
-		func(b *bench) string { c := b.content["full10k"]; return c.text(c.lines - 1) }},
+		func(b *bench) string { c := b.content["full10k"]; return c.text(c.lines - 1) }, false},
+	{"bash", 0, func(*bench) []string { return []string{"bash", "--norc", "-i"} }, nil, true},
+}
+
+// panesOf is w's pane count (the prompt workload's is set by a flag).
+func (w memWorkload) panesOf() int {
+	if w.prompt {
+		return bashPanes
+	}
+	return w.panes
 }
 
 // memSignaltty returns the daemon's RSS growth in KiB. With wake, it then
 // counts the daemon's timeslices over wake (idle wake-ups).
 func memSignaltty(b *bench, w memWorkload, wake time.Duration) (kib int64, slices int64, err error) {
-	d, err := startDaemon(b.bin, b.tmp)
+	var env []string
+	if w.prompt {
+		env = append(env, fmt.Sprintf("SIGNALTTY_EMULATOR_RELEASE_MS=%d", releaseWait.Milliseconds()))
+	}
+	d, err := startDaemon(b.bin, b.tmp, env...)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer d.stop()
-	if err := d.createWorkspace("mem"); err != nil {
-		return 0, 0, err
+	const perWS = 100 // as the scale workload: workspaces of 100 panes
+	for i := 0; i < (w.panesOf()+perWS-1)/perWS; i++ {
+		if err := d.createWorkspace(fmt.Sprint("mem", i)); err != nil {
+			return 0, 0, err
+		}
 	}
 	time.Sleep(time.Second)
 	rss0 := rssKiB(d.pid())
-	panes := make([]string, w.panes)
+	panes := make([]string, w.panesOf())
 	for i := range panes {
-		if panes[i], err = d.spawn("mem", 80, 24, w.argv(b)...); err != nil {
+		if panes[i], err = d.spawn(fmt.Sprint("mem", i/perWS), 80, 24, w.argv(b)...); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -73,6 +104,20 @@ func memSignaltty(b *bench, w memWorkload, wake time.Duration) (kib int64, slice
 			return 0, 0, fmt.Errorf("signaltty %s: %d history rows, want 10000", w.name, h)
 		}
 	}
+	if w.prompt {
+		for _, p := range panes {
+			if err := pollFor(120*time.Second, func() (bool, error) {
+				c, err := d.capture(p, nil, nil)
+				if err != nil {
+					return false, err
+				}
+				return len(c.Lines) > 0 && promptRE.MatchString(strings.TrimRight(c.Lines[0], " ")), nil
+			}); err != nil {
+				return 0, 0, fmt.Errorf("signaltty %s: no prompt: %v", w.name, err)
+			}
+		}
+		time.Sleep(releaseWait)
+	}
 	time.Sleep(settle)
 	kib = rssKiB(d.pid()) - rss0
 	if wake > 0 {
@@ -83,8 +128,8 @@ func memSignaltty(b *bench, w memWorkload, wake time.Duration) (kib int64, slice
 	return kib, slices, nil
 }
 
-func memTmux(b *bench, w memWorkload, wake time.Duration) (kib int64, slices int64, err error) {
-	t, err := startTmux(b.tmp)
+func memTmux(b *bench, bin *tmuxBin, w memWorkload, wake time.Duration) (kib int64, slices int64, err error) {
+	t, err := startTmux(b.tmp, bin)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -94,13 +139,21 @@ func memTmux(b *bench, w memWorkload, wake time.Duration) (kib int64, slices int
 	}
 	time.Sleep(time.Second)
 	rss0 := rssKiB(t.pid)
-	panes := make([]string, w.panes)
-	for i := range panes {
-		out, err := t.run(append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "mem:"}, w.argv(b)...)...)
+	var panes []string
+	for len(panes) < w.panesOf() { // 100 new-window commands a client
+		var cmds [][]string
+		for i := len(panes); i < min(len(panes)+100, w.panesOf()); i++ {
+			cmds = append(cmds, append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "mem:"}, w.argv(b)...))
+		}
+		out, err := t.chain(cmds)
 		if err != nil {
 			return 0, 0, err
 		}
-		panes[i] = strings.TrimSpace(string(out))
+		got := strings.Fields(string(out))
+		if len(got) != len(cmds) {
+			return 0, 0, fmt.Errorf("tmux %s: %d panes made, want %d", w.name, len(got), len(cmds))
+		}
+		panes = append(panes, got...)
 	}
 	if w.last != nil {
 		want := w.last(b)
@@ -124,6 +177,29 @@ func memTmux(b *bench, w memWorkload, wake time.Duration) (kib int64, slices int
 		if s := strings.TrimSpace(string(out)); s != "10000" {
 			return 0, 0, fmt.Errorf("tmux %s: history_size %s, want 10000", w.name, s)
 		}
+	}
+	if w.prompt {
+		for i := 0; i < len(panes); i += 100 { // the first row of 100 panes a client
+			var cmds [][]string
+			for _, p := range panes[i:min(i+100, len(panes))] {
+				cmds = append(cmds, []string{"capture-pane", "-p", "-t", p, "-S", "0", "-E", "0"})
+			}
+			if err := pollFor(120*time.Second, func() (bool, error) {
+				out, err := t.chain(cmds)
+				if err != nil {
+					return false, err
+				}
+				rows := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+				ok := len(rows) == len(cmds)
+				for _, r := range rows {
+					ok = ok && promptRE.MatchString(strings.TrimRight(r, " "))
+				}
+				return ok, nil
+			}); err != nil {
+				return 0, 0, fmt.Errorf("tmux %s: no prompt: %v", w.name, err)
+			}
+		}
+		time.Sleep(releaseWait)
 	}
 	time.Sleep(settle)
 	kib = rssKiB(t.pid) - rss0

@@ -21,6 +21,12 @@ type verbStat struct {
 
 type scaleResult struct {
 	panes      int
+	fill       time.Duration // making all the panes, one SpawnPane after another
+	wake       time.Duration // window the idle wake-ups were counted over (0: not counted)
+	slices     int64         // the daemon's timeslices over wake
+	asked      int           // panes asked for (panes is how many were made)
+	fillErr    error         // why filling stopped early (only when nofile > 0)
+	made       int           // panes made before it stopped
 	spawnP50   time.Duration
 	spawnP99   time.Duration
 	rssKiB     int64
@@ -44,8 +50,17 @@ func stat(name string, d []time.Duration) verbStat {
 	return verbStat{name: name, n: len(d), p50: percentile(d, 0.5), p99: percentile(d, 0.99), max: percentile(d, 1)}
 }
 
-func runScale(b *bench, npanes, samples, concurrent int) (scaleResult, error) {
-	res := scaleResult{panes: npanes, concurrent: concurrent}
+// runScale fills one daemon with npanes idle panes, then times every verb
+// (samples calls each) and concurrent runs. With wake > 0 it counts the
+// daemon's idle wake-ups over wake after filling. nofile > 0 raises
+// RLIMIT_NOFILE to it first (the daemon inherits it).
+func runScale(b *bench, npanes, samples, concurrent int, wake time.Duration, nofile uint64) (scaleResult, error) {
+	res := scaleResult{panes: npanes, asked: npanes, concurrent: concurrent}
+	if nofile > 0 {
+		if err := raiseNofile(b, nofile); err != nil {
+			return res, err
+		}
+	}
 	d, err := startDaemon(b.bin, b.tmp)
 	if err != nil {
 		return res, err
@@ -55,7 +70,11 @@ func runScale(b *bench, npanes, samples, concurrent int) (scaleResult, error) {
 	const perWS = 100
 	var panes []string
 	var spawnT []time.Duration
+	fill0 := time.Now()
 	for i := 0; i < npanes; i++ {
+		if i > 0 && i%1000 == 0 {
+			b.logf("scale: %d panes (%.0f a second)", i, float64(i)/time.Since(fill0).Seconds())
+		}
 		ws := fmt.Sprintf("s%d", i/perWS)
 		if i%perWS == 0 {
 			if err := d.createWorkspace(ws); err != nil {
@@ -64,18 +83,38 @@ func runScale(b *bench, npanes, samples, concurrent int) (scaleResult, error) {
 		}
 		t0 := time.Now()
 		p, err := d.spawn(ws, 80, 24, "sleep", "infinity")
+		if err != nil && nofile > 0 && i > 0 {
+			// A limit of this machine: measure with the panes made, less
+			// 300 to leave the verbs below room (file descriptors) to work.
+			res.fillErr, res.made = fmt.Errorf("pane %d: %v", i+1, err), i
+			b.logf("scale: filling stopped at %d panes: %v", i, err)
+			for len(panes) > 0 && len(panes) > i-300 {
+				if err := d.removePane(panes[len(panes)-1]); err != nil {
+					return res, err
+				}
+				panes = panes[:len(panes)-1]
+			}
+			res.panes = len(panes)
+			break
+		}
 		if err != nil {
 			return res, fmt.Errorf("pane %d: %v", i, err)
 		}
 		spawnT = append(spawnT, time.Since(t0))
 		panes = append(panes, p)
 	}
+	res.fill = time.Since(fill0)
 	res.spawnP50, res.spawnP99 = percentile(spawnT, 0.5), percentile(spawnT, 0.99)
 	if err := d.createWorkspace("v"); err != nil { // for the verbs that add panes, tabs and runs
 		return res, err
 	}
 	time.Sleep(3 * time.Second) // the debounced save after the spawns
 	res.rssKiB = rssKiB(d.pid())
+	if wake > 0 {
+		s0 := timeslices(d.pid())
+		time.Sleep(wake)
+		res.wake, res.slices = wake, timeslices(d.pid())-s0
+	}
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := func() string { return panes[rng.IntN(len(panes))] }
@@ -172,6 +211,9 @@ func runScale(b *bench, npanes, samples, concurrent int) (scaleResult, error) {
 		{"Run.List", samples, cl("dev.signaltty.Run.List", nil)},
 	}
 	for _, s := range steps {
+		if npanes > 1000 && wholeTree(s.name) {
+			s.n = min(s.n, 20) // each takes a second or so with 10,000 panes
+		}
 		if err := timed(s.name, s.n, s.f); err != nil {
 			return res, err
 		}

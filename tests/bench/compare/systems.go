@@ -75,7 +75,9 @@ type daemon struct {
 	untrack func()
 }
 
-func startDaemon(bin, parent string) (*daemon, error) {
+// startDaemon starts signalttyd with extra environment variables (NAME=VALUE)
+// added to the bench's own.
+func startDaemon(bin, parent string, extra ...string) (*daemon, error) {
 	dir, err := os.MkdirTemp(parent, "signaltty-")
 	if err != nil {
 		return nil, err
@@ -95,6 +97,7 @@ func startDaemon(bin, parent string) (*daemon, error) {
 		"SIGNALTTY_LOGIND=0",
 		"SIGNALTTY_NO_AUTOSTART=1",
 	)
+	d.env = append(d.env, extra...)
 	logf, err := os.Create(filepath.Join(dir, "daemon.log"))
 	if err != nil {
 		return nil, err
@@ -251,21 +254,72 @@ func (d *daemon) removePane(pane string) error {
 
 // ---- tmux ----
 
+// tmuxBin is one tmux build to compare with: the system's, and Debian 13's
+// unpacked by tests/harness/get-tmux.sh.
+type tmuxBin struct {
+	key     string   // sample key: "tmux" (the system's) or "tmux35"
+	label   string   // as tables show it, e.g. "tmux 3.3a"
+	argv    []string // the command that runs it
+	version string   // `tmux -V`
+}
+
+// shell is the command as a /bin/sh word list, for use inside a pane.
+func (t *tmuxBin) shell() string {
+	q := make([]string, len(t.argv))
+	for i, a := range t.argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// systemTmux is the tmux on PATH.
+func systemTmux() (*tmuxBin, error) {
+	t := &tmuxBin{key: "tmux", argv: []string{"tmux"}}
+	return t, t.probe()
+}
+
+// argvTmux reads a command from file, one word a line (get-tmux.sh's
+// DEST/argv).
+func argvTmux(key, file string) (*tmuxBin, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	t := &tmuxBin{key: key, argv: strings.Fields(string(b))}
+	if len(t.argv) == 0 {
+		return nil, fmt.Errorf("%s: empty", file)
+	}
+	return t, t.probe()
+}
+
+func (t *tmuxBin) probe() error {
+	c := exec.Command(t.argv[0], append(t.argv[1:], "-V")...)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s -V: %v: %s", strings.Join(t.argv, " "), err, bytes.TrimSpace(out))
+	}
+	t.version = strings.TrimSpace(string(out))
+	t.label = t.version
+	return nil
+}
+
 // tmuxServer is a private tmux server (own socket, no configuration file).
 type tmuxServer struct {
+	bin     *tmuxBin
 	sock    string
 	pid     int
 	untrack func()
 }
 
-func startTmux(parent string) (*tmuxServer, error) {
+func startTmux(parent string, bin *tmuxBin) (*tmuxServer, error) {
 	dir, err := os.MkdirTemp(parent, "tmux-")
 	if err != nil {
 		return nil, err
 	}
-	t := &tmuxServer{sock: filepath.Join(dir, "sock")}
+	t := &tmuxServer{bin: bin, sock: filepath.Join(dir, "sock")}
 	t.untrack = track(t.stop)
 	if _, err := t.run("new-session", "-d", "-s", "base", "-x", "80", "-y", "24", "sleep", "infinity"); err != nil {
+		t.stop()
 		return nil, err
 	}
 	// history-limit applies to panes created afterwards.
@@ -285,15 +339,58 @@ func startTmux(parent string) (*tmuxServer, error) {
 }
 
 func (t *tmuxServer) run(args ...string) ([]byte, error) {
-	c := exec.Command("tmux", append([]string{"-S", t.sock, "-f", "/dev/null"}, args...)...)
+	a := append(append(append([]string{}, t.bin.argv[1:]...), "-S", t.sock, "-f", "/dev/null"), args...)
+	c := exec.Command(t.bin.argv[0], a...)
 	c.Env = append(os.Environ(), "TMUX=")
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		return out, fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, stderr.Bytes())
+		cmd := strings.Join(args, " ")
+		if len(cmd) > 300 {
+			cmd = cmd[:300] + "…"
+		}
+		return out, fmt.Errorf("%s %s: %v: %s", t.bin.label, cmd, err, stderr.Bytes())
 	}
 	return out, nil
+}
+
+// chain runs several tmux commands joined by ";", as few client
+// invocations as tmux's message size allows (about 16 KiB of arguments; a
+// batch is cut at 8 KiB), one after another; it returns their output in
+// order.
+func (t *tmuxServer) chain(cmds [][]string) ([]byte, error) {
+	var out []byte
+	for len(cmds) > 0 {
+		var args []string
+		n, size := 0, 0
+		for ; n < len(cmds); n++ {
+			l := 2
+			for _, a := range cmds[n] {
+				l += len(a) + 1
+			}
+			if n > 0 && size+l > 8192 {
+				break
+			}
+			if n > 0 {
+				args = append(args, ";")
+			}
+			args = append(args, cmds[n]...)
+			size += l
+		}
+		o, err := t.run(args...)
+		out = append(out, o...)
+		if err != nil {
+			return out, err
+		}
+		cmds = cmds[n:]
+	}
+	return out, nil
+}
+
+// client is the tmux command line for this server, for a pane's shell.
+func (t *tmuxServer) client() string {
+	return t.bin.shell() + " -S '" + t.sock + "'"
 }
 
 func (t *tmuxServer) stop() {

@@ -106,11 +106,10 @@ func throughputSignaltty(b *bench, c content, sz size, key string) (time.Duratio
 // until the last line shows (usually at once). The pane must stay: when a
 // tmux pane's program exits, tmux stops reading it and loses the output
 // still in the PTY (measured: the last ~700 of 2,000,000 seq lines).
-func throughputTmux(b *bench, c content, sz size, key string) (time.Duration, error) {
-	t := b.tmux
+func throughputTmux(t *tmuxServer, c content, sz size, key string) (time.Duration, error) {
 	sess := fmt.Sprintf("tp%dx%d", sz.cols, sz.rows)
 	ch := "tp-" + key
-	sh := fmt.Sprintf("cat %s; tmux -S %s wait-for -S %s; exec sleep infinity", c.file, t.sock, ch)
+	sh := fmt.Sprintf("cat %s; %s wait-for -S %s; exec sleep infinity", c.file, t.client(), ch)
 	t0 := time.Now()
 	out, err := t.run("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", sess+":", "sh", "-c", sh)
 	if err != nil {
@@ -143,13 +142,15 @@ func setupThroughput(b *bench) error {
 	if err := b.sig.createWorkspace("tp"); err != nil {
 		return err
 	}
-	for _, sz := range throughputSizes {
-		sess := fmt.Sprintf("tp%dx%d", sz.cols, sz.rows)
-		if _, err := b.tmux.run("new-session", "-d", "-s", sess, "-x", fmt.Sprint(sz.cols), "-y", fmt.Sprint(sz.rows), "sleep", "infinity"); err != nil {
-			return err
-		}
-		if _, err := b.tmux.run("set", "-t", sess, "default-size", fmt.Sprintf("%dx%d", sz.cols, sz.rows)); err != nil {
-			return err
+	for _, t := range b.tmuxes {
+		for _, sz := range throughputSizes { // 80×24 serves the many-panes workload too
+			sess := fmt.Sprintf("tp%dx%d", sz.cols, sz.rows)
+			if _, err := t.run("new-session", "-d", "-s", sess, "-x", fmt.Sprint(sz.cols), "-y", fmt.Sprint(sz.rows), "sleep", "infinity"); err != nil {
+				return err
+			}
+			if _, err := t.run("set", "-t", sess, "default-size", fmt.Sprintf("%dx%d", sz.cols, sz.rows)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Goals of the performance issue: ratios are signaltty ÷ the other system.
+const (
+	goalThroughput   = 0.8  // every throughput row, ≤ × tmux
+	goalLatTwoCLI    = 0.7  // run + run wait, ≤ × tmux
+	goalLatTwoCLIUsd = 0.5  // run + run wait, ≤ × systemd-run
+	goalLatWait      = 0.5  // run --wait, ≤ × tmux
+	goalLatWaitUsd   = 0.25 // run --wait, ≤ × systemd-run
+	goalInproc       = 1.3  // in-process Start→Wait, ≤ × the floor
+	goalIdleKiB      = 256  // 100 idle `sleep` panes, KiB a pane
+	goalBashKiB      = 64   // idle printed panes, KiB a pane
+	goalShort10k     = 1.1  // 10,000 rows of seq, ≤ × tmux
+	goalFull10k      = 0.7  // 100 × 10,000 full-width rows, ≤ × tmux
+	goalVerb1k       = 5 * time.Millisecond
+	goalSave1k       = 20 * time.Millisecond
+	goalVerb10k      = 10 * time.Millisecond
+	goalRSS10kKiB    = 1 << 20
+)
+
+// tmuxHeader is the tmux columns' header cells: "| tmux 3.3a | ratio | tmux 3.5a | ratio".
+func (b *bench) tmuxHeader() string {
+	var s strings.Builder
+	for _, c := range b.tmuxCol {
+		fmt.Fprintf(&s, " %s | ratio |", c.label)
+	}
+	return s.String()
+}
+
+func (b *bench) tmuxLabels() string {
+	var l []string
+	for _, c := range b.tmuxCol {
+		l = append(l, strings.TrimPrefix(c.label, "tmux "))
+	}
+	return strings.Join(l, " / ")
+}
+
+// vsTmux renders the tmux cells of a row whose signaltty figure is s:
+// each tmux's median of key+"/"+tmuxkey, shown by f, and the ratio; and the
+// goal cell (ratio ≤ goal for each tmux, "met / **missed**"). Missing
+// columns show n/a.
+func (b *bench) vsTmux(key string, s float64, f func(float64) string, goal float64) string {
+	var cells, marks []string
+	for _, c := range b.tmuxCol {
+		t, ok := b.median(key + "/" + c.key)
+		if !ok || t == 0 {
+			cells = append(cells, "n/a", "")
+			marks = append(marks, "n/a")
+			continue
+		}
+		cells = append(cells, f(t), fmt.Sprintf("%.2f", s/t))
+		marks = append(marks, met(s/t <= goal))
+	}
+	return " " + strings.Join(cells, " | ") + " | " + strings.Join(marks, " / ") + " |"
+}
+
+func sec(v float64) string { return fmt.Sprintf("%.3f s", v) }
+
+// table renders the results as Markdown.
+func (b *bench) table(scs []*scaleResult, gb string, took time.Duration, quick bool) string {
+	var w strings.Builder
+	kernel := version("uname", "-r")
+	fmt.Fprintf(&w, "# signaltty benchmark results\n\n")
+	fmt.Fprintf(&w, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(&w, "- machine: %d CPUs (nproc), %s, Linux %s\n", runtime.NumCPU(), cpuModel(), kernel)
+	var with []string
+	for _, c := range b.tmuxCol {
+		if c.bin != nil {
+			with = append(with, c.label+" ("+c.bin.argv[len(c.bin.argv)-1]+")")
+		} else {
+			with = append(with, c.label+": not available ("+c.err.Error()+")")
+		}
+	}
+	fmt.Fprintf(&w, "- compared with: %s; %s\n", strings.Join(with, "; "), version("systemd-run", "--version"))
+	fmt.Fprintf(&w, "- commit: %s\n", strings.TrimSpace(version("git", "-C", b.root, "describe", "--always", "--dirty")))
+	fmt.Fprintf(&w, "- command: `tests/bench/compare.sh` (%s)\n", took.Round(time.Second))
+	if quick {
+		fmt.Fprintf(&w, "- QUICK MODE: small inputs, one round; not comparable\n")
+	}
+	if b.cliNote != "" {
+		fmt.Fprintf(&w, "- CLI: %s (given with -cli, not built from the tree)\n", b.cliNote)
+	}
+	fmt.Fprintf(&w, "\nEvery figure is a median over rounds in which the systems alternate. Ratios are signaltty ÷ the other system; lower is better. A goal cell judges the ratio against each tmux in column order (%s).\n\n", b.tmuxLabels())
+
+	fmt.Fprintf(&w, "## Output throughput\n\n")
+	fmt.Fprintf(&w, "One pane: `cat FILE` in a new pane, from the first client command until the program is done and the file's last line is capturable; the screen is checked row by row (and signaltty's oldest history rows). signaltty: `run`, `run wait`, `pane capture` (CLI). tmux (history-limit 10000): `new-window sh -c 'cat FILE; tmux wait-for -S C; exec sleep infinity'`, `wait-for C`, `capture-pane` until the last line shows.\n\n")
+	fmt.Fprintf(&w, "Many panes: %d panes of 80×24 each running `seq 1 %d`, all started before any is waited for, in a fresh server each sample (started untimed); from the first request until every program is done and every pane shows its last line. One client each: signaltty one varlink connection (Run.Start ×%[1]d, Run.Wait ×%[1]d, Mux.CaptureRows ×%[1]d); tmux one client invocation per phase (%[1]d `new-window` joined with `;`, then %[1]d `wait-for`, then %[1]d `capture-pane` of the last line's row until all show it).\n\n", b.many.panes, b.many.lines)
+	fmt.Fprintf(&w, "| input | size | signaltty |%s goal ≤ %.1f |\n|---|---|---|%s---|\n", b.tmuxHeader(), goalThroughput, strings.Repeat("---|---|", len(b.tmuxCol)))
+	for _, name := range []string{"seq", "full", "color"} {
+		for _, sz := range throughputSizes {
+			key := fmt.Sprintf("tp-%s-%v", name, sz)
+			s, ok := b.median(key + "/signaltty")
+			if !ok {
+				continue
+			}
+			c := b.content[throughputContent(name, sz)]
+			desc := map[string]string{"seq": "seq lines", "full": "full-width lines", "color": "coloured text"}[name]
+			fmt.Fprintf(&w, "| %s (%d lines, %.1f MB) | %v | %s |%s\n", desc, c.lines, float64(c.bytes)/1e6, sz, sec(s), b.vsTmux(key, s, sec, goalThroughput))
+		}
+	}
+	if s, ok := b.median("tp-many/signaltty"); ok {
+		fmt.Fprintf(&w, "| %d panes printing at once, each `seq 1 %d` | %v each | %s |%s\n", b.many.panes, b.many.lines, manySize, sec(s), b.vsTmux("tp-many", s, sec, goalThroughput))
+	}
+
+	fmt.Fprintf(&w, "\n## Memory (server RSS growth)\n\n")
+	fmt.Fprintf(&w, "A fresh server each round; VmRSS of the server process only, %v after the panes finished their output (the prompt panes: after every pane showed its prompt and then %v of idling, the daemon's idle emulator release time, given to it as SIGNALTTY_EMULATOR_RELEASE_MS=%d).\n\n", settle, b.release, b.release.Milliseconds())
+	fmt.Fprintf(&w, "| workload | signaltty |%s goal |\n|---|---|%s---|\n", b.tmuxHeader(), strings.Repeat("---|---|", len(b.tmuxCol)))
+	kib := func(n float64) func(float64) string {
+		return func(v float64) string { return fmt.Sprintf("%.0f KiB", v/n) }
+	}
+	mib := func(n float64) func(float64) string {
+		return func(v float64) string { return fmt.Sprintf("%.2f MiB", v/n/1024) }
+	}
+	// goal cells of absolute goals: the ratio columns stay informative.
+	abs := func(cells string, ok bool, goal string) string {
+		i := strings.LastIndex(strings.TrimSuffix(cells, " |"), "|")
+		return cells[:i+1] + " " + goal + ": " + met(ok) + " |"
+	}
+	if s, ok := b.median("mem/idle/signaltty"); ok {
+		fmt.Fprintf(&w, "| 100 idle panes (`sleep`), per pane | %s |%s\n", kib(100)(s), abs(b.vsTmux("mem/idle", s, kib(100), 0), s/100 <= goalIdleKiB, fmt.Sprintf("≤ %d KiB", goalIdleKiB)))
+	}
+	if s, ok := b.median("mem/bash/signaltty"); ok {
+		n := float64(bashPanes)
+		fmt.Fprintf(&w, "| %d idle printed panes (`bash --norc -i` at its prompt), per pane | %s |%s\n", bashPanes, kib(n)(s), abs(b.vsTmux("mem/bash", s, kib(n), 0), s/n <= goalBashKiB, fmt.Sprintf("≤ %d KiB", goalBashKiB)))
+	}
+	if s, ok := b.median("mem/short10k/signaltty"); ok {
+		fmt.Fprintf(&w, "| 20 panes × 10,000 history rows of short text (seq), per pane | %s |%s\n", mib(20)(s), b.vsTmux("mem/short10k", s, mib(20), goalShort10k))
+	}
+	if s, ok := b.median("mem/full10k/signaltty"); ok {
+		fmt.Fprintf(&w, "| 100 panes × 10,000 history rows of 80-column text, total | %s |%s\n", mib(1)(s), b.vsTmux("mem/full10k", s, mib(1), goalFull10k))
+	}
+	fmt.Fprintf(&w, "\nGoals: ratios ≤ %.1f (short text) and ≤ %.1f (full width); per pane ≤ %d KiB (idle `sleep`) and ≤ %d KiB (idle printed panes).\n", goalShort10k, goalFull10k, goalIdleKiB, goalBashKiB)
+
+	b.latencyTable(&w)
+
+	for _, sc := range scs {
+		b.scaleTable(&w, sc)
+	}
+
+	if s, ok := b.median("wake/signaltty"); ok {
+		var o []string
+		for _, c := range b.tmuxCol {
+			if t, ok := b.median("wake/" + c.key); ok {
+				o = append(o, fmt.Sprintf("%s %.0f", c.label, t))
+			}
+		}
+		fmt.Fprintf(&w, "\n## Idle wake-ups\n\nServer with 100 idle panes: times its threads were scheduled (sum of `/proc/PID/task/*/schedstat` field 3) over the window: signaltty %.0f, %s (goal: no periodic wake-ups: %s).\n", s, strings.Join(o, ", "), met(s == 0))
+	}
+
+	fmt.Fprintf(&w, "\n## Notes\n\n")
+	fmt.Fprintf(&w, "- Both systems get the same bytes through a real PTY; `cat` and the kernel's PTY path take about as much CPU as the server, so on 2 cores the servers' CPU use shows in the times.\n")
+	fmt.Fprintf(&w, "- tmux stops reading a pane whose program exited and drops the output still in the PTY (with `remain-on-exit` and a `pane-died` hook, the last ~700 of 2,000,000 seq lines never show), so its pane is kept alive until the last line is captured.\n")
+	fmt.Fprintf(&w, "- tmux 3.5a is Debian 13's build (tests/harness/get-tmux.sh): linked with jemalloc and libsystemd, run through Debian 13's own dynamic loader (its client invocations and in-pane `wait-for` calls too), everything else as the system's tmux.\n")
+	fmt.Fprintf(&w, "- Memory is VmRSS of the server process; Go's heap returns freed memory to the OS only gradually, so signaltty's figures include some garbage.\n")
+	fmt.Fprintf(&w, "- The CLI is built like meson.build builds it (`go build`, CGO_ENABLED=0); `-cli PATH` measures another build of it.\n")
+
+	if gb != "" {
+		fmt.Fprintf(&w, "\n## Snapshot and micro-benchmarks (`go test -bench`)\n\n")
+		if s, ok := b.median("go/BenchmarkSave200Panes/first"); ok {
+			u, _ := b.median("go/BenchmarkSave200Panes/unchanged")
+			l, _ := b.median("go/BenchmarkLoad200Panes")
+			fmt.Fprintf(&w, "| snapshot of 200 panes with 64 KiB tails | time | goal ≤ 100 ms |\n|---|---|---|\n")
+			fmt.Fprintf(&w, "| save, every tail written (fsync) | %.1f ms | %s |\n| save, tails unchanged | %.1f ms | %s |\n| load | %.1f ms | %s |\n\n",
+				s, met(s <= 100), u, met(u <= 100), l, met(l <= 100))
+		}
+		fmt.Fprintf(&w, "```\n%s```\n", gb)
+	}
+	return w.String()
+}
+
+func (b *bench) latencyTable(w *strings.Builder) {
+	s, ok := b.median("lat/signaltty")
+	if !ok {
+		return
+	}
+	msf := func(v float64) string { return fmt.Sprintf("%.2f ms", v*1e3) }
+	fmt.Fprintf(w, "\n## Start `true` and wait for it\n\n")
+	fmt.Fprintf(w, "| client | median |\n|---|---|\n")
+	fmt.Fprintf(w, "| signaltty, two CLI processes: `signaltty run --key K --workspace W -- true` + `signaltty run wait --run R` | %s |\n", msf(s))
+	sw, okw := b.median("lat/signaltty-wait")
+	if okw {
+		fmt.Fprintf(w, "| signaltty, one CLI process: `signaltty run --key K --workspace W --wait -- true` | %s |\n", msf(sw))
+	} else {
+		fmt.Fprintf(w, "| signaltty, one CLI process: `signaltty run --key K --workspace W --wait -- true` | not available in this build (`signaltty run --help` has no --wait) |\n")
+	}
+	for _, c := range b.tmuxCol {
+		if t, ok := b.median("lat/" + c.key); ok {
+			fmt.Fprintf(w, "| %s: `tmux new-window -d true` + `tmux wait-for C` (pane-exited hook) | %s |\n", c.label, msf(t))
+		} else {
+			fmt.Fprintf(w, "| %s | n/a |\n", c.label)
+		}
+	}
+	u, oku := b.median("lat/systemd-run")
+	if oku {
+		fmt.Fprintf(w, "| `systemd-run --user --wait --pipe -q true` (private user manager) | %s |\n", msf(u))
+	} else {
+		fmt.Fprintf(w, "| `systemd-run --user --wait` | n/a (no private user manager) |\n")
+	}
+	i, _ := b.median("lat/inproc")
+	f, _ := b.median("lat/floor")
+	fmt.Fprintf(w, "| in-process varlink client: Run.Start + Run.Wait on one connection | %s |\n", msf(i))
+	fmt.Fprintf(w, "| floor: pty.Start(`true`) until reaped, no daemon | %s |\n", msf(f))
+
+	fmt.Fprintf(w, "\n| signaltty | compared with | ratio | goal |\n|---|---|---|---|\n")
+	row := func(what string, v float64, against string, o float64, goal float64) {
+		fmt.Fprintf(w, "| %s | %s | %.2f | ≤ %.2g: %s |\n", what, against, v/o, goal, met(v/o <= goal))
+	}
+	for _, c := range b.tmuxCol {
+		if t, ok := b.median("lat/" + c.key); ok {
+			row("run + run wait (2 processes)", s, c.label, t, goalLatTwoCLI)
+		} else {
+			fmt.Fprintf(w, "| run + run wait (2 processes) | %s | n/a | ≤ %.2g: n/a |\n", c.label, goalLatTwoCLI)
+		}
+	}
+	if oku {
+		row("run + run wait (2 processes)", s, "systemd-run", u, goalLatTwoCLIUsd)
+	}
+	for _, c := range b.tmuxCol {
+		t, ok := b.median("lat/" + c.key)
+		if okw && ok {
+			row("run --wait (1 process)", sw, c.label, t, goalLatWait)
+		} else {
+			fmt.Fprintf(w, "| run --wait (1 process) | %s | n/a | ≤ %.2g: n/a |\n", c.label, goalLatWait)
+		}
+	}
+	if okw && oku {
+		row("run --wait (1 process)", sw, "systemd-run", u, goalLatWaitUsd)
+	} else {
+		fmt.Fprintf(w, "| run --wait (1 process) | systemd-run | n/a | ≤ %.2g: n/a |\n", goalLatWaitUsd)
+	}
+	row("in-process Run.Start → Run.Wait", i, "floor", f, goalInproc)
+}
+
+// wholeTree tells the verbs that list or write the whole tree; the
+// 10,000-pane goal leaves them out.
+func wholeTree(verb string) bool {
+	switch verb {
+	case "Mux.ListPanes (all)", "Mux.ListWorkspaces", "Run.List", "Server.Save":
+		return true
+	}
+	return false
+}
+
+func (b *bench) scaleTable(w *strings.Builder, sc *scaleResult) {
+	big := sc.asked > 1000
+	fmt.Fprintf(w, "\n## Scale: %d live panes in one daemon\n\n", sc.asked)
+	if sc.fillErr != nil {
+		fmt.Fprintf(w, "**Only %d of %d panes could be made here** (%v); %d were then removed to leave the verbs room, so the figures below are for %d panes.\n\n", sc.made, sc.asked, sc.fillErr, sc.made-sc.panes, sc.panes)
+	}
+	if big {
+		fmt.Fprintf(w, "Idle `sleep infinity` panes in workspaces of 100, made one SpawnPane after another on one connection (the daemon's RLIMIT_NOFILE raised for them); then every verb timed on that connection. Goals: RSS ≤ 1 GiB, every verb but the whole-tree ones (ListPanes of all, ListWorkspaces, Run.List, Server.Save) ≤ %v p99, no idle wake-ups.\n\n", goalVerb10k)
+	} else {
+		fmt.Fprintf(w, "Idle `sleep infinity` panes in workspaces of 100; every verb timed on one connection. Goals: every verb ≤ %v p99; Server.Save (a snapshot of all %d panes written and fsynced) ≤ %v p99.\n\n", goalVerb1k, sc.panes, goalSave1k)
+	}
+	rate := float64(sc.panes) / sc.fill.Seconds()
+	fmt.Fprintf(w, "Made %d panes in %.1f s (%.0f a second); SpawnPane while filling: p50 %.2f ms, p99 %.2f ms. Daemon RSS with %d idle panes: %.0f MiB",
+		sc.panes, sc.fill.Seconds(), rate, ms(sc.spawnP50), ms(sc.spawnP99), sc.panes, float64(sc.rssKiB)/1024)
+	if big {
+		fmt.Fprintf(w, " (goal ≤ 1 GiB: %s)", met(sc.rssKiB <= goalRSS10kKiB))
+	}
+	fmt.Fprintf(w, ".")
+	if sc.wake > 0 {
+		fmt.Fprintf(w, " Idle wake-ups over %v (timeslices of the daemon's threads): %d (goal 0: %s).", sc.wake, sc.slices, met(sc.slices == 0))
+	}
+	fmt.Fprintf(w, "\n\n| verb | calls | p50 | p99 | max | goal |\n|---|---|---|---|---|---|\n")
+	missed := 0
+	for _, v := range sc.verbs {
+		var g string
+		switch {
+		case big && wholeTree(v.name):
+			g = "(whole tree: none)"
+		case big:
+			g = fmt.Sprintf("p99 ≤ %v: %s", goalVerb10k, met(v.p99 <= goalVerb10k))
+			if v.p99 > goalVerb10k {
+				missed++
+			}
+		case v.name == "Server.Save":
+			g = fmt.Sprintf("p99 ≤ %v: %s", goalSave1k, met(v.p99 <= goalSave1k))
+			if v.p99 > goalSave1k {
+				missed++
+			}
+		default:
+			g = fmt.Sprintf("p99 ≤ %v: %s", goalVerb1k, met(v.p99 <= goalVerb1k))
+			if v.p99 > goalVerb1k {
+				missed++
+			}
+		}
+		fmt.Fprintf(w, "| %s | %d | %.2f ms | %.2f ms | %.2f ms | %s |\n", v.name, v.n, ms(v.p50), ms(v.p99), ms(v.max), g)
+	}
+	fmt.Fprintf(w, "\nVerbs missing their goal: %d of %d.\n", missed, len(sc.verbs))
+	fmt.Fprintf(w, "\n%d concurrent runs of `seq 1 20000` (each Run.Start + Run.Wait on its own connection): all succeeded, wall %.0f ms, p99 %.0f ms.\n",
+		sc.concurrent, ms(sc.concWall), ms(sc.concP99))
+}
