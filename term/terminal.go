@@ -146,6 +146,7 @@ func NewTerminal(cfg Config) *Terminal {
 // startEmulator makes the emulator on the first output; t.mu is held.
 func (t *Terminal) startEmulator() {
 	e := vt.NewEmulator(t.cols, t.rows)
+	shrinkParserData(e)
 	e.SetScrollbackSize(vtScrollback)
 	e.SetCallbacks(vt.Callbacks{
 		Bell:        func() { t.emit(Event{Kind: EventBell}) },
