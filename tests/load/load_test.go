@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ func TestLoad(t *testing.T) {
 	panes := envInt("SIGNALTTY_LOAD_PANES", 100)
 	clients := envInt("SIGNALTTY_LOAD_CLIENTS", 20)
 	runs := envInt("SIGNALTTY_LOAD_RUNS", 10)
-	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_MAX_CONNECTIONS=4096"}})
+	d, hooks := harness.StartHooks(t, harness.Options{Env: []string{"SIGNALTTY_MAX_CONNECTIONS=4096"}})
 	ctx := context.Background()
 	setup := d.Dial(t)
 	var ws struct {
@@ -66,16 +67,20 @@ func TestLoad(t *testing.T) {
 				ID string `json:"id"`
 			} `json:"pane"`
 		}
-		// One line every 100 ms, without a fork per line.
-		argv := []string{"bash", "--norc", "--noprofile", "-c", "i=0; while :; do i=$((i+1)); echo load line $i; read -t 0.1 -u 9 9<><(:) || :; done"}
+		// One line every 100 ms, without a fork per line: fd 9 is a pipe
+		// opened once, read and written by the shell itself, so the read
+		// only times out (a redirection on the read would fork for its
+		// process substitution at every line).
+		argv := []string{"bash", "--norc", "--noprofile", "-c", "exec 9<> <(:); i=0; while :; do i=$((i+1)); echo load line $i; read -t 0.1 -u 9 || :; done"}
 		if err := setup.Call(ctx, "dev.signaltty.Mux.SpawnPane", map[string]any{"workspace": ws.Workspace.ID, "argv": argv}, &r); err != nil {
-			t.Fatalf("pane %d: %v", i, err)
+			t.Fatalf("pane %d: %v", i, describe(err))
 		}
 		ids = append(ids, r.Pane.ID)
 	}
 	time.Sleep(time.Second) // let the panes start printing; a load phase, not synchronisation
 	fdsBefore := len(harness.FDs(t, d.Pid()))
 	threadsBefore := threads(t, d.Pid())
+	goroutinesBefore := harness.Goroutines(t, hooks, "before")
 
 	var mu sync.Mutex
 	lat := map[string][]time.Duration{}
@@ -84,14 +89,7 @@ func TestLoad(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil && !limitError(err) {
-			msg := err.Error()
-			var ve *vl.Error
-			if errors.As(err, &ve) {
-				if raw, ok := ve.Parameters.(*json.RawMessage); ok && raw != nil {
-					msg += " " + string(*raw)
-				}
-			}
-			errs[verb+": "+msg]++
+			errs[verb+": "+describe(err)]++
 			return
 		}
 		lat[verb] = append(lat[verb], took)
@@ -178,7 +176,36 @@ func TestLoad(t *testing.T) {
 		f := len(harness.FDs(t, d.Pid()))
 		return f <= fdsBefore, fmt.Sprintf("fds %d (before %d)", f, fdsBefore)
 	})
-	fmt.Printf("daemon: %d descriptors (before the load %d), %d threads (before %d)\n", len(harness.FDs(t, d.Pid())), fdsBefore, threads(t, d.Pid()), threadsBefore)
+	// No goroutine growth either: what the clients and runs started ends
+	// with them (a little slack for the runtime's and the saver's own).
+	var goroutinesAfter int
+	harness.Eventually(t, 30*time.Second, "goroutines back to their level before the load", func() (bool, string) {
+		goroutinesAfter = harness.Goroutines(t, hooks, "after")
+		return goroutinesAfter <= goroutinesBefore+8, fmt.Sprintf("goroutines %d (before %d)", goroutinesAfter, goroutinesBefore)
+	})
+	fmt.Printf("daemon: %d descriptors (before the load %d), %d threads (before %d), %d goroutines (before %d)\n",
+		len(harness.FDs(t, d.Pid())), fdsBefore, threads(t, d.Pid()), threadsBefore, goroutinesAfter, goroutinesBefore)
+	fmt.Printf("daemon: VmRSS %d kB after the load\n", status(t, d.Pid(), "VmRSS"))
+	if dir := os.Getenv("SIGNALTTY_LOAD_PROFILES"); dir != "" {
+		for _, n := range []string{"before", "after"} {
+			if b, err := os.ReadFile(filepath.Join(hooks, "heap-"+n+".pprof")); err == nil {
+				os.WriteFile(filepath.Join(dir, "heap-"+n+".pprof"), b, 0o644)
+			}
+		}
+		fmt.Printf("daemon: heap profiles in %s (go tool pprof -sample_index=inuse_space -top)\n", dir)
+	}
+}
+
+// describe is an error with its varlink parameters (code, message, data).
+func describe(err error) string {
+	msg := err.Error()
+	var ve *vl.Error
+	if errors.As(err, &ve) {
+		if raw, ok := ve.Parameters.(*json.RawMessage); ok && raw != nil {
+			msg += " " + string(*raw)
+		}
+	}
+	return msg
 }
 
 func threads(t testing.TB, pid int) int { return status(t, pid, "Threads") }
