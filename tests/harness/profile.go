@@ -10,7 +10,9 @@ import (
 
 // Goroutines asks a daemon started with StartHooks for its goroutine count
 // (cmd/signalttyd/testhooks_profile.go), which also writes its live heap
-// profile to hooks/heap-<name>.pprof. It waits for the answer (PollTimeout).
+// profile to hooks/heap-<name>.pprof. It waits for the answer up to
+// 12×PollTimeout: a daemon under load (a thousand panes printing) takes a
+// while to collect its heap.
 func Goroutines(t testing.TB, hooks, name string) int {
 	t.Helper()
 	out := filepath.Join(hooks, "goroutines-"+name)
@@ -18,7 +20,10 @@ func Goroutines(t testing.TB, hooks, name string) int {
 	if err := os.WriteFile(filepath.Join(hooks, "profile-"+name), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	WaitFile(t, out)
+	Eventually(t, 12*PollTimeout, out+" written", func() (bool, string) {
+		_, err := os.Stat(out)
+		return err == nil, ""
+	})
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

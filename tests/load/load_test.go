@@ -186,8 +186,37 @@ func TestLoad(t *testing.T) {
 	fmt.Printf("daemon: %d descriptors (before the load %d), %d threads (before %d), %d goroutines (before %d)\n",
 		len(harness.FDs(t, d.Pid())), fdsBefore, threads(t, d.Pid()), threadsBefore, goroutinesAfter, goroutinesBefore)
 	fmt.Printf("daemon: VmRSS %d kB after the load\n", status(t, d.Pid(), "VmRSS"))
+	// The panes go the way a user ends them (KillPane, from a few clients
+	// at once), so the daemon's own shutdown then has nothing to wait for.
+	st := time.Now()
+	var kill sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		kill.Add(1)
+		go func() {
+			defer kill.Done()
+			conn, err := vl.NewConnection(ctx, d.Address)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			for i := w; i < len(ids); i += 8 {
+				var out map[string]any
+				if err := conn.Call(ctx, "dev.signaltty.Mux.KillPane", map[string]any{"pane": ids[i]}, &out); err != nil {
+					t.Errorf("KillPane %s: %s", ids[i], describe(err))
+				}
+			}
+		}()
+	}
+	kill.Wait()
+	harness.Eventually(t, 120*time.Second, "every pane exited", func() (bool, string) {
+		s := d.Status(t)
+		return s.LivePanes == 0, fmt.Sprintf("%d live panes", s.LivePanes)
+	})
+	fmt.Printf("daemon: %d panes killed and exited in %v; VmRSS %d kB\n", len(ids), time.Since(st).Round(10*time.Millisecond), status(t, d.Pid(), "VmRSS"))
 	if dir := os.Getenv("SIGNALTTY_LOAD_PROFILES"); dir != "" {
-		for _, n := range []string{"before", "after"} {
+		harness.Goroutines(t, hooks, "killed")
+		for _, n := range []string{"before", "after", "killed"} {
 			if b, err := os.ReadFile(filepath.Join(hooks, "heap-"+n+".pprof")); err == nil {
 				os.WriteFile(filepath.Join(dir, "heap-"+n+".pprof"), b, 0o644)
 			}
