@@ -11,8 +11,8 @@ import (
 // Goroutines asks a daemon started with StartHooks for its goroutine count
 // (cmd/signalttyd/testhooks_profile.go), which also writes its live heap
 // profile to hooks/heap-<name>.pprof. It waits for the answer up to
-// 12×PollTimeout: a daemon under load (a thousand panes printing) takes a
-// while to collect its heap.
+// 30×PollTimeout: a daemon under load (a thousand panes printing, on a
+// busy machine) took minutes to collect its heap.
 func Goroutines(t testing.TB, hooks, name string) int {
 	t.Helper()
 	out := filepath.Join(hooks, "goroutines-"+name)
@@ -20,7 +20,7 @@ func Goroutines(t testing.TB, hooks, name string) int {
 	if err := os.WriteFile(filepath.Join(hooks, "profile-"+name), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, 12*PollTimeout, out+" written", func() (bool, string) {
+	Eventually(t, 30*PollTimeout, out+" written", func() (bool, string) {
 		_, err := os.Stat(out)
 		return err == nil, ""
 	})
