@@ -110,6 +110,17 @@ func TestStateDirectoryFullDuringSave(t *testing.T) {
 	if r := d.CLI(t, "doctor"); !strings.Contains(r.Stdout+r.Stderr, "the last save failed") {
 		t.Errorf("doctor does not report the failed save:\n%s", r)
 	}
+	var js struct {
+		Status struct {
+			Journal struct {
+				Error *string `json:"error"`
+			} `json:"journal"`
+		} `json:"status"`
+	}
+	d.JSON(t, &js, "status")
+	if js.Status.Journal.Error != nil {
+		t.Logf("the event journal while the file system is full: %s", *js.Status.Journal.Error)
+	}
 	// The daemon keeps serving and the panes keep running.
 	for _, p := range []harness.Pane{first, second} {
 		if g := d.GetPane(t, p.ID); g.State != "live" {
