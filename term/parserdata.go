@@ -11,10 +11,11 @@ import (
 // oscDataBytes is the longest string payload (OSC, DCS, APC, PM, SOS) an
 // emulator keeps; longer payloads are cut there. The payloads we act on
 // (titles, working directory, prompt marks, program status: osc.go) are a
-// few hundred bytes at most. x/vt v0.1.0 gives every emulator a 4 MiB
-// buffer for them, allocated and zeroed at once: with a thousand panes that
-// was 4 GiB of heap, and every run's pane churned another 4 MiB.
-const oscDataBytes = 64 << 10
+// few hundred bytes, a percent-encoded working directory a few KiB. x/vt
+// v0.1.0 gives every emulator a 4 MiB buffer for them, allocated and
+// zeroed at once: with a thousand panes that was 4 GiB of heap, and every
+// run's pane churned another 4 MiB.
+const oscDataBytes = 16 << 10
 
 // shrinkParserData replaces the emulator's string-payload buffer with one
 // of oscDataBytes. x/vt has no setting for it, so the parser is reached
