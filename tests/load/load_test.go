@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,6 +153,9 @@ func TestLoad(t *testing.T) {
 			}
 		}()
 	}
+	if os.Getenv("SIGNALTTY_LOAD_PROFILES") != "" { // the daemon's CPU during the load's first 10 s (or all of it)
+		os.WriteFile(filepath.Join(hooks, "cpuprofile-load"), []byte(strconv.Itoa(min(secs, 10))), 0o600)
+	}
 	wg.Wait()
 
 	var verbs []string
@@ -190,6 +194,7 @@ func TestLoad(t *testing.T) {
 	// at once), so the daemon's own shutdown then has nothing to wait for.
 	st := time.Now()
 	var kill sync.WaitGroup
+	var lateReaps atomic.Int32
 	for w := 0; w < 8; w++ {
 		kill.Add(1)
 		go func() {
@@ -203,6 +208,13 @@ func TestLoad(t *testing.T) {
 			for i := w; i < len(ids); i += 8 {
 				var out map[string]any
 				if err := conn.Call(ctx, "dev.signaltty.Mux.KillPane", map[string]any{"pane": ids[i]}, &out); err != nil {
+					// A reap later than 1 s after SIGKILL is documented
+					// (docs/termination.md): on a saturated machine it
+					// happens; the pane still ends (checked below).
+					if strings.Contains(describe(err), `"timeout.terminate"`) {
+						lateReaps.Add(1)
+						continue
+					}
 					t.Errorf("KillPane %s: %s", ids[i], describe(err))
 				}
 			}
@@ -213,12 +225,13 @@ func TestLoad(t *testing.T) {
 		s := d.Status(t)
 		return s.LivePanes == 0, fmt.Sprintf("%d live panes", s.LivePanes)
 	})
-	fmt.Printf("daemon: %d panes killed and exited in %v; VmRSS %d kB\n", len(ids), time.Since(st).Round(10*time.Millisecond), status(t, d.Pid(), "VmRSS"))
+	fmt.Printf("daemon: %d panes killed and exited in %v (%d KillPane calls failed timeout.terminate); VmRSS %d kB\n",
+		len(ids), time.Since(st).Round(10*time.Millisecond), lateReaps.Load(), status(t, d.Pid(), "VmRSS"))
 	if dir := os.Getenv("SIGNALTTY_LOAD_PROFILES"); dir != "" {
 		harness.Goroutines(t, hooks, "killed")
-		for _, n := range []string{"before", "after", "killed"} {
-			if b, err := os.ReadFile(filepath.Join(hooks, "heap-"+n+".pprof")); err == nil {
-				os.WriteFile(filepath.Join(dir, "heap-"+n+".pprof"), b, 0o644)
+		for _, n := range []string{"heap-before", "heap-after", "heap-killed", "cpu-load"} {
+			if b, err := os.ReadFile(filepath.Join(hooks, n+".pprof")); err == nil {
+				os.WriteFile(filepath.Join(dir, n+".pprof"), b, 0o644)
 			}
 		}
 		fmt.Printf("daemon: heap profiles in %s (go tool pprof -sample_index=inuse_space -top)\n", dir)

@@ -12,7 +12,7 @@
 #   tests/load/run.sh        the CI version: 100 panes, 20 clients, 10 runs, 10 s
 #   tests/load/run.sh full   1,000 panes, 100 clients, 50 runs, 60 s
 # SIGNALTTY_LOAD_PROFILES=DIR keeps the daemon's heap profiles there (before the load,
-# after it, after its panes were killed).
+# after it, after its panes were killed) and a CPU profile of the load's first 10 s.
 # SIGNALTTY_LOAD_PANES, _CLIENTS, _RUNS and _SECONDS override either.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/../.."
