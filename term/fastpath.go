@@ -170,6 +170,7 @@ func (fs *fastState) reset(cols, keep int) {
 	}
 	if fs.sgrParser == nil {
 		fs.sgrParser = ansi.NewParser()
+		fs.sgrParser.SetDataSize(64) // it parses SGR only: no string payloads (64 KiB by default)
 		fs.sgrParser.SetHandler(ansi.Handler{HandleCsi: func(cmd ansi.Cmd, params ansi.Params) {
 			if cmd == 'm' {
 				uv.ReadStyle(params, &fs.style)

@@ -58,6 +58,7 @@ var pool emuPool
 // newHost makes an emulator with our handlers and its reply pump.
 func newHost() *vtHost {
 	h := &vtHost{e: vt.NewEmulator(poolCols, poolRows)}
+	shrinkParserData(h.e) // parserdata.go
 	h.e.SetScrollbackSize(vtScrollback)
 	h.e.SetCallbacks(vt.Callbacks{
 		Bell: func() { h.t.emit(Event{Kind: EventBell}) },

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,15 +77,30 @@ func TestClientDisconnectMidStreamAndMidReply(t *testing.T) {
 	}
 }
 
+// stopFor is how long TestDaemonStoppedAndContinued keeps the daemon
+// stopped: $SIGNALTTY_FAULT_STOP_MS, default 2 s (the 10 s of the fault as
+// first described: SIGNALTTY_FAULT_STOP_MS=10000).
+func stopFor() time.Duration {
+	if ms, err := strconv.Atoi(os.Getenv("SIGNALTTY_FAULT_STOP_MS")); err == nil && ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return 2 * time.Second
+}
+
 // A daemon stopped with SIGSTOP: a client's call with a deadline fails
 // with it (no hang); after SIGCONT the daemon answers, the pane is live
-// and its output went on.
+// and nothing it printed while the daemon was stopped is lost.
 func TestDaemonStoppedAndContinued(t *testing.T) {
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	p := d.Spawn(t, []string{"--workspace", "w", "--env", "PS1=$ "}, "bash", "--norc", "--noprofile")
 	d.Send(t, p.ID, `echo before-stop\n`)
 	d.WaitLine(t, p.ID, "before-stop")
+	// The pane prints 200 numbered lines across the stop; the PTY holds
+	// what the stopped daemon does not read, and the writer waits.
+	lines := 200
+	d.Send(t, p.ID, fmt.Sprintf(`for i in $(seq 1 %d); do echo stopped-line-$i; sleep %.3f; done; echo stop-loop-done\n`, lines, stopFor().Seconds()/float64(lines)))
+	d.WaitCapture(t, p.ID, "the pane starts printing", func(c harness.Capture) bool { return c.Contains("stopped-line-") })
 	c := d.Dial(t)
 	if err := syscall.Kill(d.Pid(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -105,11 +123,23 @@ func TestDaemonStoppedAndContinued(t *testing.T) {
 		t.Fatalf("a call to a stopped daemon answered: %v", out)
 	}
 	t.Logf("call while stopped: %v", err)
-	time.Sleep(2 * time.Second) // the fault: the daemon stays stopped a while (not synchronisation)
+	time.Sleep(stopFor()) // the fault: the daemon stays stopped a while (not synchronisation)
 	syscall.Kill(d.Pid(), syscall.SIGCONT)
 	stopped = false
 	if st := d.Status(t); st.Pid != d.Pid() || st.LivePanes != 1 {
 		t.Errorf("status after SIGCONT: %+v", st)
+	}
+	d.WaitLine(t, p.ID, "stop-loop-done")
+	var all harness.Capture
+	d.JSON(t, &all, "pane", "capture", "--pane", p.ID, "--start", "0")
+	next := 1
+	for _, l := range all.Lines {
+		if strings.TrimRight(l, " ") == fmt.Sprintf("stopped-line-%d", next) {
+			next++
+		}
+	}
+	if next != lines+1 {
+		t.Errorf("the pane's rows after SIGCONT have stopped-line-1..%d in order, want ..%d:\n%s", next-1, lines, all.Dump())
 	}
 	d.Send(t, p.ID, `echo after-continue\n`)
 	d.WaitLine(t, p.ID, "after-continue")

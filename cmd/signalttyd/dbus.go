@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/introspect"
@@ -56,6 +57,7 @@ func (o *busObject) checkCaller(sender dbus.Sender) *dbus.Error {
 type busExport struct {
 	conn   *dbus.Conn
 	props  *prop.Properties
+	subMu  sync.Mutex // guards sub: follow replaces it after a lag
 	sub    *service.Subscription
 	log    *slog.Logger
 	notify notifyWhat // desktop notifications ($SIGNALTTY_NOTIFY)
@@ -175,10 +177,13 @@ func (b *busExport) follow(svc *service.Service) {
 				b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
 			}
 		}
+		b.subMu.Lock()
 		if !b.sub.Lagged() {
-			return // closed: shutdown
+			b.subMu.Unlock()
+			return // closed: shutdown, or the bus was lost
 		}
 		b.sub = svc.Subscribe(service.Filter{Types: busEvents}, false)
+		b.subMu.Unlock()
 		b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
 		b.props.SetMust(busIface, "Attention", highestAttention(svc))
 	}
@@ -240,7 +245,7 @@ func (b *busExport) close() {
 	if b == nil {
 		return
 	}
-	b.sub.Close()
+	b.closeSub()
 	b.conn.ReleaseName(busName)
 	b.conn.Close()
 }

@@ -151,7 +151,7 @@ func run(log *slog.Logger, address string) error {
 	daemon.SdNotify(false, "READY=1\nSTATUS=listening on "+address)
 	lg.start()
 	defer lg.close() // every way out releases the logind inhibitor
-	bus := startBus(log, svc, version, address)
+	bus := keepOnBus(log, svc, version, address)
 	defer bus.close()
 	watchdogStop := make(chan struct{})
 	startWatchdog(log, svc, watchdogStop)

@@ -35,6 +35,7 @@ func init() {
 				time.Sleep(5 * time.Millisecond)
 			}
 		}
+		go profileHook(dir)
 		svc.SetStartBarrier(func(key, phase string) {
 			gate := filepath.Join(dir, "barrier-"+phase+"-"+key)
 			if _, err := os.Stat(gate); err != nil {

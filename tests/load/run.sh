@@ -11,6 +11,8 @@
 #
 #   tests/load/run.sh        the CI version: 100 panes, 20 clients, 10 runs, 10 s
 #   tests/load/run.sh full   1,000 panes, 100 clients, 50 runs, 60 s
+# SIGNALTTY_LOAD_PROFILES=DIR keeps the daemon's heap profiles there (before the load,
+# after it, after its panes were killed) and a CPU profile of the load's first 10 s.
 # SIGNALTTY_LOAD_PANES, _CLIENTS, _RUNS and _SECONDS override either.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/../.."
@@ -18,5 +20,5 @@ command -v go >/dev/null 2>&1 || export PATH=$PATH:/usr/local/go/bin
 if [ "${1:-}" = full ]; then
   : "${SIGNALTTY_LOAD_PANES:=1000}" "${SIGNALTTY_LOAD_CLIENTS:=100}" "${SIGNALTTY_LOAD_RUNS:=50}" "${SIGNALTTY_LOAD_SECONDS:=60}"
 fi
-export SIGNALTTY_LOAD=1 SIGNALTTY_LOAD_PANES SIGNALTTY_LOAD_CLIENTS SIGNALTTY_LOAD_RUNS SIGNALTTY_LOAD_SECONDS
+export SIGNALTTY_LOAD=1 SIGNALTTY_LOAD_PANES SIGNALTTY_LOAD_CLIENTS SIGNALTTY_LOAD_RUNS SIGNALTTY_LOAD_SECONDS SIGNALTTY_LOAD_PROFILES
 exec go test -count=1 -timeout 30m -v -run '^TestLoad$' ./tests/load/
