@@ -893,7 +893,8 @@ func (t *Terminal) dropScrollback() {
 
 // scrolledRow converts screen row y as the emulator's scrollback would keep
 // it when it scrolled off (up to its last cell that is neither a zero cell
-// nor an empty one) and drain would store it.
+// nor an empty one) and drain would store it. Like buildScratch, the row
+// is the builder's scratch space, for pushRow.
 //
 // used is one past the row's last cell that is not an empty cell (zero
 // cells count): what erasing the row must cover.
@@ -919,7 +920,7 @@ func (t *Terminal) scrolledRow(y int) (r storedRow, used int) {
 			t.line = append(t.line, uv.EmptyCell)
 		}
 	}
-	r = t.rb.build(t.line, t.cols, true)
+	r = t.rb.buildScratch(t.line, t.cols)
 	clear(t.line) // drop references to cell contents
 	return r, used
 }
@@ -942,6 +943,7 @@ func plainStyle(s *uv.Style) bool {
 // buildSim converts a simulated row into a stored row, as build converts
 // the same cells once the emulator's scrollback trimmed them. row is cut
 // where only empty cells follow. Rows of ASCII cells take a short cut.
+// Like buildScratch, the row is the builder's scratch space, for pushRow.
 func (t *Terminal) buildSim(row []simCell) storedRow {
 	fs := &t.fs
 	ascii := true
@@ -970,7 +972,7 @@ func (t *Terminal) buildSim(row []simCell) storedRow {
 	for n > 0 && (fs.line[n-1].IsZero() || fs.line[n-1].Equal(&uv.EmptyCell)) {
 		n--
 	}
-	r := t.rb.build(fs.line[:n], t.cols, true)
+	r := t.rb.buildScratch(fs.line[:n], t.cols)
 	clear(fs.line)
 	return r
 }
