@@ -17,9 +17,7 @@ import (
 
 // Sizes and times of the output path.
 const (
-	readBufSize    = 8 << 10               // bytes per read of the master (a PTY read returns at most 4 KiB)
-	backlogChunks  = 64                    // chunks queued for emulation: at most 64×8 KiB = 512 KiB
-	coalesceMax    = 256 << 10             // bytes handed to one Terminal.Write at most
+	readBufSize    = 64 << 10              // bytes read from the master before one Terminal.Write at most
 	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
 	drainMax       = time.Second           // after the reap, stop waiting for output after this long
 	drainSweep     = 128 << 10             // bytes read without waiting when the drain ends (the kernel's tty buffers hold ~70 KiB)
@@ -30,10 +28,10 @@ const (
 
 // Pane is one PTY, its leader process and its Terminal.
 //
-// Goroutines of a live pane: a reader (master → backlog), an emulator
-// (backlog → Terminal.Write), a reply writer (Terminal replies → master) and a
-// supervisor that parks in the netpoller on the leader's pidfd. All of them
-// end after the leader exited; Close waits for them.
+// Goroutines of a live pane: an output loop (master → Terminal.Write), a
+// reply writer (Terminal replies → master) and a supervisor that parks in the
+// netpoller on the leader's pidfd. All of them end after the leader exited;
+// Close waits for them.
 type Pane struct {
 	pid    int
 	master *os.File // non-blocking PTY master
@@ -42,8 +40,7 @@ type Pane struct {
 	onExit func(ExitStatus)
 	cgroup *cgroup.Group // nil without one
 
-	backlog  chan chunk                // reader → emulator; closed by the reader
-	emuDone  chan struct{}             // closed when the emulator emulated everything read
+	emuDone  chan struct{}             // closed when the output loop emulated everything read
 	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
 	offset   atomic.Int64              // bytes of output emulated
 	heldOpen atomic.Bool               // the drain ended with the PTY still open
@@ -66,18 +63,9 @@ type Pane struct {
 	closeOnce sync.Once
 }
 
-// chunk is a pooled read buffer holding n bytes of output.
-type chunk struct {
-	b *[]byte
-	n int
-}
-
-func (c chunk) bytes() []byte { return (*c.b)[:c.n] }
-
-var (
-	readPool     = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
-	coalescePool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax); return &b }}
-)
+// readPool holds the output loop's read buffers. A pane takes one only
+// while its PTY has output: waiting for output holds none.
+var readPool = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
 
 // newPane starts the goroutines of a freshly spawned child.
 func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
@@ -86,7 +74,6 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		master:   master,
 		onExit:   cfg.OnExit,
 		cgroup:   cfg.Cgroup,
-		backlog:  make(chan chunk, backlogChunks),
 		emuDone:  make(chan struct{}),
 		replies:  make(chan []byte, replyQueue),
 		reapedCh: make(chan struct{}),
@@ -109,9 +96,8 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 	unix.SetNonblock(pidfd, true)
 	p.pidf = os.NewFile(uintptr(pidfd), "pidfd")
 
-	p.wg.Add(4)
-	go p.readLoop()
-	go p.emulate()
+	p.wg.Add(3)
+	go p.outputLoop()
 	go p.replyLoop()
 	go p.supervise()
 	return p
@@ -290,56 +276,89 @@ func (p *Pane) Close() {
 	})
 }
 
-// readLoop moves output from the master into the backlog until EIO (no slave
-// holder left), the master is closed, or the exit drain ends. A full backlog
-// blocks it, which in turn blocks the child's writes.
-func (p *Pane) readLoop() {
+// outputLoop reads output from the master and feeds it to the Terminal
+// until EIO (no slave holder left), the master is closed, or the exit drain
+// ends. One goroutine does both, as the output arrives: no hand-off per
+// piece of output, and while it emulates, the child's writes fill the
+// kernel's tty buffers and then wait, as they would for a slow reader.
+func (p *Pane) outputLoop() {
 	defer p.wg.Done()
-	defer close(p.backlog)
+	defer close(p.emuDone)
+	rc, err := p.master.SyscallConn()
+	if err != nil {
+		return
+	}
 	for {
 		if !p.armDrain() {
 			p.heldOpen.Store(true)
-			p.sweep()
+			p.sweep(rc)
 			return
 		}
-		c := chunk{b: readPool.Get().(*[]byte)}
-		n, err := p.master.Read(*c.b)
-		if n > 0 {
-			c.n = n
-			if err == nil {
-				p.topUp(&c)
-			}
-			p.backlog <- c
-		} else {
-			readPool.Put(c.b)
-		}
+		err := p.readOnce(rc)
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not the PTY
 				p.heldOpen.Store(true)
-				p.sweep()
+				p.sweep(rc)
 			}
 			return
 		}
 	}
 }
 
-// topUp reads into the rest of c, without waiting, what the PTY holds
-// already (one read returns at most 4 KiB), so that a stream of output
-// reaches emulation in fewer, larger pieces.
-func (p *Pane) topUp(c *chunk) {
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return
-	}
-	buf := *c.b
-	for c.n < len(buf) {
-		var n int
-		var rerr error
-		if err := rc.Control(func(fd uintptr) { n, rerr = unix.Read(int(fd), buf[c.n:]) }); err != nil || rerr != nil || n <= 0 {
-			return
+// readOnce waits in the netpoller until the master is readable, reads
+// what it holds (up to readBufSize bytes, in as many reads as the kernel
+// needs: one returns at most 4 KiB) and emulates it. It returns the error
+// that ends reading: EIO, os.ErrClosed or os.ErrDeadlineExceeded.
+func (p *Pane) readOnce(rc syscall.RawConn) error {
+	var (
+		bp   *[]byte
+		n    int
+		rerr error
+	)
+	err := rc.Read(func(fd uintptr) bool {
+		if bp == nil {
+			bp = readPool.Get().(*[]byte)
 		}
-		c.n += n
+		buf := *bp
+		for n < len(buf) {
+			k, err := unix.Read(int(fd), buf[n:])
+			if k > 0 {
+				n += k
+				continue
+			}
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err == unix.EAGAIN && n == 0:
+				readPool.Put(bp) // nothing yet: wait for readability without it
+				bp = nil
+				return false
+			case err == unix.EAGAIN:
+			case err != nil:
+				rerr = err
+			default:
+				rerr = unix.EIO // end of file: the slave side is gone
+			}
+			break
+		}
+		return true
+	})
+	if n > 0 {
+		p.emulateBytes((*bp)[:n])
 	}
+	if bp != nil {
+		readPool.Put(bp)
+	}
+	if err != nil {
+		return err
+	}
+	return rerr
+}
+
+// emulateBytes feeds output to the Terminal and counts it.
+func (p *Pane) emulateBytes(b []byte) {
+	p.term.Write(b)
+	p.offset.Add(int64(len(b)))
 }
 
 // armDrain sets the read deadline for the next read once the leader was
@@ -362,72 +381,21 @@ func (p *Pane) armDrain() bool {
 	return true
 }
 
-// sweep reads, without waiting, at most drainSweep bytes the kernel still
-// holds: output the leader wrote before it exited that a slow emulation kept
-// the reader from fetching within the drain window is still delivered.
-func (p *Pane) sweep() {
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return
-	}
+// sweep reads and emulates, without waiting, at most drainSweep bytes the
+// kernel still holds: output the leader wrote before it exited that a slow
+// emulation kept the loop from fetching within the drain window is still
+// delivered.
+func (p *Pane) sweep(rc syscall.RawConn) {
+	bp := readPool.Get().(*[]byte)
+	defer readPool.Put(bp)
 	for total := 0; total < drainSweep; {
-		c := chunk{b: readPool.Get().(*[]byte)}
+		var n int
 		var rerr error
-		if err := rc.Control(func(fd uintptr) { c.n, rerr = unix.Read(int(fd), *c.b) }); err != nil || rerr != nil || c.n <= 0 {
-			readPool.Put(c.b)
+		if err := rc.Control(func(fd uintptr) { n, rerr = unix.Read(int(fd), *bp) }); err != nil || rerr != nil || n <= 0 {
 			return
 		}
-		total += c.n
-		p.backlog <- c
-	}
-}
-
-// emulate feeds the backlog to the Terminal, joining queued chunks into
-// writes of at most coalesceMax bytes, until the reader closes the backlog.
-func (p *Pane) emulate() {
-	defer p.wg.Done()
-	defer close(p.emuDone)
-	var next chunk
-	have := false
-	for {
-		if !have {
-			c, ok := <-p.backlog
-			if !ok {
-				return
-			}
-			next = c
-		}
-		have = false
-		first, data := next, next.bytes()
-		var joined *[]byte
-	join:
-		for len(data) < coalesceMax {
-			select {
-			case c, ok := <-p.backlog:
-				if !ok {
-					break join
-				}
-				if len(data)+c.n > coalesceMax {
-					next, have = c, true
-					break join
-				}
-				if joined == nil {
-					joined = coalescePool.Get().(*[]byte)
-					*joined = append((*joined)[:0], data...)
-				}
-				*joined = append(*joined, c.bytes()...)
-				data = *joined
-				readPool.Put(c.b)
-			default:
-				break join
-			}
-		}
-		p.term.Write(data)
-		p.offset.Add(int64(len(data)))
-		readPool.Put(first.b)
-		if joined != nil {
-			coalescePool.Put(joined)
-		}
+		total += n
+		p.emulateBytes((*bp)[:n])
 	}
 }
 
