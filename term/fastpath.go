@@ -120,6 +120,7 @@ type fastState struct {
 	curBlank  simCell     // what cur was filled with
 	ring      [][]simCell // the last rows-1 rows that scrolled up the screen
 	ringHi    []int       // their curHi
+	ringBlank []simCell   // their curBlank: ring[i][ringHi[i]:] are all ringBlank[i]
 	head      int
 	n         int
 	clusters  []string // non-ASCII clusters of this run
@@ -147,8 +148,10 @@ func (fs *fastState) reset(cols, keep int) {
 		fs.cur = make([]simCell, cols)
 		fs.ring = make([][]simCell, keep)
 		fs.ringHi = make([]int, keep)
+		fs.ringBlank = make([]simCell, keep)
 		for i := range fs.ring {
 			fs.ring[i] = make([]simCell, cols)
+			fs.ringHi[i], fs.ringBlank[i] = cols, simCell{w: 255} // filled before use
 		}
 	}
 	fill(fs.cur, emptySim)
@@ -851,8 +854,11 @@ func (t *Terminal) scrollRow(p uint16) {
 			i = (fs.head + fs.n) % len(fs.ring)
 			fs.n++
 		}
-		copy(fs.ring[i], fs.cur)
-		fs.ringHi[i] = fs.curHi
+		// The bottom row becomes ring row i, whose storage becomes the
+		// new bottom row: no copy, only the cells it used are filled.
+		fs.ring[i], fs.cur = fs.cur, fs.ring[i]
+		fs.ringHi[i], fs.curHi = fs.curHi, fs.ringHi[i]
+		fs.ringBlank[i], fs.curBlank = fs.curBlank, fs.ringBlank[i]
 	}
 	blank := blankSim(fs.pens[p].blank)
 	if blank == fs.curBlank {

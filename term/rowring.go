@@ -28,6 +28,7 @@ type rowRing struct {
 	maxRows  int
 	maxBytes int
 	base     int64 // serial number of blocks[0]'s row 0
+	textHint int   // text bytes of the last block filled: the next one's first capacity
 }
 
 // blockRows bounds the rows of one block.
@@ -95,11 +96,12 @@ func (r *rowRing) fillBlock(textLen int) *rowBlock {
 			return b
 		}
 		b.seal()
+		r.textHint = len(b.text)
 	}
 	base := r.base + int64(r.first) + int64(r.n)
 	b := &rowBlock{
 		base:  base,
-		text:  make([]byte, 0, min(r.blockBytes(), 2<<10)),
+		text:  make([]byte, 0, min(max(r.textHint+r.textHint/16, 256, textLen), r.blockBytes())),
 		ends:  make([]uint32, 0, blockRows),
 		cells: make([]int32, 0, blockRows),
 	}
@@ -179,14 +181,14 @@ func (b *rowBlock) size(i int) int {
 	return n
 }
 
-// row returns row i of the block.
-func (b *rowBlock) row(i int) storedRow {
+// row returns row i of the block, with its style runs when withRuns.
+func (b *rowBlock) row(i int, withRuns bool) storedRow {
 	t0, t1, r0, r1 := b.span(i)
 	r := storedRow{cells: b.cells[i]}
 	if t1 > t0 {
 		r.text = unsafe.String(&b.text[t0], t1-t0)
 	}
-	if r1 > r0 {
+	if withRuns && r1 > r0 {
 		r.runs = make([]styleRun, r1-r0)
 		for k, br := range b.runs[r0:r1] {
 			r.runs[k] = styleRun{start: br.start, n: br.n, style: b.styles[br.style]}
@@ -214,7 +216,14 @@ func (r *rowRing) dropOldest() {
 // at returns the i-th kept row, 0 being the oldest (0 ≤ i < n).
 func (r *rowRing) at(i int) storedRow {
 	b, j := r.locate(i)
-	return b.row(j)
+	return b.row(j, true)
+}
+
+// textAt returns the i-th kept row without its style runs (a row to be
+// read as text: padded, blankIn, paddedLen), allocating nothing.
+func (r *rowRing) textAt(i int) storedRow {
+	b, j := r.locate(i)
+	return b.row(j, false)
 }
 
 // locate returns the block of the i-th kept row and its index there.

@@ -235,16 +235,23 @@ func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) storedRow {
 	for n > 0 && row[n-1] == emptySim {
 		n--
 	}
-	b.buf = b.buf[:0]
-	textLen := 0
-	for i := 0; i < n; i++ {
-		c := byte(row[i].ch)
-		b.buf = append(b.buf, c)
-		if c != ' ' {
+	if cap(b.buf) < n {
+		b.buf = make([]byte, n, 2*n)
+	}
+	buf := b.buf[:n]
+	textLen, pens0 := 0, true
+	for i, c := range row[:n] {
+		buf[i] = byte(c.ch)
+		if c.ch != ' ' {
 			textLen = i + 1
 		}
+		pens0 = pens0 && c.p == 0
 	}
+	b.buf = buf
 	b.runs = b.runs[:0]
+	if pens0 { // the default pen only: no runs
+		return b.scratchRow(textLen, textLen, true)
+	}
 	open := -1 // pen of the open run
 	for i := 0; i < n; i++ {
 		p := int(row[i].p)

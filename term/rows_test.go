@@ -93,7 +93,7 @@ func TestRingStoresShortRowsCompactly(t *testing.T) {
 		footprint += cap(b.text) + 4*cap(b.ends) + 4*cap(b.cells) + 4*cap(b.runEnd) + 8*cap(b.runs) + 16*cap(b.styles)
 		footprint += int(unsafe.Sizeof(*b)) + 8
 	}
-	if limit := (text + 8*DefaultHistoryRows) * 11 / 10; footprint > limit {
+	if limit := (text + 8*DefaultHistoryRows) * 12 / 10; footprint > limit {
 		t.Fatalf("%d rows of %d text bytes take %d bytes, want at most %d", r.n, text, footprint, limit)
 	}
 	for k := 0; k < r.n; k++ {
@@ -314,7 +314,7 @@ func BenchmarkRowRing(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		r.push(rows[i%len(rows)])
-		_ = r.at(i % r.n)
+		_ = r.textAt(i % r.n)
 		i++
 	}
 }

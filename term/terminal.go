@@ -742,7 +742,7 @@ func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	}
 	for r := start; r < stop; r++ {
 		if r < h {
-			row := t.hist.at(int(r - oldest))
+			row := t.hist.textAt(int(r - oldest))
 			c.Lines = append(c.Lines, row.padded(t.cols))
 		} else {
 			row := t.screenRow(int(r-h), false)
@@ -816,7 +816,7 @@ func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
 // t.mu is held.
 func (t *Terminal) rowLocked(r, h, oldest int64) storedRow {
 	if r < h {
-		return t.hist.at(int(r - oldest))
+		return t.hist.textAt(int(r - oldest))
 	}
 	return t.screenRow(int(r-h), false)
 }
