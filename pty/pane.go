@@ -17,7 +17,9 @@ import (
 
 // Sizes and times of the output path.
 const (
-	readBufSize    = 64 << 10              // bytes read from the master before one Terminal.Write at most
+	readBufSize    = 64 << 10              // bytes of one chunk at most: what the master holds, in as many reads as needed (one returns at most 4 KiB)
+	backlogChunks  = 8                     // chunks queued for emulation: at most 8×64 KiB = 512 KiB
+	coalesceMax    = 256 << 10             // bytes handed to one Terminal.Write at most
 	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
 	drainMax       = time.Second           // after the reap, stop waiting for output after this long
 	drainSweep     = 128 << 10             // bytes read without waiting when the drain ends (the kernel's tty buffers hold ~70 KiB)
@@ -28,10 +30,10 @@ const (
 
 // Pane is one PTY, its leader process and its Terminal.
 //
-// Goroutines of a live pane: an output loop (master → Terminal.Write), a
-// reply writer (Terminal replies → master) and a supervisor that parks in the
-// netpoller on the leader's pidfd. All of them end after the leader exited;
-// Close waits for them.
+// Goroutines of a live pane: a reader (master → backlog), an emulator
+// (backlog → Terminal.Write), a reply writer (Terminal replies → master) and a
+// supervisor that parks in the netpoller on the leader's pidfd. All of them
+// end after the leader exited; Close waits for them.
 type Pane struct {
 	pid    int
 	master *os.File // non-blocking PTY master
@@ -40,7 +42,8 @@ type Pane struct {
 	onExit func(ExitStatus)
 	cgroup *cgroup.Group // nil without one
 
-	emuDone  chan struct{}             // closed when the output loop emulated everything read
+	backlog  chan chunk                // reader → emulator; closed by the reader
+	emuDone  chan struct{}             // closed when the emulator emulated everything read
 	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
 	offset   atomic.Int64              // bytes of output emulated
 	heldOpen atomic.Bool               // the drain ended with the PTY still open
@@ -63,9 +66,20 @@ type Pane struct {
 	closeOnce sync.Once
 }
 
-// readPool holds the output loop's read buffers. A pane takes one only
-// while its PTY has output: waiting for output holds none.
-var readPool = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+// chunk is a pooled read buffer holding n bytes of output.
+type chunk struct {
+	b *[]byte
+	n int
+}
+
+func (c chunk) bytes() []byte { return (*c.b)[:c.n] }
+
+var (
+	// readPool holds read buffers; the reader takes one only once the master
+	// is readable, so a pane waiting for output holds none.
+	readPool     = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+	coalescePool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax); return &b }}
+)
 
 // newPane starts the goroutines of a freshly spawned child.
 func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
@@ -74,6 +88,7 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		master:   master,
 		onExit:   cfg.OnExit,
 		cgroup:   cfg.Cgroup,
+		backlog:  make(chan chunk, backlogChunks),
 		emuDone:  make(chan struct{}),
 		replies:  make(chan []byte, replyQueue),
 		reapedCh: make(chan struct{}),
@@ -96,8 +111,9 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 	unix.SetNonblock(pidfd, true)
 	p.pidf = os.NewFile(uintptr(pidfd), "pidfd")
 
-	p.wg.Add(3)
-	go p.outputLoop()
+	p.wg.Add(4)
+	go p.readLoop()
+	go p.emulate()
 	go p.replyLoop()
 	go p.supervise()
 	return p
@@ -276,14 +292,14 @@ func (p *Pane) Close() {
 	})
 }
 
-// outputLoop reads output from the master and feeds it to the Terminal
-// until EIO (no slave holder left), the master is closed, or the exit drain
-// ends. One goroutine does both, as the output arrives: no hand-off per
-// piece of output, and while it emulates, the child's writes fill the
-// kernel's tty buffers and then wait, as they would for a slow reader.
-func (p *Pane) outputLoop() {
+// readLoop moves output from the master into the backlog until EIO (no slave
+// holder left), the master is closed, or the exit drain ends. A full backlog
+// blocks it, which in turn blocks the child's writes. Each chunk is what the
+// master holds when it becomes readable (up to readBufSize), so a stream of
+// output reaches emulation in few, large pieces: one hand-off per chunk.
+func (p *Pane) readLoop() {
 	defer p.wg.Done()
-	defer close(p.emuDone)
+	defer close(p.backlog)
 	rc, err := p.master.SyscallConn()
 	if err != nil {
 		return
@@ -294,7 +310,10 @@ func (p *Pane) outputLoop() {
 			p.sweep(rc)
 			return
 		}
-		err := p.readOnce(rc)
+		c, err := readChunk(rc)
+		if c.n > 0 {
+			p.backlog <- c
+		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not the PTY
 				p.heldOpen.Store(true)
@@ -305,33 +324,30 @@ func (p *Pane) outputLoop() {
 	}
 }
 
-// readOnce waits in the netpoller until the master is readable, reads
-// what it holds (up to readBufSize bytes, in as many reads as the kernel
-// needs: one returns at most 4 KiB) and emulates it. It returns the error
-// that ends reading: EIO, os.ErrClosed or os.ErrDeadlineExceeded.
-func (p *Pane) readOnce(rc syscall.RawConn) error {
-	var (
-		bp   *[]byte
-		n    int
-		rerr error
-	)
+// readChunk waits in the netpoller until the master is readable and reads
+// what it holds, up to readBufSize bytes, into a pooled buffer taken only
+// then. It returns the chunk (n = 0: none, its buffer back in the pool) and
+// the error that ends reading: EIO, a closed file or os.ErrDeadlineExceeded.
+func readChunk(rc syscall.RawConn) (chunk, error) {
+	var c chunk
+	var rerr error
 	err := rc.Read(func(fd uintptr) bool {
-		if bp == nil {
-			bp = readPool.Get().(*[]byte)
+		if c.b == nil {
+			c.b = readPool.Get().(*[]byte)
 		}
-		buf := *bp
-		for n < len(buf) {
-			k, err := unix.Read(int(fd), buf[n:])
+		buf := *c.b
+		for c.n < len(buf) {
+			k, err := unix.Read(int(fd), buf[c.n:])
 			if k > 0 {
-				n += k
+				c.n += k
 				continue
 			}
 			switch {
 			case err == unix.EINTR:
 				continue
-			case err == unix.EAGAIN && n == 0:
-				readPool.Put(bp) // nothing yet: wait for readability without it
-				bp = nil
+			case err == unix.EAGAIN && c.n == 0:
+				readPool.Put(c.b) // nothing yet: wait for readability without it
+				c.b = nil
 				return false
 			case err == unix.EAGAIN:
 			case err != nil:
@@ -343,22 +359,14 @@ func (p *Pane) readOnce(rc syscall.RawConn) error {
 		}
 		return true
 	})
-	if n > 0 {
-		p.emulateBytes((*bp)[:n])
-	}
-	if bp != nil {
-		readPool.Put(bp)
+	if c.n == 0 && c.b != nil {
+		readPool.Put(c.b)
+		c.b = nil
 	}
 	if err != nil {
-		return err
+		return c, err
 	}
-	return rerr
-}
-
-// emulateBytes feeds output to the Terminal and counts it.
-func (p *Pane) emulateBytes(b []byte) {
-	p.term.Write(b)
-	p.offset.Add(int64(len(b)))
+	return c, rerr
 }
 
 // armDrain sets the read deadline for the next read once the leader was
@@ -381,21 +389,68 @@ func (p *Pane) armDrain() bool {
 	return true
 }
 
-// sweep reads and emulates, without waiting, at most drainSweep bytes the
-// kernel still holds: output the leader wrote before it exited that a slow
-// emulation kept the loop from fetching within the drain window is still
-// delivered.
+// sweep reads, without waiting, at most drainSweep bytes the kernel still
+// holds: output the leader wrote before it exited that a slow emulation kept
+// the reader from fetching within the drain window is still delivered.
 func (p *Pane) sweep(rc syscall.RawConn) {
-	bp := readPool.Get().(*[]byte)
-	defer readPool.Put(bp)
 	for total := 0; total < drainSweep; {
-		var n int
+		c := chunk{b: readPool.Get().(*[]byte)}
 		var rerr error
-		if err := rc.Control(func(fd uintptr) { n, rerr = unix.Read(int(fd), *bp) }); err != nil || rerr != nil || n <= 0 {
+		if err := rc.Control(func(fd uintptr) { c.n, rerr = unix.Read(int(fd), *c.b) }); err != nil || rerr != nil || c.n <= 0 {
+			readPool.Put(c.b)
 			return
 		}
-		total += n
-		p.emulateBytes((*bp)[:n])
+		total += c.n
+		p.backlog <- c
+	}
+}
+
+// emulate feeds the backlog to the Terminal, joining queued chunks into
+// writes of at most coalesceMax bytes, until the reader closes the backlog.
+func (p *Pane) emulate() {
+	defer p.wg.Done()
+	defer close(p.emuDone)
+	var next chunk
+	have := false
+	for {
+		if !have {
+			c, ok := <-p.backlog
+			if !ok {
+				return
+			}
+			next = c
+		}
+		have = false
+		first, data := next, next.bytes()
+		var joined *[]byte
+	join:
+		for len(data) < coalesceMax {
+			select {
+			case c, ok := <-p.backlog:
+				if !ok {
+					break join
+				}
+				if len(data)+c.n > coalesceMax {
+					next, have = c, true
+					break join
+				}
+				if joined == nil {
+					joined = coalescePool.Get().(*[]byte)
+					*joined = append((*joined)[:0], data...)
+				}
+				*joined = append(*joined, c.bytes()...)
+				data = *joined
+				readPool.Put(c.b)
+			default:
+				break join
+			}
+		}
+		p.term.Write(data)
+		p.offset.Add(int64(len(data)))
+		readPool.Put(first.b)
+		if joined != nil {
+			coalescePool.Put(joined)
+		}
 	}
 }
 
