@@ -341,3 +341,28 @@ func BenchmarkBuildRow(b *testing.B) {
 		_ = rb.build(line, 80, true)
 	}
 }
+
+// BenchmarkRowRingShortRows pushes rows of a few characters (seq output)
+// into a full 10,000-row store, as every line of `seq` is stored, and
+// reports the store's bytes per kept row.
+func BenchmarkRowRingShortRows(b *testing.B) {
+	rows := make([]storedRow, 1024)
+	for i := range rows {
+		rows[i] = plainRow(strconv.Itoa(100000 + i))
+	}
+	r := newRowRing(DefaultHistoryRows, DefaultHistoryBytes)
+	for i := 0; i < DefaultHistoryRows; i++ {
+		r.push(rows[i%len(rows)])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.push(rows[i%len(rows)])
+		i++
+	}
+	held := 0
+	for _, blk := range r.blocks {
+		held += cap(blk.text) + 4*cap(blk.ends) + 4*cap(blk.cells)
+	}
+	b.ReportMetric(float64(held)/float64(r.n), "bytes/row")
+}
