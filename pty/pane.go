@@ -17,8 +17,8 @@ import (
 
 // Sizes and times of the output path.
 const (
-	readBufSize    = 8 << 10               // bytes per read of the master (a PTY read returns at most 4 KiB)
-	backlogChunks  = 64                    // chunks queued for emulation: at most 64×8 KiB = 512 KiB
+	readBufSize    = 64 << 10              // bytes of one chunk at most: what the master holds, in as many reads as needed (one returns at most 4 KiB)
+	backlogChunks  = 8                     // chunks queued for emulation: at most 8×64 KiB = 512 KiB
 	coalesceMax    = 256 << 10             // bytes handed to one Terminal.Write at most
 	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
 	drainMax       = time.Second           // after the reap, stop waiting for output after this long
@@ -75,6 +75,8 @@ type chunk struct {
 func (c chunk) bytes() []byte { return (*c.b)[:c.n] }
 
 var (
+	// readPool holds read buffers; the reader takes one only once the master
+	// is readable, so a pane waiting for output holds none.
 	readPool     = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
 	coalescePool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax); return &b }}
 )
@@ -294,54 +296,79 @@ func (p *Pane) Close() {
 
 // readLoop moves output from the master into the backlog until EIO (no slave
 // holder left), the master is closed, or the exit drain ends. A full backlog
-// blocks it, which in turn blocks the child's writes.
+// blocks it, which in turn blocks the child's writes. Each chunk is what the
+// master holds when it becomes readable (up to readBufSize), so a stream of
+// output reaches emulation in few, large pieces: one hand-off per chunk.
 func (p *Pane) readLoop() {
 	defer p.wg.Done()
 	defer close(p.backlog)
+	rc, err := p.master.SyscallConn()
+	if err != nil {
+		return
+	}
 	for {
 		if !p.armDrain() {
 			p.heldOpen.Store(true)
-			p.sweep()
+			p.sweep(rc)
 			return
 		}
-		c := chunk{b: readPool.Get().(*[]byte)}
-		n, err := p.master.Read(*c.b)
-		if n > 0 {
-			c.n = n
-			if err == nil {
-				p.topUp(&c)
-			}
+		c, err := readChunk(rc)
+		if c.n > 0 {
 			p.backlog <- c
-		} else {
-			readPool.Put(c.b)
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not the PTY
 				p.heldOpen.Store(true)
-				p.sweep()
+				p.sweep(rc)
 			}
 			return
 		}
 	}
 }
 
-// topUp reads into the rest of c, without waiting, what the PTY holds
-// already (one read returns at most 4 KiB), so that a stream of output
-// reaches emulation in fewer, larger pieces.
-func (p *Pane) topUp(c *chunk) {
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return
-	}
-	buf := *c.b
-	for c.n < len(buf) {
-		var n int
-		var rerr error
-		if err := rc.Control(func(fd uintptr) { n, rerr = unix.Read(int(fd), buf[c.n:]) }); err != nil || rerr != nil || n <= 0 {
-			return
+// readChunk waits in the netpoller until the master is readable and reads
+// what it holds, up to readBufSize bytes, into a pooled buffer taken only
+// then. It returns the chunk (n = 0: none, its buffer back in the pool) and
+// the error that ends reading: EIO, a closed file or os.ErrDeadlineExceeded.
+func readChunk(rc syscall.RawConn) (chunk, error) {
+	var c chunk
+	var rerr error
+	err := rc.Read(func(fd uintptr) bool {
+		if c.b == nil {
+			c.b = readPool.Get().(*[]byte)
 		}
-		c.n += n
+		buf := *c.b
+		for c.n < len(buf) {
+			k, err := unix.Read(int(fd), buf[c.n:])
+			if k > 0 {
+				c.n += k
+				continue
+			}
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err == unix.EAGAIN && c.n == 0:
+				readPool.Put(c.b) // nothing yet: wait for readability without it
+				c.b = nil
+				return false
+			case err == unix.EAGAIN:
+			case err != nil:
+				rerr = err
+			default:
+				rerr = unix.EIO // end of file: the slave side is gone
+			}
+			break
+		}
+		return true
+	})
+	if c.n == 0 && c.b != nil {
+		readPool.Put(c.b)
+		c.b = nil
 	}
+	if err != nil {
+		return c, err
+	}
+	return c, rerr
 }
 
 // armDrain sets the read deadline for the next read once the leader was
@@ -367,11 +394,7 @@ func (p *Pane) armDrain() bool {
 // sweep reads, without waiting, at most drainSweep bytes the kernel still
 // holds: output the leader wrote before it exited that a slow emulation kept
 // the reader from fetching within the drain window is still delivered.
-func (p *Pane) sweep() {
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return
-	}
+func (p *Pane) sweep(rc syscall.RawConn) {
 	for total := 0; total < drainSweep; {
 		c := chunk{b: readPool.Get().(*[]byte)}
 		var rerr error

@@ -120,6 +120,7 @@ type fastState struct {
 	curBlank  simCell     // what cur was filled with
 	ring      [][]simCell // the last rows-1 rows that scrolled up the screen
 	ringHi    []int       // their curHi
+	ringBlank []simCell   // their curBlank: ring[i][ringHi[i]:] are all ringBlank[i]
 	head      int
 	n         int
 	clusters  []string // non-ASCII clusters of this run
@@ -147,8 +148,10 @@ func (fs *fastState) reset(cols, keep int) {
 		fs.cur = make([]simCell, cols)
 		fs.ring = make([][]simCell, keep)
 		fs.ringHi = make([]int, keep)
+		fs.ringBlank = make([]simCell, keep)
 		for i := range fs.ring {
 			fs.ring[i] = make([]simCell, cols)
+			fs.ringHi[i], fs.ringBlank[i] = cols, simCell{w: 255} // filled before use
 		}
 	}
 	fill(fs.cur, emptySim)
@@ -852,8 +855,11 @@ func (t *Terminal) scrollRow(p uint16) {
 			i = (fs.head + fs.n) % len(fs.ring)
 			fs.n++
 		}
-		copy(fs.ring[i], fs.cur)
-		fs.ringHi[i] = fs.curHi
+		// The bottom row becomes ring row i, whose storage becomes the
+		// new bottom row: no copy, only the cells it used are filled.
+		fs.ring[i], fs.cur = fs.cur, fs.ring[i]
+		fs.ringHi[i], fs.curHi = fs.curHi, fs.ringHi[i]
+		fs.ringBlank[i], fs.curBlank = fs.curBlank, fs.ringBlank[i]
 	}
 	blank := blankSim(fs.pens[p].blank)
 	if blank == fs.curBlank {
@@ -894,7 +900,8 @@ func (t *Terminal) dropScrollback() {
 
 // scrolledRow converts screen row y as the emulator's scrollback would keep
 // it when it scrolled off (up to its last cell that is neither a zero cell
-// nor an empty one) and drain would store it.
+// nor an empty one) and drain would store it. Like buildScratch, the row
+// is the builder's scratch space, for pushRow.
 //
 // used is one past the row's last cell that is not an empty cell (zero
 // cells count): what erasing the row must cover.
@@ -920,7 +927,7 @@ func (t *Terminal) scrolledRow(y int) (r storedRow, used int) {
 			t.line = append(t.line, uv.EmptyCell)
 		}
 	}
-	r = t.rb.build(t.line, t.cols, true)
+	r = t.rb.buildScratch(t.line, t.cols)
 	clear(t.line) // drop references to cell contents
 	return r, used
 }
@@ -943,6 +950,7 @@ func plainStyle(s *uv.Style) bool {
 // buildSim converts a simulated row into a stored row, as build converts
 // the same cells once the emulator's scrollback trimmed them. row is cut
 // where only empty cells follow. Rows of ASCII cells take a short cut.
+// Like buildScratch, the row is the builder's scratch space, for pushRow.
 func (t *Terminal) buildSim(row []simCell) storedRow {
 	fs := &t.fs
 	ascii := true
@@ -971,7 +979,7 @@ func (t *Terminal) buildSim(row []simCell) storedRow {
 	for n > 0 && (fs.line[n-1].IsZero() || fs.line[n-1].Equal(&uv.EmptyCell)) {
 		n--
 	}
-	r := t.rb.build(fs.line[:n], t.cols, true)
+	r := t.rb.buildScratch(fs.line[:n], t.cols)
 	clear(fs.line)
 	return r
 }

@@ -3,6 +3,7 @@ package term
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -148,6 +149,38 @@ type rowBuilder struct {
 // emulator's scrollback are trimmed, so len(cells) may be less than limit.
 // withRuns=false leaves the style runs out.
 func (b *rowBuilder) build(cells []uv.Cell, limit int, withRuns bool) storedRow {
+	return b.convert(cells, limit, withRuns, false)
+}
+
+// buildScratch is build with style runs, returning a row whose text and
+// runs are the builder's scratch space: valid until its next call, for a
+// row the row store copies at once (rowRing.push).
+func (b *rowBuilder) buildScratch(cells []uv.Cell, limit int) storedRow {
+	return b.convert(cells, limit, true, true)
+}
+
+// scratchRow returns the row of b.buf[:textLen] and b.runs, copied unless
+// scratch.
+func (b *rowBuilder) scratchRow(textLen, cells int, scratch bool) storedRow {
+	r := storedRow{cells: int32(cells)}
+	switch {
+	case textLen == 0:
+	case scratch:
+		r.text = unsafe.String(unsafe.SliceData(b.buf), textLen)
+	default:
+		r.text = string(b.buf[:textLen])
+	}
+	switch {
+	case len(b.runs) == 0:
+	case scratch:
+		r.runs = b.runs
+	default:
+		r.runs = append([]styleRun(nil), b.runs...)
+	}
+	return r
+}
+
+func (b *rowBuilder) convert(cells []uv.Cell, limit int, withRuns, scratch bool) storedRow {
 	b.buf = b.buf[:0]
 	b.runs = b.runs[:0]
 	textLen, textCells := 0, 0 // text up to and including the last non-space
@@ -188,33 +221,37 @@ func (b *rowBuilder) build(cells []uv.Cell, limit int, withRuns bool) storedRow 
 		pos += w
 		x += w
 	}
-	r := storedRow{text: string(b.buf[:textLen]), cells: int32(textCells)}
-	if len(b.runs) > 0 {
-		r.runs = append([]styleRun(nil), b.runs...)
-	}
-	return r
+	return b.scratchRow(textLen, textCells, scratch)
 }
 
 // buildSimASCII converts a row of the fast path's simulation whose cells are
 // all ASCII characters of width 1 in pens of the given table (pen 0, the
 // default, with a space is an empty cell). The result equals what build
-// returns for the same cells after the emulator's scrollback trimmed them.
+// returns for the same cells after the emulator's scrollback trimmed them;
+// like buildScratch's, it is the builder's scratch space.
 func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) storedRow {
 	// The scrollback drops trailing cells equal to an empty cell.
 	n := len(row)
 	for n > 0 && row[n-1] == emptySim {
 		n--
 	}
-	b.buf = b.buf[:0]
-	textLen := 0
-	for i := 0; i < n; i++ {
-		c := byte(row[i].ch)
-		b.buf = append(b.buf, c)
-		if c != ' ' {
+	if cap(b.buf) < n {
+		b.buf = make([]byte, n, 2*n)
+	}
+	buf := b.buf[:n]
+	textLen, pens0 := 0, true
+	for i, c := range row[:n] {
+		buf[i] = byte(c.ch)
+		if c.ch != ' ' {
 			textLen = i + 1
 		}
+		pens0 = pens0 && c.p == 0
 	}
-	r := storedRow{text: string(b.buf[:textLen]), cells: int32(textLen)}
+	b.buf = buf
+	b.runs = b.runs[:0]
+	if pens0 { // the default pen only: no runs
+		return b.scratchRow(textLen, textLen, true)
+	}
 	open := -1 // pen of the open run
 	for i := 0; i < n; i++ {
 		p := int(row[i].p)
@@ -223,13 +260,13 @@ func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) storedRow {
 			open = -1
 		case open >= 0 && (open == p || (pens[open].cell.Link == pens[p].cell.Link &&
 			pens[open].cell.Style.Equal(&pens[p].cell.Style))):
-			r.runs[len(r.runs)-1].n++
+			b.runs[len(b.runs)-1].n++
 		default:
 			open = p
-			r.runs = append(r.runs, styleRun{start: uint16(i), n: 1, style: pens[p].key})
+			b.runs = append(b.runs, styleRun{start: uint16(i), n: 1, style: pens[p].key})
 		}
 	}
-	return r
+	return b.scratchRow(textLen, textLen, true)
 }
 
 // styleCache remembers the encodings of recently seen styles, so rows in the
@@ -266,64 +303,4 @@ func (sc *styleCache) key(c *uv.Cell) string {
 	sc.ents[sc.next] = styleEnt{ok: true, style: c.Style, link: c.Link, key: k}
 	sc.next = (sc.next + 1) % len(sc.ents)
 	return k
-}
-
-// rowRing is the history: a ring of storedRows bounded by a row count and a
-// byte budget, dropping the oldest first. Push and drop are O(1) amortised.
-type rowRing struct {
-	buf      []storedRow
-	head     int // index of the oldest row in buf
-	n        int // rows kept
-	bytes    int // budget used
-	maxRows  int
-	maxBytes int
-}
-
-func newRowRing(maxRows, maxBytes int) rowRing {
-	return rowRing{maxRows: maxRows, maxBytes: maxBytes}
-}
-
-// push appends a row as the newest, evicting the oldest rows as needed. A row
-// larger than the whole budget is not kept (it counts as pushed and dropped).
-func (r *rowRing) push(row storedRow) {
-	sz := row.size()
-	for r.n > 0 && (r.n >= r.maxRows || r.bytes+sz > r.maxBytes) {
-		r.dropOldest()
-	}
-	if sz > r.maxBytes || r.maxRows <= 0 {
-		return
-	}
-	if r.n == len(r.buf) {
-		r.grow()
-	}
-	r.buf[(r.head+r.n)%len(r.buf)] = row
-	r.n++
-	r.bytes += sz
-}
-
-func (r *rowRing) dropOldest() {
-	old := &r.buf[r.head]
-	r.bytes -= old.size()
-	*old = storedRow{}
-	r.head = (r.head + 1) % len(r.buf)
-	r.n--
-}
-
-func (r *rowRing) grow() {
-	c := min(max(2*len(r.buf), 256), r.maxRows)
-	nb := make([]storedRow, c)
-	for i := 0; i < r.n; i++ {
-		nb[i] = r.buf[(r.head+i)%len(r.buf)]
-	}
-	r.buf, r.head = nb, 0
-}
-
-// at returns the i-th kept row, 0 being the oldest.
-func (r *rowRing) at(i int) *storedRow {
-	return &r.buf[(r.head+i)%len(r.buf)]
-}
-
-// reset drops every row and releases the storage.
-func (r *rowRing) reset() {
-	r.buf, r.head, r.n, r.bytes = nil, 0, 0, 0
 }

@@ -4,7 +4,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -25,8 +27,8 @@ func TestRingRowLimit(t *testing.T) {
 			}
 		}
 	}
-	if len(r.buf) != 5 {
-		t.Fatalf("capacity %d, want 5", len(r.buf))
+	if len(r.blocks) > 2 {
+		t.Fatalf("%d blocks kept for 5 rows", len(r.blocks))
 	}
 }
 
@@ -55,21 +57,98 @@ func TestRingByteLimit(t *testing.T) {
 
 func TestRingGrowsLazilyAndAmortised(t *testing.T) {
 	r := newRowRing(DefaultHistoryRows, DefaultHistoryBytes)
-	r.push(plainRow("a"))
-	if len(r.buf) != 256 {
-		t.Fatalf("initial capacity %d", len(r.buf))
+	if r.blocks != nil {
+		t.Fatal("storage before the first row")
 	}
+	r.push(plainRow("a"))
 	allocs := testing.AllocsPerRun(10, func() {
 		for i := 0; i < 50000; i++ {
 			r.push(plainRow("row"))
 		}
 	})
-	if len(r.buf) != DefaultHistoryRows || allocs > 1 {
-		t.Fatalf("capacity %d, %v allocations per 50000 pushes", len(r.buf), allocs)
+	if r.n != DefaultHistoryRows || allocs > 50000/blockRows*6 {
+		t.Fatalf("%d rows, %v allocations per 50000 pushes", r.n, allocs)
 	}
 	r.reset()
-	if r.n != 0 || r.buf != nil || r.bytes != 0 {
+	if r.n != 0 || r.blocks != nil || r.bytes != 0 {
 		t.Fatal("reset")
+	}
+}
+
+// TestRingStoresShortRowsCompactly: 10,000 rows of a few characters (seq)
+// cost their text plus about 8 bytes each (end offset and width), and the
+// rows read back are the rows pushed, style runs included.
+func TestRingStoresShortRowsCompactly(t *testing.T) {
+	r := newRowRing(DefaultHistoryRows, DefaultHistoryBytes)
+	text := 0
+	for i := 0; i < 3*DefaultHistoryRows; i++ {
+		s := strconv.Itoa(i + 1)
+		if i >= 2*DefaultHistoryRows {
+			text += len(s)
+		}
+		r.push(plainRow(s))
+	}
+	footprint := 0
+	for _, b := range r.blocks {
+		footprint += cap(b.text) + 4*cap(b.ends) + 4*cap(b.cells) + 4*cap(b.runEnd) + 8*cap(b.runs) + 16*cap(b.styles)
+		footprint += int(unsafe.Sizeof(*b)) + 8
+	}
+	if limit := (text + 8*DefaultHistoryRows) * 12 / 10; footprint > limit {
+		t.Fatalf("%d rows of %d text bytes take %d bytes, want at most %d", r.n, text, footprint, limit)
+	}
+	for k := 0; k < r.n; k++ {
+		if got, want := r.at(k).text, strconv.Itoa(2*DefaultHistoryRows+k+1); got != want {
+			t.Fatalf("row %d = %q, want %q", k, got, want)
+		}
+	}
+	// Style runs: rows with and without them in one block, styles shared.
+	r = newRowRing(100, 1<<20)
+	rows := []storedRow{
+		plainRow("plain"),
+		{text: "ab", cells: 2, runs: []styleRun{{0, 1, "\x1b[31m"}, {1, 3, "\x1b[1m"}}},
+		plainRow(""),
+		{text: "c", cells: 1, runs: []styleRun{{0, 5, "\x1b[31m"}}},
+		{text: "日本", cells: 4},
+	}
+	size := 0
+	for _, row := range rows {
+		r.push(row)
+		size += row.size()
+	}
+	for k, want := range rows {
+		if got := r.at(k); !reflect.DeepEqual(got, want) {
+			t.Fatalf("row %d = %+v, want %+v", k, got, want)
+		}
+	}
+	if r.bytes != size || len(r.blocks[0].styles) != 2 {
+		t.Fatalf("bytes %d (want %d), %d styles", r.bytes, size, len(r.blocks[0].styles))
+	}
+	for r.n > 0 {
+		oldest := r.at(0)
+		size -= oldest.size()
+		r.dropOldest()
+		if r.bytes != size {
+			t.Fatalf("after a drop: bytes %d, want %d", r.bytes, size)
+		}
+	}
+}
+
+// TestRingBoundsDroppedRowsByBytes: rows dropped for the byte budget do not
+// stay allocated with the block of the rows still kept beyond a small part
+// of the budget.
+func TestRingBoundsDroppedRowsByBytes(t *testing.T) {
+	const budget = 64 << 10
+	r := newRowRing(DefaultHistoryRows, budget)
+	long := strings.Repeat("x", 4000)
+	for i := 0; i < 1000; i++ {
+		r.push(plainRow(long))
+	}
+	held := 0
+	for _, b := range r.blocks {
+		held += cap(b.text)
+	}
+	if r.bytes > budget || held > budget+budget/4 {
+		t.Fatalf("budget %d: %d bytes counted, %d held", budget, r.bytes, held)
 	}
 }
 
@@ -235,7 +314,7 @@ func BenchmarkRowRing(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		r.push(rows[i%len(rows)])
-		_ = r.at(i % r.n).text
+		_ = r.textAt(i % r.n)
 		i++
 	}
 }
@@ -261,4 +340,29 @@ func BenchmarkBuildRow(b *testing.B) {
 	for b.Loop() {
 		_ = rb.build(line, 80, true)
 	}
+}
+
+// BenchmarkRowRingShortRows pushes rows of a few characters (seq output)
+// into a full 10,000-row store, as every line of `seq` is stored, and
+// reports the store's bytes per kept row.
+func BenchmarkRowRingShortRows(b *testing.B) {
+	rows := make([]storedRow, 1024)
+	for i := range rows {
+		rows[i] = plainRow(strconv.Itoa(100000 + i))
+	}
+	r := newRowRing(DefaultHistoryRows, DefaultHistoryBytes)
+	for i := 0; i < DefaultHistoryRows; i++ {
+		r.push(rows[i%len(rows)])
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.push(rows[i%len(rows)])
+		i++
+	}
+	held := 0
+	for _, blk := range r.blocks {
+		held += cap(blk.text) + 4*cap(blk.ends) + 4*cap(blk.cells)
+	}
+	b.ReportMetric(float64(held)/float64(r.n), "bytes/row")
 }

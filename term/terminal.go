@@ -637,7 +637,7 @@ func (t *Terminal) drain() {
 		return
 	}
 	for i := range lines {
-		t.pushRow(t.rb.build(lines[i], t.cols, true))
+		t.pushRow(t.rb.buildScratch(lines[i], t.cols))
 	}
 	clear(lines) // the library's Clear keeps the lines reachable
 	sb.Clear()
@@ -797,7 +797,8 @@ func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	}
 	for r := start; r < stop; r++ {
 		if r < h {
-			c.Lines = append(c.Lines, t.hist.at(int(r-oldest)).padded(t.cols))
+			row := t.hist.textAt(int(r - oldest))
+			c.Lines = append(c.Lines, row.padded(t.cols))
 		} else {
 			row := t.screenRow(int(r-h), false)
 			c.Lines = append(c.Lines, row.padded(t.cols))
@@ -871,7 +872,7 @@ func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
 // t.mu is held.
 func (t *Terminal) rowLocked(r, h, oldest int64) storedRow {
 	if r < h {
-		return *t.hist.at(int(r - oldest))
+		return t.hist.textAt(int(r - oldest))
 	}
 	return t.screenRow(int(r-h), false)
 }

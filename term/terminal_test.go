@@ -478,7 +478,7 @@ func TestByteBudgetEviction(t *testing.T) {
 	// Style runs count too: a red row costs its text plus the run.
 	term.Write([]byte("\x1b[31mred\x1b[m\r\n\r\n\r\n"))
 	term.mu.Lock()
-	last := *term.hist.at(term.hist.n - 1)
+	last := term.hist.at(term.hist.n - 1)
 	used := term.hist.bytes
 	term.mu.Unlock()
 	if len(last.runs) != 1 || last.size() != 3+runCost+len(last.runs[0].style) || used > 100 {
@@ -1349,7 +1349,7 @@ func compareTerminals(t *testing.T, a, b *Terminal) {
 	}
 	for i := 0; i < a.hist.n; i++ {
 		if ra, rb := a.hist.at(i), b.hist.at(i); !reflect.DeepEqual(ra, rb) {
-			t.Fatalf("history row %d:\n%+v\n%+v", i, *ra, *rb)
+			t.Fatalf("history row %d:\n%+v\n%+v", i, ra, rb)
 		}
 	}
 	if pa, pb := a.emu.CursorPosition(), b.emu.CursorPosition(); pa != pb {

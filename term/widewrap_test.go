@@ -75,8 +75,8 @@ func sameAsPlain(t testing.TB, term *Terminal, e *vt.Emulator) {
 		t.Fatalf("%d rows in history, want %d", term.hist.n, len(lines))
 	}
 	for i, l := range lines {
-		if got, want := term.hist.at(i), term.rb.build(l, term.cols, true); !reflect.DeepEqual(*got, want) {
-			t.Fatalf("history row %d:\n%+v\nwant\n%+v", i, *got, want)
+		if got, want := term.hist.at(i), term.rb.build(l, term.cols, true); !reflect.DeepEqual(got, want) {
+			t.Fatalf("history row %d:\n%+v\nwant\n%+v", i, got, want)
 		}
 	}
 	for y := 0; y < term.rows; y++ {
