@@ -11,7 +11,8 @@ func (t *Terminal) fitLocked(start, stop, h, oldest int64, maxBytes int) int64 {
 	for r := start; r < stop; r++ {
 		var cost int
 		if r < h {
-			cost = lineCost(t.hist.at(int(r-oldest)), t.cols)
+			row := t.hist.at(int(r - oldest))
+			cost = lineCost(&row, t.cols)
 		} else {
 			row := t.screenRow(int(r-h), false)
 			cost = lineCost(&row, t.cols)
