@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/tests/harness"
 )
 
@@ -56,6 +57,16 @@ func TestMesonInstallUnderAUserManager(t *testing.T) {
 	}
 	if exe, _ := os.Readlink("/proc/" + strconv.Itoa(m.MainPID(t)) + "/exe"); exe != filepath.Join(prefix, "bin", "signalttyd") {
 		t.Fatalf("signaltty.service runs %s, want the installed signalttyd", exe)
+	}
+	// `signaltty mcp` runs the server meson installed in libexecdir/signaltty
+	// (not next to the CLI, not in $PATH: docs/mcp.md, "The server program").
+	if _, err := os.Stat(filepath.Join(prefix, "libexec", "signaltty", "signaltty-mcp")); err != nil {
+		t.Fatalf("meson did not install signaltty-mcp in libexec/signaltty: %v", err)
+	}
+	s := harness.StartMCPWith(t, cli, m.Env())
+	res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "status", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("status through the installed signaltty mcp: %v %+v", err, res)
 	}
 	r = busctl(t, m, bus.Address, "call", "dev.signaltty1", "/dev/signaltty1", "dev.signaltty1", "GetStatus")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "ssu ") {

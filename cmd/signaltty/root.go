@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/signaltty/signaltty/cmd/internal/daemon"
 	"github.com/spf13/cobra"
 )
 
@@ -83,28 +84,16 @@ started in the background first.`,
 	} else {
 		fmt.Fprintf(a.errw, "signaltty: %s (%s)\n", ce.Message, ce.Code)
 	}
-	return ce.exitStatus()
+	return ce.ExitStatus()
 }
 
 // asCallError is err as a *callError: the daemon's error, "cancelled" for
 // an interrupt, else code with err's text.
-func asCallError(err error, code string) *callError {
-	var ce *callError
-	if errors.As(err, &ce) {
-		return ce
-	}
-	if errors.Is(err, context.Canceled) {
-		return &callError{Code: "cancelled", Message: "interrupted", Data: map[string]any{}}
-	}
-	return &callError{Code: code, Message: err.Error(), Data: map[string]any{}}
-}
+func asCallError(err error, code string) *callError { return daemon.AsError(err, code) }
 
 // errorJSON is what --json prints for a failure: {"error":{"code",
 // "message","data"}}. The MCP server's tool errors carry the same text.
-func errorJSON(ce *callError) []byte {
-	b, _ := json.Marshal(map[string]any{"error": ce})
-	return b
-}
+func errorJSON(ce *callError) []byte { return ce.JSON() }
 
 // call dials the daemon and makes one call; its reply is what --json
 // prints (through compact) and what the MCP server returns.
@@ -142,13 +131,7 @@ func (a *app) dial(ctx context.Context) (*client, error) {
 	return dial(ctx, addr)
 }
 
-func compact(raw json.RawMessage) []byte {
-	var out []byte
-	if b, err := json.Marshal(raw); err == nil {
-		out = b
-	}
-	return out
-}
+func compact(raw json.RawMessage) []byte { return daemon.Compact(raw) }
 
 // params collects the flags the user set into call parameters; a flag
 // "grace-ms" is the parameter "grace_ms".

@@ -115,20 +115,9 @@ func (a *app) waitRun(ctx context.Context, p map[string]any) (json.RawMessage, e
 	return waitOn(ctx, cl, p)
 }
 
-// waitOn is waitRun on an open connection.
+// waitOn is waitRun on an open connection (daemon.Client.WaitRun).
 func waitOn(ctx context.Context, cl *client, p map[string]any) (json.RawMessage, error) {
-	var last json.RawMessage
-	err := cl.stream(ctx, "dev.signaltty.Run.Wait", p, func(raw json.RawMessage) error {
-		last = raw
-		return nil
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, &callError{Code: "cancelled", Message: "wait interrupted; the run keeps running", Data: map[string]any{}}
-		}
-		return nil, err
-	}
-	return last, nil
+	return cl.d.WaitRun(ctx, p)
 }
 
 // waitResult prints the final Run.Wait reply (raw with --json, else the

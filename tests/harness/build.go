@@ -1,7 +1,7 @@
 // Package harness runs signaltty's end-to-end tests against the real
-// programs: it builds signalttyd and signaltty once per test binary, starts
-// real daemons on private sockets, and drives them through the real CLI,
-// the real varlinkctl and a raw varlink client.
+// programs: it builds signalttyd, signaltty and signaltty-mcp once per test
+// binary, starts real daemons on private sockets, and drives them through
+// the real CLI, the real varlinkctl and a raw varlink client.
 //
 // Use it from a TestMain:
 //
@@ -28,14 +28,15 @@ import (
 
 const module = "github.com/signaltty/signaltty"
 
-// binDir holds signalttyd and signaltty side by side, built by Main.
+// binDir holds signalttyd, signaltty and signaltty-mcp (the MCP server
+// `signaltty mcp` runs, found next to signaltty) side by side, built by Main.
 var binDir string
 
 // Main builds the programs into a temporary directory, runs the tests and
 // removes the directory. A build failure fails the whole test binary with
 // the compiler's output (it never skips).
 //
-// SIGNALTTY_TEST_RACE=1 builds both programs with the race detector.
+// SIGNALTTY_TEST_RACE=1 builds the programs with the race detector.
 func Main(m *testing.M) {
 	os.Exit(mainCode(m))
 }
@@ -50,11 +51,11 @@ func mainCode(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	start := time.Now()
 	if err := build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "harness: building signalttyd and signaltty failed:\n"+err.Error())
+		fmt.Fprintln(os.Stderr, "harness: building signalttyd, signaltty and signaltty-mcp failed:\n"+err.Error())
 		return 1
 	}
 	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "harness: built signalttyd and signaltty in %v\n", time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(os.Stderr, "harness: built signalttyd, signaltty and signaltty-mcp in %v\n", time.Since(start).Round(time.Millisecond))
 	}
 	binDir = dir
 	return m.Run()
@@ -69,7 +70,7 @@ func build(dir string) error {
 	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
 		args = append(args, "-race")
 	}
-	args = append(args, module+"/cmd/signalttyd", module+"/cmd/signaltty")
+	args = append(args, module+"/cmd/signalttyd", module+"/cmd/signaltty", module+"/cmd/signaltty-mcp")
 	cmd := exec.Command(goBin, args...)
 	cmd.Env = os.Environ()
 	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
@@ -79,7 +80,7 @@ func build(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", goBin, strings.Join(args, " "), err, out)
 	}
-	for _, b := range []string{"signalttyd", "signaltty"} {
+	for _, b := range []string{"signalttyd", "signaltty", "signaltty-mcp"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
 			return err
 		}
@@ -87,7 +88,8 @@ func build(dir string) error {
 	return nil
 }
 
-// Bin returns the path of a built program ("signalttyd" or "signaltty").
+// Bin returns the path of a built program ("signalttyd", "signaltty" or
+// "signaltty-mcp").
 func Bin(t testing.TB, name string) string {
 	t.Helper()
 	if binDir == "" {
@@ -96,7 +98,7 @@ func Bin(t testing.TB, name string) string {
 	return filepath.Join(binDir, name)
 }
 
-// BinDir is the directory holding both built programs.
+// BinDir is the directory holding the built programs.
 func BinDir(t testing.TB) string {
 	t.Helper()
 	return filepath.Dir(Bin(t, "signaltty"))

@@ -23,10 +23,17 @@ type MCP struct {
 // environment when nil) and connects to it; it is closed at cleanup.
 func (d *Daemon) StartMCP(t testing.TB, env []string, args ...string) *MCP {
 	t.Helper()
-	cmd := exec.Command(Bin(t, "signaltty"), append([]string{"mcp"}, args...)...)
 	if env == nil {
 		env = d.ClientEnv()
 	}
+	return &MCP{Session: StartMCPWith(t, Bin(t, "signaltty"), env, args...), d: d}
+}
+
+// StartMCPWith runs `cli mcp args...` (an installed signaltty, say) with env
+// and connects to it; it is closed at cleanup.
+func StartMCPWith(t testing.TB, cli string, env []string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(cli, append([]string{"mcp"}, args...)...)
 	cmd.Env = env
 	client := mcp.NewClient(&mcp.Implementation{Name: "signaltty-tests", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
@@ -36,7 +43,7 @@ func (d *Daemon) StartMCP(t testing.TB, env []string, args ...string) *MCP {
 		t.Fatalf("connecting to signaltty mcp: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &MCP{Session: s, d: d}
+	return s
 }
 
 // ToolResult is one tools/call result: the text of its one content block,

@@ -1,20 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/signaltty/signaltty/cmd/internal/daemon"
 	"github.com/signaltty/signaltty/varlink/mcpschema"
 )
 
 // connectMCP serves a's tools in memory and returns a client session.
-func connectMCP(t *testing.T, a *app) *mcp.ClientSession {
+func connectMCP(t *testing.T, a *server) *mcp.ClientSession {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
-	go func() { _ = a.serveMCP(t.Context(), mcpWaitCap, st) }()
+	go func() { _ = a.serve(t.Context(), st) }()
 	s, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(t.Context(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +23,7 @@ func connectMCP(t *testing.T, a *app) *mcp.ClientSession {
 }
 
 func TestMCPListsEveryGeneratedTool(t *testing.T) {
-	s := connectMCP(t, &app{address: "unix:/nonexistent/signaltty.sock"})
+	s := connectMCP(t, &server{address: "unix:/nonexistent/signaltty.sock", waitCap: mcpWaitCap})
 	res, err := s.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -44,32 +43,27 @@ func TestMCPListsEveryGeneratedTool(t *testing.T) {
 	}
 }
 
-// A failed call is a tool error whose text is the line --json prints.
+// A failed call is a tool error whose text is the line --json prints (the
+// CLI prints daemon.Error.JSON too; tests/mcp_test.go compares the two
+// programs' output).
 func TestMCPToolErrorIsTheJSONErrorLine(t *testing.T) {
 	t.Setenv("SIGNALTTY_NO_AUTOSTART", "1")
 	addr := "unix:/nonexistent/signaltty.sock"
-	s := connectMCP(t, &app{address: addr})
+	s := connectMCP(t, &server{address: addr, waitCap: mcpWaitCap})
 	res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "status"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	code := executeWith(t, &out, "--address", addr, "--json", "status")
-	if !res.IsError || code != 6 {
-		t.Fatalf("isError %v, CLI exit %d", res.IsError, code)
+	_, derr := daemon.Call(t.Context(), addr, "dev.signaltty.Server.GetStatus", map[string]any{})
+	if !res.IsError || derr == nil {
+		t.Fatalf("isError %v, direct call error %v", res.IsError, derr)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if text != strings.TrimSuffix(out.String(), "\n") {
-		t.Fatalf("MCP %s\nCLI %s", text, out.String())
+	if want := string(daemon.AsError(derr, "internal").JSON()); text != want {
+		t.Fatalf("MCP    %s\nwant   %s", text, want)
 	}
-	var e struct{ Error callError }
+	var e struct{ Error daemon.Error }
 	if err := json.Unmarshal([]byte(text), &e); err != nil || e.Error.Code != "unavailable.daemon" {
 		t.Fatalf("%s: %v", text, err)
 	}
-}
-
-func executeWith(t *testing.T, out *bytes.Buffer, args ...string) int {
-	t.Helper()
-	var errw bytes.Buffer
-	return executeTo(args, out, &errw)
 }

@@ -1,4 +1,9 @@
-package main
+// Package daemon is the client side of signalttyd shared by the signaltty
+// CLI and the signaltty-mcp server: dialing an address (local, or remote
+// through ssh), starting a daemon when none answers (docs/systemd.md,
+// "Autostart"), making calls, and turning failures into the CLI's errors
+// (docs/errors.md, "In the CLI").
+package daemon
 
 import (
 	"context"
@@ -18,17 +23,18 @@ import (
 	vl "github.com/varlink/go/varlink"
 )
 
-// callError is a failed call with the daemon's error fields.
-type callError struct {
+// Error is a failed call with the daemon's error fields: a dotted code
+// (docs/errors.md), a message, and data (never nil).
+type Error struct {
 	Code    string         `json:"code"`
 	Message string         `json:"message"`
 	Data    map[string]any `json:"data"`
 }
 
-func (e *callError) Error() string { return e.Message }
+func (e *Error) Error() string { return e.Message }
 
-// exitStatus maps an error class to the CLI's exit status (docs/errors.md, "Classes").
-func (e *callError) exitStatus() int {
+// ExitStatus maps an error class to the CLI's exit status (docs/errors.md, "Classes").
+func (e *Error) ExitStatus() int {
 	class, _, _ := strings.Cut(e.Code, ".")
 	switch class {
 	case "invalid_params":
@@ -51,26 +57,29 @@ func (e *callError) exitStatus() int {
 	return 1
 }
 
-// client is one connection to the daemon.
-type client struct {
-	conn    *vl.Connection
+// Client is one connection to the daemon.
+type Client struct {
+	Conn    *vl.Connection
 	address string
 	ssh     *address.SSHConn // the transport of an ssh-unix: or ssh-exec: address
 }
 
-// dial connects to the daemon at address. When nothing answers and
+// Close closes the connection.
+func (c *Client) Close() error { return c.Conn.Close() }
+
+// Dial connects to the daemon at address. When nothing answers and
 // $SIGNALTTY_NO_AUTOSTART is unset, it autostarts one (autostart.go: the
 // user manager's signaltty.socket when there is one, else signalttyd in
 // the background like tmux starts its server) and tries again for up to 5 s.
 // A remote address (ssh-unix:, ssh-exec:) is reached through ssh and never
 // starts a daemon here.
-func dial(ctx context.Context, address string) (*client, error) {
-	if isRemote(address) {
+func Dial(ctx context.Context, address string) (*Client, error) {
+	if IsRemote(address) {
 		return dialRemote(ctx, address)
 	}
 	conn, err := vl.NewConnection(ctx, address)
 	if err == nil {
-		return &client{conn: conn, address: address}, nil
+		return &Client{Conn: conn, address: address}, nil
 	}
 	if os.Getenv("SIGNALTTY_NO_AUTOSTART") != "" || !noDaemon(err) {
 		return nil, unavailable(address, err)
@@ -81,17 +90,17 @@ func dial(ctx context.Context, address string) (*client, error) {
 		if managed {
 			what = "starting " + socketUnit
 		}
-		return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s and %s failed: %v", address, what, serr),
+		return nil, &Error{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s and %s failed: %v", address, what, serr),
 			Data: map[string]any{"address": address}}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 200*time.Millisecond) {
 		if conn, err = vl.NewConnection(ctx, address); err == nil {
-			return &client{conn: conn, address: address}, nil
+			return &Client{Conn: conn, address: address}, nil
 		}
 		select {
 		case why := <-exited: // the daemon we started gave up: say why, at once
-			return nil, &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s: the signalttyd started for it exited: %s", address, why),
+			return nil, &Error{Code: "unavailable.daemon", Message: fmt.Sprintf("no daemon at %s: the signalttyd started for it exited: %s", address, why),
 				Data: map[string]any{"address": address}}
 		default:
 		}
@@ -102,8 +111,8 @@ func dial(ctx context.Context, address string) (*client, error) {
 	}
 }
 
-func unavailable(address string, err error) *callError {
-	return &callError{Code: "unavailable.daemon", Message: fmt.Sprintf("cannot reach signalttyd at %s: %v", address, err),
+func unavailable(address string, err error) *Error {
+	return &Error{Code: "unavailable.daemon", Message: fmt.Sprintf("cannot reach signalttyd at %s: %v", address, err),
 		Data: map[string]any{"address": address}}
 }
 
@@ -112,15 +121,27 @@ func noDaemon(err error) bool {
 	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
-// startDaemon runs signalttyd (next to this binary, else from PATH) in a new
-// session, detached from this terminal, logging to
-// $XDG_STATE_HOME/signaltty/signalttyd.log. exited receives, if the daemon
-// exits, the last line it logged (its reason), or its exit status.
+// bindir is the directory the build installs signalttyd to (meson sets it
+// with -ldflags -X), for signaltty-mcp, which lives in libexecdir.
+var bindir = ""
+
+// startDaemon runs signalttyd (next to this binary, else in the install's
+// bindir, else from PATH) in a new session, detached from this terminal,
+// logging to $XDG_STATE_HOME/signaltty/signalttyd.log. exited receives, if
+// the daemon exits, the last line it logged (its reason), or its exit status.
 func startDaemon(address string) (exited <-chan string, err error) {
 	bin := "signalttyd"
+	var dirs []string
 	if self, err := os.Executable(); err == nil {
-		if cand := filepath.Join(filepath.Dir(self), "signalttyd"); isExecutable(cand) {
+		dirs = append(dirs, filepath.Dir(self))
+	}
+	if bindir != "" {
+		dirs = append(dirs, bindir)
+	}
+	for _, dir := range dirs {
+		if cand := filepath.Join(dir, "signalttyd"); IsExecutable(cand) {
 			bin = cand
+			break
 		}
 	}
 	path, err := exec.LookPath(bin)
@@ -190,7 +211,8 @@ func daemonEnviron() []string {
 	return env
 }
 
-func isExecutable(p string) bool {
+// IsExecutable reports whether p is a regular file with an execute bit.
+func IsExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
@@ -209,10 +231,11 @@ func stateDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o700)
 }
 
-// call makes one call and returns the raw reply parameters.
-func (c *client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+// Call makes one call and returns the raw reply parameters; a failure is
+// an *Error.
+func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	var out json.RawMessage
-	err := c.conn.Call(ctx, method, params, &out)
+	err := c.Conn.Call(ctx, method, params, &out)
 	if err != nil {
 		return nil, c.fail(err)
 	}
@@ -222,9 +245,10 @@ func (c *client) call(ctx context.Context, method string, params any) (json.RawM
 	return out, nil
 }
 
-// stream makes a call with "more" and hands each reply to fn until the last.
-func (c *client) stream(ctx context.Context, method string, params any, fn func(json.RawMessage) error) error {
-	recv, err := c.conn.Send(ctx, method, params, vl.More)
+// Stream makes a call with "more" and hands each reply to fn until the
+// last; a failed call is an *Error, fn's error is returned as it is.
+func (c *Client) Stream(ctx context.Context, method string, params any, fn func(json.RawMessage) error) error {
+	recv, err := c.Conn.Send(ctx, method, params, vl.More)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -243,11 +267,11 @@ func (c *client) stream(ctx context.Context, method string, params any, fn func(
 	}
 }
 
-// replyError turns a varlink error reply into a *callError.
+// replyError turns a varlink error reply into a *Error.
 func replyError(err error) error {
 	var ve *vl.Error
 	if errors.As(err, &ve) {
-		ce := &callError{Code: "internal", Message: ve.Name}
+		ce := &Error{Code: "internal", Message: ve.Name}
 		if raw, ok := ve.Parameters.(*json.RawMessage); ok && raw != nil {
 			_ = json.Unmarshal(*raw, ce)
 		}
@@ -258,20 +282,21 @@ func replyError(err error) error {
 	}
 	var ip *vl.InvalidParameter
 	if errors.As(err, &ip) {
-		return &callError{Code: "invalid_params.parameters", Message: "invalid parameter " + ip.Parameter,
+		return &Error{Code: "invalid_params.parameters", Message: "invalid parameter " + ip.Parameter,
 			Data: map[string]any{"param": ip.Parameter}}
 	}
 	var mnf *vl.MethodNotFound
 	if errors.As(err, &mnf) {
-		return &callError{Code: "unsupported.method", Message: "the daemon has no method " + mnf.Method,
+		return &Error{Code: "unsupported.method", Message: "the daemon has no method " + mnf.Method,
 			Data: map[string]any{"method": mnf.Method}}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
-		return &callError{Code: "unavailable.daemon", Message: "connection to signalttyd lost: " + err.Error(), Data: map[string]any{}}
+		return &Error{Code: "unavailable.daemon", Message: "connection to signalttyd lost: " + err.Error(), Data: map[string]any{}}
 	}
-	return &callError{Code: "internal", Message: err.Error(), Data: map[string]any{}}
+	return &Error{Code: "internal", Message: err.Error(), Data: map[string]any{}}
 }
 
-// defaultAddress is the daemon address when --address is not given.
-func defaultAddress() string { return address.Default() }
+// DefaultAddress is the daemon address when --address is not given
+// ($SIGNALTTY_ADDRESS, else the user's runtime socket).
+func DefaultAddress() string { return address.Default() }

@@ -1,0 +1,64 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// AsError is err as an *Error: the daemon's error, "cancelled" for an
+// interrupt, else code with err's text.
+func AsError(err error, code string) *Error {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	if errors.Is(err, context.Canceled) {
+		return &Error{Code: "cancelled", Message: "interrupted", Data: map[string]any{}}
+	}
+	return &Error{Code: code, Message: err.Error(), Data: map[string]any{}}
+}
+
+// JSON is what --json prints for a failure: {"error":{"code",
+// "message","data"}}. The MCP server's tool errors carry the same text.
+func (e *Error) JSON() []byte {
+	b, _ := json.Marshal(map[string]any{"error": e})
+	return b
+}
+
+// Compact is a reply as --json prints it: one line (nil if raw is not JSON).
+func Compact(raw json.RawMessage) []byte {
+	var out []byte
+	if b, err := json.Marshal(raw); err == nil {
+		out = b
+	}
+	return out
+}
+
+// Call dials the daemon at addr, makes one call and closes the connection.
+func Call(ctx context.Context, addr, method string, params any) (json.RawMessage, error) {
+	c, err := Dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Call(ctx, method, params)
+}
+
+// WaitRun makes dev.signaltty.Run.Wait with p on c and returns its last
+// reply (docs/run-wait.md). Interrupted (ctx ends), it fails "cancelled";
+// the run keeps running.
+func (c *Client) WaitRun(ctx context.Context, p map[string]any) (json.RawMessage, error) {
+	var last json.RawMessage
+	err := c.Stream(ctx, "dev.signaltty.Run.Wait", p, func(raw json.RawMessage) error {
+		last = raw
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &Error{Code: "cancelled", Message: "wait interrupted; the run keeps running", Data: map[string]any{}}
+		}
+		return nil, err
+	}
+	return last, nil
+}
