@@ -101,6 +101,28 @@ func TestPaneListFieldsGivesOnlyTheNamedFieldsViaCLIAndVarlinkctl(t *testing.T) 
 		}
 	})
 
+	t.Run("pages", func(t *testing.T) {
+		var r struct {
+			Panes []map[string]json.RawMessage
+			Next  *string
+		}
+		d.VarlinkCall(t, "dev.signaltty.Mux.ListPaneFields", map[string]any{"workspace": ws.ID, "fields": []string{"id"}, "limit": 1}, &r)
+		if len(r.Panes) != 1 || r.Next == nil || *r.Next != live.ID {
+			t.Fatalf("first page of 1: %+v", r)
+		}
+		res := d.CLI(t, "pane", "list", "--workspace", ws.ID, "--fields", "id", "--limit", "1", "--after", *r.Next)
+		if res.Code != 0 || strings.Fields(res.Stdout)[1] != done.ID || strings.Contains(res.Stderr, "more panes") {
+			t.Fatalf("second and last page through the CLI:\n%s", res)
+		}
+		res = d.CLI(t, "pane", "list", "--workspace", ws.ID, "--fields", "id", "--limit", "1")
+		if !strings.Contains(res.Stderr, "more panes follow: --after "+live.ID) {
+			t.Errorf("a page with more to come says how to continue:\n%s", res)
+		}
+		d.Fail(t, "not_found.pane", 3, "pane", "list", "--fields", "id", "--after", "pane_gone")
+		d.Fail(t, "invalid_params.limit", 2, "pane", "list", "--fields", "id", "--limit", "0")
+		d.Fail(t, "invalid_params.usage", 2, "pane", "list", "--limit", "3")
+	})
+
 	// ListPanes is unchanged by the selections made from the same records.
 	var again struct{ Panes []map[string]json.RawMessage }
 	d.VarlinkCall(t, "dev.signaltty.Mux.ListPanes", map[string]any{"workspace": ws.ID}, &again)

@@ -3,6 +3,8 @@ package varlink
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -65,13 +67,23 @@ func parsePaneFields(fields []mux.PaneField) (paneFieldSet, error) {
 	return set, nil
 }
 
-func (m *Mux) ListPaneFields(ctx context.Context, c mux.VarlinkCall, ws, tab *string, fields []mux.PaneField) error {
+// maxPaneLimit is the largest limit of ListPaneFields.
+const maxPaneLimit = 100000
+
+func (m *Mux) ListPaneFields(ctx context.Context, c mux.VarlinkCall, ws, tab *string, fields []mux.PaneField, after *string, limit *int64) error {
 	set, err := parsePaneFields(fields)
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
+	pg := &panePage{after: str(after), started: str(after) == ""}
+	if limit != nil {
+		if *limit < 1 || *limit > maxPaneLimit {
+			return m.fail(ctx, c, service.Invalid("limit", "range", "limit must be 1..%d, not %d", maxPaneLimit, *limit))
+		}
+		pg.limit = int(*limit)
+	}
 	caller := principalOf(ctx)
-	msg, err := m.records.listPaneFields(m.svc, str(ws), str(tab), set, func(id string) bool {
+	msg, err := m.records.listPaneFields(m.svc, str(ws), str(tab), set, pg, func(id string) bool {
 		return m.svc.Allowed(caller, service.RightRead, "pane:"+id)
 	})
 	if err != nil {
@@ -80,8 +92,42 @@ func (m *Mux) ListPaneFields(ctx context.Context, c mux.VarlinkCall, ws, tab *st
 	return writeReply(ctx, c.Call, msg)
 }
 
-// listPaneFields is listPanes with only the fields of set in each record.
-func (pr *paneRecords) listPaneFields(svc *service.Service, ws, tab string, set paneFieldSet, allowed func(id string) bool) ([]byte, error) {
+// panePage is the part of a listing ListPaneFields returns: the panes
+// after the pane after ("" = from the first), at most limit (0 = all).
+type panePage struct {
+	after   string
+	limit   int
+	started bool   // after was seen (or is "")
+	n       int    // panes taken
+	last    string // the last pane taken
+	more    bool   // a pane was left out past limit
+}
+
+// take reports whether the listed pane id is on the page; a nil page takes
+// every pane.
+func (pg *panePage) take(id string) bool {
+	switch {
+	case pg == nil:
+		return true
+	case !pg.started:
+		pg.started = id == pg.after
+		return false
+	case pg.limit > 0 && pg.n == pg.limit:
+		pg.more = true
+		return false
+	}
+	pg.n++
+	pg.last = id
+	return true
+}
+
+// listPaneFields is listPanes with only the fields of set in each record,
+// and only the panes of pg. Errors: ListPaneRecords', not_found.pane for
+// an after that is not listed.
+func (pr *paneRecords) listPaneFields(svc *service.Service, ws, tab string, set paneFieldSet, pg *panePage, allowed func(id string) bool) ([]byte, error) {
+	if pg == nil {
+		pg = &panePage{started: true}
+	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	list, err := svc.ListPaneRecords(ws, tab, pr.have)
@@ -90,8 +136,17 @@ func (pr *paneRecords) listPaneFields(svc *service.Service, ws, tab string, set 
 	}
 	b := bytes.NewBuffer(make([]byte, 0, 64+len(list)*32*bitCount(set)))
 	b.WriteString(`{"parameters":{"panes":`)
-	if err := pr.encode(b, list, ws == "" && tab == "", allowed, set); err != nil {
+	if err := pr.encode(b, list, ws == "" && tab == "", allowed, set, pg); err != nil {
 		return nil, err
+	}
+	if !pg.started {
+		return nil, &service.Error{Code: "not_found.pane", Message: fmt.Sprintf("pane %q (after) is not listed: list again from the start", pg.after),
+			Data: map[string]any{"pane": pg.after, "param": "after"}}
+	}
+	if pg.more {
+		next, _ := json.Marshal(pg.last)
+		b.WriteString(`,"next":`)
+		b.Write(next)
 	}
 	b.WriteString("}}\x00")
 	return b.Bytes(), nil

@@ -38,7 +38,7 @@ func BenchmarkListPaneFieldsReply1000(b *testing.B) {
 	pr := newPaneRecords()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := pr.listPaneFields(svc, "", "", set, func(string) bool { return true }); err != nil {
+		if _, err := pr.listPaneFields(svc, "", "", set, nil, func(string) bool { return true }); err != nil {
 			b.Fatal(err)
 		}
 	}

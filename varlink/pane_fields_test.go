@@ -129,7 +129,7 @@ func TestListPaneFieldsGivesTheSelectedMembersOfEachListedPane(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msg, err := pr.listPaneFields(svc, "", "", set, all)
+			msg, err := pr.listPaneFields(svc, "", "", set, nil, all)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,14 +178,92 @@ func TestListPaneFieldsGivesTheSelectedMembersOfEachListedPane(t *testing.T) {
 	check("after a resize")
 
 	set, _ := parsePaneFields([]mux.PaneField{"id"})
-	msg, err := pr.listPaneFields(svc, "", "", set, func(id string) bool { return id != ids[0] })
+	msg, err := pr.listPaneFields(svc, "", "", set, nil, func(id string) bool { return id != ids[0] })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"parameters":{"panes":[{"id":"` + ids[1] + `"},{"id":"` + ids[2] + `"}]}}` + "\x00"; string(msg) != want {
 		t.Fatalf("a pane the caller may not read is listed, or one it may is not: %s", msg)
 	}
-	if _, err := pr.listPaneFields(svc, "ws_none", "", set, all); err == nil || !strings.Contains(err.Error(), "not_found.workspace") {
+	if _, err := pr.listPaneFields(svc, "ws_none", "", set, nil, all); err == nil || !strings.Contains(err.Error(), "not_found.workspace") {
 		t.Fatalf("unknown workspace: %v", err)
+	}
+}
+
+func TestListPaneFieldsPagesFollowEachOtherToTheEndAndRefuseAGoneCursor(t *testing.T) {
+	svc := newRecordsService(t)
+	w, err := svc.CreateWorkspace("w", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := 0; i < 6; i++ {
+		p, err := svc.SpawnPane(service.SpawnRequest{Workspace: w.ID, Argv: []string{"cat"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	pr := newPaneRecords()
+	hidden := ids[2]
+	allowed := func(id string) bool { return id != hidden }
+	set, _ := parsePaneFields([]mux.PaneField{"id"})
+	page := func(after string, limit int) ([]string, *string, error) {
+		msg, err := pr.listPaneFields(svc, "", "", set, &panePage{after: after, started: after == "", limit: limit}, allowed)
+		if err != nil {
+			return nil, nil, err
+		}
+		var r struct {
+			Parameters struct {
+				Panes []struct{ ID string }
+				Next  *string
+			}
+		}
+		if err := json.Unmarshal(msg[:len(msg)-1], &r); err != nil {
+			t.Fatalf("%v: %s", err, msg)
+		}
+		var got []string
+		for _, p := range r.Parameters.Panes {
+			got = append(got, p.ID)
+		}
+		return got, r.Parameters.Next, nil
+	}
+	want := []string{ids[0], ids[1], ids[3], ids[4], ids[5]} // the hidden pane counts on no page
+	var all []string
+	after, calls := "", 0
+	for {
+		got, next, err := page(after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, got...)
+		if calls++; next == nil {
+			break
+		}
+		if *next != got[len(got)-1] {
+			t.Fatalf("next %q is not the page's last pane %v", *next, got)
+		}
+		after = *next
+	}
+	if !reflect.DeepEqual(all, want) || calls != 3 {
+		t.Fatalf("pages of 2 give %v in %d calls, want %v in 3", all, calls, want)
+	}
+	if got, next, _ := page("", 5); next != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("a limit of exactly the panes listed: %v next %v", got, next)
+	}
+	if got, next, _ := page(ids[5], 0); next != nil || len(got) != 0 {
+		t.Fatalf("after the last pane: %v next %v", got, next)
+	}
+	var e *service.Error
+	for _, gone := range []string{hidden, "pane_none"} {
+		if _, _, err := page(gone, 2); !errors.As(err, &e) || e.Code != "not_found.pane" || e.Data["pane"] != gone {
+			t.Fatalf("after a pane not listed (%s): %v", gone, err)
+		}
+	}
+	if err := svc.RemovePane(context.Background(), ids[1], true); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := page(ids[1], 2); !errors.As(err, &e) || e.Code != "not_found.pane" {
+		t.Fatalf("after a removed pane: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ func (pr *paneRecords) listPanes(svc *service.Service, ws, tab string, allowed f
 	}
 	b := bytes.NewBuffer(make([]byte, 0, pr.size+64))
 	b.WriteString(`{"parameters":{"panes":`)
-	if err := pr.encode(b, list, ws == "" && tab == "", allowed, 0); err != nil {
+	if err := pr.encode(b, list, ws == "" && tab == "", allowed, 0, nil); err != nil {
 		return nil, err
 	}
 	b.WriteString("}}\x00")
@@ -81,7 +81,7 @@ func (pr *paneRecords) getWorkspace(svc *service.Service, ref string) ([]byte, e
 	b.WriteString(`,"tabs":`)
 	b.Write(tenc)
 	b.WriteString(`,"panes":`)
-	if err := pr.encode(b, list, false, func(string) bool { return true }, 0); err != nil {
+	if err := pr.encode(b, list, false, func(string) bool { return true }, 0, nil); err != nil {
 		return nil, err
 	}
 	b.WriteString("}}\x00")
@@ -94,8 +94,9 @@ func (pr *paneRecords) have(id string, rev uint64) bool { return pr.recs[id].rev
 // encode writes the JSON array of the records of list that allowed keeps,
 // encoding and keeping those not kept; whole: list is every pane, and
 // records of other panes are dropped. A set other than 0 writes only its
-// fields of each record (Mux.ListPaneFields). pr.mu is held.
-func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool, set paneFieldSet) error {
+// fields of each record, and a page only its panes (Mux.ListPaneFields).
+// pr.mu is held.
+func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool, set paneFieldSet, pg *panePage) error {
 	var seen map[string]paneRecord
 	if whole {
 		seen = make(map[string]paneRecord, len(list))
@@ -122,7 +123,7 @@ func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole 
 		if whole {
 			seen[r.ID] = rec
 		}
-		if !allowed(r.ID) {
+		if !allowed(r.ID) || !pg.take(r.ID) {
 			continue
 		}
 		if !first {

@@ -10,21 +10,27 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// `signaltty pane list --fields id,title,state`: Mux.ListPaneFields, a
-// table with one column per field in the order given (--json: the reply).
-// The daemon validates the names (invalid_params.fields).
+// `signaltty pane list --fields id,title,state [--limit N] [--after P]`:
+// Mux.ListPaneFields, a table with one column per field in the order given
+// (--json: the reply); with a limit and more panes left, stderr says what
+// --after continues. The daemon validates names and limit.
 
 func paneFieldsFlag(c *cobra.Command) {
 	c.Flags().StringSlice("fields", nil, "only these fields of each pane, comma separated, as columns in this order "+
 		"(Mux.ListPaneFields; e.g. id,workspace,tab,title,state,lifecycle,attention; names as in Pane)")
+	c.Flags().Int64("limit", 0, "with --fields: at most N panes (1..100000)")
+	c.Flags().String("after", "", "with --fields: the panes listed after this pane (the last one of the previous page)")
 	c.MarkFlagsMutuallyExclusive("fields", "attention")
 }
 
 func (a *app) listPaneFields(cmd *cobra.Command, fields []string) error {
-	p := params(cmd, "workspace", "tab")
+	p := params(cmd, "workspace", "tab", "after", "limit")
 	p["fields"] = fields
 	return a.run(cmd, "dev.signaltty.Mux.ListPaneFields", p, func(raw json.RawMessage) error {
-		var r struct{ Panes []map[string]json.RawMessage }
+		var r struct {
+			Panes []map[string]json.RawMessage
+			Next  *string
+		}
 		if err := decode(raw, &r); err != nil {
 			return err
 		}
@@ -40,7 +46,13 @@ func (a *app) listPaneFields(cmd *cobra.Command, fields []string) error {
 			}
 			fmt.Fprintln(tw, strings.Join(cols, "\t"))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if r.Next != nil {
+			fmt.Fprintf(a.errw, "more panes follow: --after %s\n", *r.Next)
+		}
+		return nil
 	})
 }
 

@@ -1148,37 +1148,46 @@ func (m ListPanes_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 // Lists the panes ListPanes lists, in its order and with its filters, each
 // with only the named fields (tmux list-panes -F): an overview of many
 // panes in a small reply. fields: at least one; each field once in the
-// reply, in Pane's order. Errors: invalid_params.fields (empty, or an
-// unknown name: data.field), and those of ListPanes. docs/scale.md.
+// reply, in Pane's order. With limit (1..100000), at most that many panes,
+// and next, when more follow: the id of the last one, to pass as after,
+// which starts the list after that pane; an after that is no longer listed
+// (removed, moved to another tab) fails with not_found.pane: list again
+// from the start. Errors: invalid_params.fields (empty, or an unknown name:
+// data.field), invalid_params.limit, and those of ListPanes. docs/scale.md.
 type ListPaneFields_methods struct{}
 
 func ListPaneFields() ListPaneFields_methods { return ListPaneFields_methods{} }
 
-func (m ListPaneFields_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField) (panes_out_ []PaneFields, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, fields_in_)
+func (m ListPaneFields_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField, after_in_ *string, limit_in_ *int64) (panes_out_ []PaneFields, next_out_ *string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, fields_in_, after_in_, limit_in_)
 	if err_ != nil {
 		return
 	}
-	panes_out_, _, err_ = receive(ctx)
+	panes_out_, next_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m ListPaneFields_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField) (func(ctx context.Context) ([]PaneFields, uint64, error), error) {
+func (m ListPaneFields_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField, after_in_ *string, limit_in_ *int64) (func(ctx context.Context) ([]PaneFields, *string, uint64, error), error) {
 	var in struct {
 		Workspace *string     `json:"workspace,omitempty"`
 		Tab       *string     `json:"tab,omitempty"`
 		Fields    []PaneField `json:"fields"`
+		After     *string     `json:"after,omitempty"`
+		Limit     *int64      `json:"limit,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
 	in.Fields = []PaneField(fields_in_)
+	in.After = after_in_
+	in.Limit = limit_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.ListPaneFields", in, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (panes_out_ []PaneFields, flags uint64, err error) {
+	return func(context.Context) (panes_out_ []PaneFields, next_out_ *string, flags uint64, err error) {
 		var out struct {
 			Panes []PaneFields `json:"panes"`
+			Next  *string      `json:"next,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -1186,26 +1195,32 @@ func (m ListPaneFields_methods) Send(ctx context.Context, c *varlink.Connection,
 			return
 		}
 		panes_out_ = []PaneFields(out.Panes)
+		next_out_ = out.Next
 		return
 	}, nil
 }
 
-func (m ListPaneFields_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField) (func(ctx context.Context) (panes_out_ []PaneFields, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m ListPaneFields_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField, after_in_ *string, limit_in_ *int64) (func(ctx context.Context) (panes_out_ []PaneFields, next_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Workspace *string     `json:"workspace,omitempty"`
 		Tab       *string     `json:"tab,omitempty"`
 		Fields    []PaneField `json:"fields"`
+		After     *string     `json:"after,omitempty"`
+		Limit     *int64      `json:"limit,omitempty"`
 	}
 	in.Workspace = workspace_in_
 	in.Tab = tab_in_
 	in.Fields = []PaneField(fields_in_)
+	in.After = after_in_
+	in.Limit = limit_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.ListPaneFields", in)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (panes_out_ []PaneFields, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (panes_out_ []PaneFields, next_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
 			Panes []PaneFields `json:"panes"`
+			Next  *string      `json:"next,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -1213,6 +1228,7 @@ func (m ListPaneFields_methods) Upgrade(ctx context.Context, c *varlink.Connecti
 			return
 		}
 		panes_out_ = []PaneFields(out.Panes)
+		next_out_ = out.Next
 		return
 	}, nil
 }
@@ -2645,7 +2661,7 @@ type devsignalttymuxInterface interface {
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
 	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
-	ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField) error
+	ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField, after_ *string, limit_ *int64) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
@@ -2823,11 +2839,13 @@ func (c *VarlinkCall) ReplyListPanes(ctx context.Context, panes_ []Pane) error {
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyListPaneFields(ctx context.Context, panes_ []PaneFields) error {
+func (c *VarlinkCall) ReplyListPaneFields(ctx context.Context, panes_ []PaneFields, next_ *string) error {
 	var out struct {
 		Panes []PaneFields `json:"panes"`
+		Next  *string      `json:"next,omitempty"`
 	}
 	out.Panes = []PaneFields(panes_)
+	out.Next = next_
 	return c.Reply(ctx, &out)
 }
 
@@ -3121,9 +3139,13 @@ func (s *VarlinkInterface) ListPanes(ctx context.Context, c VarlinkCall, workspa
 // Lists the panes ListPanes lists, in its order and with its filters, each
 // with only the named fields (tmux list-panes -F): an overview of many
 // panes in a small reply. fields: at least one; each field once in the
-// reply, in Pane's order. Errors: invalid_params.fields (empty, or an
-// unknown name: data.field), and those of ListPanes. docs/scale.md.
-func (s *VarlinkInterface) ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField) error {
+// reply, in Pane's order. With limit (1..100000), at most that many panes,
+// and next, when more follow: the id of the last one, to pass as after,
+// which starts the list after that pane; an after that is no longer listed
+// (removed, moved to another tab) fails with not_found.pane: list again
+// from the start. Errors: invalid_params.fields (empty, or an unknown name:
+// data.field), invalid_params.limit, and those of ListPanes. docs/scale.md.
+func (s *VarlinkInterface) ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField, after_ *string, limit_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ListPaneFields")
 }
 
@@ -3438,12 +3460,14 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Workspace *string     `json:"workspace,omitempty"`
 			Tab       *string     `json:"tab,omitempty"`
 			Fields    []PaneField `json:"fields"`
+			After     *string     `json:"after,omitempty"`
+			Limit     *int64      `json:"limit,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.ListPaneFields(ctx, VarlinkCall{call}, in.Workspace, in.Tab, []PaneField(in.Fields))
+		return s.devsignalttymuxInterface.ListPaneFields(ctx, VarlinkCall{call}, in.Workspace, in.Tab, []PaneField(in.Fields), in.After, in.Limit)
 
 	case "GetPane":
 		var in struct {
@@ -4042,9 +4066,19 @@ type PaneFields (
 # Lists the panes ListPanes lists, in its order and with its filters, each
 # with only the named fields (tmux list-panes -F): an overview of many
 # panes in a small reply. fields: at least one; each field once in the
-# reply, in Pane's order. Errors: invalid_params.fields (empty, or an
-# unknown name: data.field), and those of ListPanes. docs/scale.md.
-method ListPaneFields(workspace: ?string, tab: ?string, fields: []PaneField) -> (panes: []PaneFields)
+# reply, in Pane's order. With limit (1..100000), at most that many panes,
+# and next, when more follow: the id of the last one, to pass as after,
+# which starts the list after that pane; an after that is no longer listed
+# (removed, moved to another tab) fails with not_found.pane: list again
+# from the start. Errors: invalid_params.fields (empty, or an unknown name:
+# data.field), invalid_params.limit, and those of ListPanes. docs/scale.md.
+method ListPaneFields(
+  workspace: ?string,
+  tab: ?string,
+  fields: []PaneField,
+  after: ?string,
+  limit: ?int
+) -> (panes: []PaneFields, next: ?string)
 
 # Returns one pane. Errors: not_found.pane.
 method GetPane(pane: string) -> (pane: Pane)
