@@ -24,10 +24,10 @@ var overviewFields = []string{"id", "workspace", "tab", "title", "state", "lifec
 // as three clients see them, each dialled once: raw (the call written to a
 // socket, the reply read to its NUL), typed (the generated Go bindings,
 // decoding into mux.Pane or mux.PaneFields) and maps (the harness's client,
-// decoding into []map[string]any). Calls alternate, 100 of each. It
-// reports each one's p50/p99 from call to decoded reply, reply bytes, and
-// the CPU time per call of the daemon and of the client; it asserts no
-// timings.
+// decoding into []map[string]any), and typed for a page of 100 panes
+// (limit). Calls alternate, 100 of each. It reports each one's p50/p99
+// from call to decoded reply, reply bytes, and the CPU time per call of
+// the daemon and of the client; it asserts no timings.
 func TestScaleListPaneFieldsAgainstListPanes(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("SIGNALTTY_SCALE"))
 	if n <= 0 {
@@ -99,6 +99,17 @@ func TestScaleListPaneFieldsAgainstListPanes(t *testing.T) {
 				t.Fatal(err)
 			}
 			check(len(ps))
+			return 0
+		}},
+		{name: "ListPaneFields typed 100", call: func() int { // a page: the first 100 panes
+			limit := int64(100)
+			ps, next, err := mux.ListPaneFields().Call(t.Context(), c, nil, nil, sel, nil, &limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) != min(n, 100) || (n > 100) != (next != nil) {
+				t.Fatalf("a page of 100: %d panes, next %v", len(ps), next)
+			}
 			return 0
 		}},
 		{name: "ListPanes maps", call: func() int {
