@@ -134,7 +134,15 @@ func (pr *paneRecords) listPaneFields(svc *service.Service, ws, tab string, set 
 	if err != nil {
 		return nil, err
 	}
-	b := bytes.NewBuffer(make([]byte, 0, 64+len(list)*32*bitCount(set)))
+	per := pr.selSize
+	if per == 0 {
+		per = 24 * bitCount(set)
+	}
+	n := len(list)
+	if pg.limit > 0 {
+		n = min(n, pg.limit)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, 64+n*per))
 	b.WriteString(`{"parameters":{"panes":`)
 	if err := pr.encode(b, list, ws == "" && tab == "", allowed, set, pg); err != nil {
 		return nil, err
@@ -149,6 +157,9 @@ func (pr *paneRecords) listPaneFields(svc *service.Service, ws, tab string, set 
 		b.Write(next)
 	}
 	b.WriteString("}}\x00")
+	if pg.limit == 0 && len(list) > 0 {
+		pr.selSize = b.Len()/len(list) + 1
+	}
 	return b.Bytes(), nil
 }
 

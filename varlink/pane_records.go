@@ -19,6 +19,8 @@ type paneRecords struct {
 	mu   sync.Mutex // held while a listing is made (not sent): s.mu is taken inside it, never around it
 	recs map[string]paneRecord
 	size int // bytes of the last reply
+	// bytes of the last ListPaneFields reply without a limit, per pane
+	selSize int
 }
 
 // maxKeptRecords bounds the records kept between listings of all panes
