@@ -144,7 +144,7 @@ func TestScaleListPaneFieldsAgainstListPanes(t *testing.T) {
 		if v.bytes > 0 {
 			kb = fmt.Sprintf("reply %d KB", v.bytes/1000)
 		}
-		t.Logf("%-22s calls %d  p50 %8v  p99 %8v  daemon CPU/call %6v  client CPU/call %7v  %s", v.name, k,
+		t.Logf("%-25s calls %d  p50 %8v  p99 %8v  daemon CPU/call %6v  client CPU/call %7v  %s", v.name, k,
 			pct(v.ts, .5), pct(v.ts, .99), (v.daemon / k).Round(10*time.Microsecond), (v.self / k).Round(10*time.Microsecond), kb)
 	}
 }
