@@ -180,6 +180,8 @@ func TestMCPPaneResultsEqualTheCLIs(t *testing.T) {
 	same(t, d, m, []string{"pane", "remove", "--pane", cliPane.ID}, "pane_remove", map[string]any{"pane": p.Pane.ID})
 	same(t, d, m, []string{"pane", "get", "--pane", cliPane.ID}, "pane_get", map[string]any{"pane": p.Pane.ID})
 	same(t, d, m, []string{"pane", "list", "--workspace", ws.ID}, "pane_list", map[string]any{"workspace": ws.ID})
+	same(t, d, m, []string{"pane", "list", "--workspace", ws.ID, "--fields", "id,state,status"}, "pane_list_fields",
+		map[string]any{"workspace": ws.ID, "fields": []string{"id", "state", "status"}})
 	same(t, d, m, []string{"workspace", "rename", "--workspace", ws.ID, "--name", "renamed"}, "workspace_rename", map[string]any{"workspace": ws.ID, "name": "renamed"})
 	mw := m.Call(t, "workspace_create", map[string]any{"name": "other", "cwd": d.Home})
 	var w struct{ Workspace struct{ ID string } }

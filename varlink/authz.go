@@ -13,7 +13,7 @@ import (
 // per method, which right it needs and where its target is; Guard checks
 // it before the method's handler runs, before any lookup, so a missing
 // target and a forbidden one get the same denied.<right>. Methods that list
-// (ListWorkspaces, ListPanes, Run.List, Events.Subscribe) are checked per
+// (ListWorkspaces, ListPanes, ListPaneFields, Run.List, Events.Subscribe) are checked per
 // item by their handlers instead (filtered, never denied).
 
 // target names where a call's resource is: the first parameter present of
@@ -71,6 +71,7 @@ var checks = map[string]check{
 	"dev.signaltty.Mux.RemoveTab":             on(wr, "", tb("tab")),
 	"dev.signaltty.Mux.SpawnPane":             {right: sp, targets: []target{ws("workspace"), tb("tab"), pn("split")}, gate: true},
 	"dev.signaltty.Mux.ListPanes":             {},
+	"dev.signaltty.Mux.ListPaneFields":        {},
 	"dev.signaltty.Mux.GetPane":               on(read, "", pn("pane")),
 	"dev.signaltty.Mux.SendInput":             on(wr, "", pn("pane")),
 	"dev.signaltty.Mux.ResizePane":            on(wr, "", pn("pane")),

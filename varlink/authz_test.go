@@ -25,7 +25,7 @@ func TestEveryMethodHasAnAuthorizationRow(t *testing.T) {
 	}
 	for verb, ck := range checks {
 		if ck.right == "" && verb != "dev.signaltty.Server.WhoAmI" && ck.find == nil {
-			if _, filtered := map[string]bool{"dev.signaltty.Mux.ListWorkspaces": true, "dev.signaltty.Mux.ListPanes": true,
+			if _, filtered := map[string]bool{"dev.signaltty.Mux.ListWorkspaces": true, "dev.signaltty.Mux.ListPanes": true, "dev.signaltty.Mux.ListPaneFields": true,
 				"dev.signaltty.Run.List": true, "dev.signaltty.Events.Subscribe": true}[verb]; !filtered {
 				t.Errorf("%s is open to every principal", verb)
 			}

@@ -19,6 +19,8 @@ type paneRecords struct {
 	mu   sync.Mutex // held while a listing is made (not sent): s.mu is taken inside it, never around it
 	recs map[string]paneRecord
 	size int // bytes of the last reply
+	// bytes of the last ListPaneFields reply without a limit, per pane
+	selSize int
 }
 
 // maxKeptRecords bounds the records kept between listings of all panes
@@ -26,8 +28,9 @@ type paneRecords struct {
 const maxKeptRecords = 1 << 16
 
 type paneRecord struct {
-	rev uint64
-	enc []byte
+	rev   uint64
+	enc   []byte
+	spans []int32 // enc's member spans, once a selection asked (pane_fields.go)
 }
 
 func newPaneRecords() *paneRecords { return &paneRecords{recs: map[string]paneRecord{}} }
@@ -44,7 +47,7 @@ func (pr *paneRecords) listPanes(svc *service.Service, ws, tab string, allowed f
 	}
 	b := bytes.NewBuffer(make([]byte, 0, pr.size+64))
 	b.WriteString(`{"parameters":{"panes":`)
-	if err := pr.encode(b, list, ws == "" && tab == "", allowed); err != nil {
+	if err := pr.encode(b, list, ws == "" && tab == "", allowed, 0, nil); err != nil {
 		return nil, err
 	}
 	b.WriteString("}}\x00")
@@ -80,7 +83,7 @@ func (pr *paneRecords) getWorkspace(svc *service.Service, ref string) ([]byte, e
 	b.WriteString(`,"tabs":`)
 	b.Write(tenc)
 	b.WriteString(`,"panes":`)
-	if err := pr.encode(b, list, false, func(string) bool { return true }); err != nil {
+	if err := pr.encode(b, list, false, func(string) bool { return true }, 0, nil); err != nil {
 		return nil, err
 	}
 	b.WriteString("}}\x00")
@@ -92,8 +95,10 @@ func (pr *paneRecords) have(id string, rev uint64) bool { return pr.recs[id].rev
 
 // encode writes the JSON array of the records of list that allowed keeps,
 // encoding and keeping those not kept; whole: list is every pane, and
-// records of other panes are dropped. pr.mu is held.
-func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool) error {
+// records of other panes are dropped. A set other than 0 writes only its
+// fields of each record, and a page only its panes (Mux.ListPaneFields).
+// pr.mu is held.
+func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool, set paneFieldSet, pg *panePage) error {
 	var seen map[string]paneRecord
 	if whole {
 		seen = make(map[string]paneRecord, len(list))
@@ -113,17 +118,25 @@ func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole 
 			rec = paneRecord{rev: r.Rev, enc: enc}
 			pr.recs[r.ID] = rec
 		}
+		if set != 0 && rec.spans == nil {
+			rec.spans = memberSpans(rec.enc)
+			pr.recs[r.ID] = rec
+		}
 		if whole {
 			seen[r.ID] = rec
 		}
-		if !allowed(r.ID) {
+		if !allowed(r.ID) || !pg.take(r.ID) {
 			continue
 		}
 		if !first {
 			b.WriteByte(',')
 		}
 		first = false
-		b.Write(rec.enc)
+		if set == 0 {
+			b.Write(rec.enc)
+			continue
+		}
+		writeSelected(b, rec.enc, rec.spans, set)
 	}
 	b.WriteByte(']')
 	if whole {

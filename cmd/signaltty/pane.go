@@ -74,6 +74,11 @@ func paneListCmd(a *app) *cobra.Command {
 			if on, _ := cmd.Flags().GetBool("attention"); on {
 				return a.listAttention(cmd)
 			}
+			if f, _ := cmd.Flags().GetStringSlice("fields"); len(f) > 0 {
+				return a.listPaneFields(cmd, f)
+			} else if cmd.Flags().Changed("limit") || cmd.Flags().Changed("after") {
+				return &callError{Code: "invalid_params.usage", Message: "--limit and --after need --fields", Data: map[string]any{}}
+			}
 			return a.run(cmd, "dev.signaltty.Mux.ListPanes", params(cmd, "workspace", "tab"), func(raw json.RawMessage) error {
 				var r struct{ Panes []mux.Pane }
 				if err := decode(raw, &r); err != nil {
@@ -86,6 +91,7 @@ func paneListCmd(a *app) *cobra.Command {
 	c.Flags().Bool("attention", false, "only panes that need the user (attention other than none)")
 	c.Flags().String("workspace", "", "only panes of this workspace (id or handle)")
 	c.Flags().String("tab", "", "only panes of this tab")
+	paneFieldsFlag(c)
 	return c
 }
 

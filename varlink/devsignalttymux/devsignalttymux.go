@@ -172,6 +172,41 @@ type Notification struct {
 	Read_at    *string `json:"read_at,omitempty"`
 }
 
+// A field of Pane that ListPaneFields can select: every field but
+// wait_baseline (GetPane only).
+type PaneField string
+
+// A pane as ListPaneFields gives it: only the selected fields, each with
+// the value Pane has; a selected field that Pane leaves null is absent.
+type PaneFields struct {
+	Id            *string            `json:"id,omitempty"`
+	Workspace     *string            `json:"workspace,omitempty"`
+	Tab           *string            `json:"tab,omitempty"`
+	Title         *string            `json:"title,omitempty"`
+	Argv0         *string            `json:"argv0,omitempty"`
+	Argv          *[]string          `json:"argv,omitempty"`
+	Cwd           *string            `json:"cwd,omitempty"`
+	Reported_cwd  *string            `json:"reported_cwd,omitempty"`
+	Env           *map[string]string `json:"env,omitempty"`
+	Cols          *int64             `json:"cols,omitempty"`
+	Rows          *int64             `json:"rows,omitempty"`
+	State         *string            `json:"state,omitempty"`
+	Terminating   *bool              `json:"terminating,omitempty"`
+	Pid           *int64             `json:"pid,omitempty"`
+	Status        *WaitStatus        `json:"status,omitempty"`
+	Screen        *string            `json:"screen,omitempty"`
+	Created_at    *string            `json:"created_at,omitempty"`
+	Exited_at     *string            `json:"exited_at,omitempty"`
+	Restore_state *string            `json:"restore_state,omitempty"`
+	Restored_rows *int64             `json:"restored_rows,omitempty"`
+	Agent         *Agent             `json:"agent,omitempty"`
+	Lifecycle     *string            `json:"lifecycle,omitempty"`
+	Attention     *string            `json:"attention,omitempty"`
+	Last_message  *string            `json:"last_message,omitempty"`
+	History_rows  *int64             `json:"history_rows,omitempty"`
+	Cgroup        *PaneCgroup        `json:"cgroup,omitempty"`
+}
+
 // The request's parameters are invalid ("invalid_params.<what>").
 type InvalidParams struct {
 	Code    string          `json:"code"`
@@ -1106,6 +1141,94 @@ func (m ListPanes_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 			return
 		}
 		panes_out_ = []Pane(out.Panes)
+		return
+	}, nil
+}
+
+// Lists the panes ListPanes lists, in its order and with its filters, each
+// with only the named fields (tmux list-panes -F): an overview of many
+// panes in a small reply. fields: at least one; each field once in the
+// reply, in Pane's order. With limit (1..100000), at most that many panes,
+// and next, when more follow: the id of the last one, to pass as after,
+// which starts the list after that pane; an after that is no longer listed
+// (removed, moved to another tab) fails with not_found.pane: list again
+// from the start. Errors: invalid_params.fields (empty, or an unknown name:
+// data.field), invalid_params.limit, and those of ListPanes. docs/scale.md.
+type ListPaneFields_methods struct{}
+
+func ListPaneFields() ListPaneFields_methods { return ListPaneFields_methods{} }
+
+func (m ListPaneFields_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField, after_in_ *string, limit_in_ *int64) (panes_out_ []PaneFields, next_out_ *string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, fields_in_, after_in_, limit_in_)
+	if err_ != nil {
+		return
+	}
+	panes_out_, next_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m ListPaneFields_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField, after_in_ *string, limit_in_ *int64) (func(ctx context.Context) ([]PaneFields, *string, uint64, error), error) {
+	var in struct {
+		Workspace *string     `json:"workspace,omitempty"`
+		Tab       *string     `json:"tab,omitempty"`
+		Fields    []PaneField `json:"fields"`
+		After     *string     `json:"after,omitempty"`
+		Limit     *int64      `json:"limit,omitempty"`
+	}
+	in.Workspace = workspace_in_
+	in.Tab = tab_in_
+	in.Fields = []PaneField(fields_in_)
+	in.After = after_in_
+	in.Limit = limit_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.ListPaneFields", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (panes_out_ []PaneFields, next_out_ *string, flags uint64, err error) {
+		var out struct {
+			Panes []PaneFields `json:"panes"`
+			Next  *string      `json:"next,omitempty"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		panes_out_ = []PaneFields(out.Panes)
+		next_out_ = out.Next
+		return
+	}, nil
+}
+
+func (m ListPaneFields_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, fields_in_ []PaneField, after_in_ *string, limit_in_ *int64) (func(ctx context.Context) (panes_out_ []PaneFields, next_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Workspace *string     `json:"workspace,omitempty"`
+		Tab       *string     `json:"tab,omitempty"`
+		Fields    []PaneField `json:"fields"`
+		After     *string     `json:"after,omitempty"`
+		Limit     *int64      `json:"limit,omitempty"`
+	}
+	in.Workspace = workspace_in_
+	in.Tab = tab_in_
+	in.Fields = []PaneField(fields_in_)
+	in.After = after_in_
+	in.Limit = limit_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.ListPaneFields", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (panes_out_ []PaneFields, next_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Panes []PaneFields `json:"panes"`
+			Next  *string      `json:"next,omitempty"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		panes_out_ = []PaneFields(out.Panes)
+		next_out_ = out.Next
 		return
 	}, nil
 }
@@ -2538,6 +2661,7 @@ type devsignalttymuxInterface interface {
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
 	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
+	ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField, after_ *string, limit_ *int64) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
@@ -2712,6 +2836,16 @@ func (c *VarlinkCall) ReplyListPanes(ctx context.Context, panes_ []Pane) error {
 		Panes []Pane `json:"panes"`
 	}
 	out.Panes = []Pane(panes_)
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyListPaneFields(ctx context.Context, panes_ []PaneFields, next_ *string) error {
+	var out struct {
+		Panes []PaneFields `json:"panes"`
+		Next  *string      `json:"next,omitempty"`
+	}
+	out.Panes = []PaneFields(panes_)
+	out.Next = next_
 	return c.Reply(ctx, &out)
 }
 
@@ -3000,6 +3134,19 @@ func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspa
 // Lists panes, optionally only those of one workspace or one tab.
 func (s *VarlinkInterface) ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ListPanes")
+}
+
+// Lists the panes ListPanes lists, in its order and with its filters, each
+// with only the named fields (tmux list-panes -F): an overview of many
+// panes in a small reply. fields: at least one; each field once in the
+// reply, in Pane's order. With limit (1..100000), at most that many panes,
+// and next, when more follow: the id of the last one, to pass as after,
+// which starts the list after that pane; an after that is no longer listed
+// (removed, moved to another tab) fails with not_found.pane: list again
+// from the start. Errors: invalid_params.fields (empty, or an unknown name:
+// data.field), invalid_params.limit, and those of ListPanes. docs/scale.md.
+func (s *VarlinkInterface) ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField, after_ *string, limit_ *int64) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ListPaneFields")
 }
 
 // Returns one pane. Errors: not_found.pane.
@@ -3307,6 +3454,20 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
 		return s.devsignalttymuxInterface.ListPanes(ctx, VarlinkCall{call}, in.Workspace, in.Tab)
+
+	case "ListPaneFields":
+		var in struct {
+			Workspace *string     `json:"workspace,omitempty"`
+			Tab       *string     `json:"tab,omitempty"`
+			Fields    []PaneField `json:"fields"`
+			After     *string     `json:"after,omitempty"`
+			Limit     *int64      `json:"limit,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.ListPaneFields(ctx, VarlinkCall{call}, in.Workspace, in.Tab, []PaneField(in.Fields), in.After, in.Limit)
 
 	case "GetPane":
 		var in struct {
@@ -3861,6 +4022,63 @@ method SpawnPane(
 
 # Lists panes, optionally only those of one workspace or one tab.
 method ListPanes(workspace: ?string, tab: ?string) -> (panes: []Pane)
+
+# A field of Pane that ListPaneFields can select: every field but
+# wait_baseline (GetPane only).
+type PaneField (
+  id, workspace, tab, title, argv0, argv, cwd, reported_cwd, env, cols, rows,
+  state, terminating, pid, status, screen, created_at, exited_at,
+  restore_state, restored_rows, agent, lifecycle, attention, last_message,
+  history_rows, cgroup
+)
+
+# A pane as ListPaneFields gives it: only the selected fields, each with
+# the value Pane has; a selected field that Pane leaves null is absent.
+type PaneFields (
+  id: ?string,
+  workspace: ?string,
+  tab: ?string,
+  title: ?string,
+  argv0: ?string,
+  argv: ?[]string,
+  cwd: ?string,
+  reported_cwd: ?string,
+  env: ?[string]string,
+  cols: ?int,
+  rows: ?int,
+  state: ?(live, exited),
+  terminating: ?bool,
+  pid: ?int,
+  status: ?WaitStatus,
+  screen: ?(primary, alternate),
+  created_at: ?string,
+  exited_at: ?string,
+  restore_state: ?string,
+  restored_rows: ?int,
+  agent: ?Agent,
+  lifecycle: ?string,
+  attention: ?string,
+  last_message: ?string,
+  history_rows: ?int,
+  cgroup: ?PaneCgroup
+)
+
+# Lists the panes ListPanes lists, in its order and with its filters, each
+# with only the named fields (tmux list-panes -F): an overview of many
+# panes in a small reply. fields: at least one; each field once in the
+# reply, in Pane's order. With limit (1..100000), at most that many panes,
+# and next, when more follow: the id of the last one, to pass as after,
+# which starts the list after that pane; an after that is no longer listed
+# (removed, moved to another tab) fails with not_found.pane: list again
+# from the start. Errors: invalid_params.fields (empty, or an unknown name:
+# data.field), invalid_params.limit, and those of ListPanes. docs/scale.md.
+method ListPaneFields(
+  workspace: ?string,
+  tab: ?string,
+  fields: []PaneField,
+  after: ?string,
+  limit: ?int
+) -> (panes: []PaneFields, next: ?string)
 
 # Returns one pane. Errors: not_found.pane.
 method GetPane(pane: string) -> (pane: Pane)

@@ -57,6 +57,8 @@ var tools = []tool{
 		hint: "Start an interactive program (a shell, a REPL, a server) in a new pane and drive it with pane_send and pane_capture. For a command whose result matters, prefer run: it reports a trusted outcome."},
 	{name: "pane_list", method: "dev.signaltty.Mux.ListPanes", cli: "signaltty pane list [--workspace W] [--tab T]",
 		hint: "List panes with their state (live or exited) and exit status.", ann: reads},
+	{name: "pane_list_fields", method: "dev.signaltty.Mux.ListPaneFields", cli: "signaltty pane list --fields F[,F...] [--workspace W] [--tab T] [--limit N] [--after P]",
+		hint: "List panes with only the fields you name (for example id, title, state, lifecycle, attention): an overview of many panes in a small reply; with limit, page through them by passing next as after. Use pane_get or pane_list for whole records.", ann: reads},
 	{name: "pane_get", method: "dev.signaltty.Mux.GetPane", cli: "signaltty pane get --pane P",
 		hint: "Show one pane.", ann: reads},
 	{name: "pane_send", method: "dev.signaltty.Mux.SendInput", cli: "signaltty pane send --pane P --text TEXT",
