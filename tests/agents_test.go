@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/signaltty/signaltty/tests/harness"
 )
@@ -78,6 +79,8 @@ func TestClaudeHooksDriveLifecycleAttentionAndMessages(t *testing.T) {
 	}
 	d.Send(t, p.ID, `exit\n`)
 	waitAgent(t, d, p.ID, "exited with its process", func(p agentPane) bool { return p.Lifecycle == "exited" })
+	// The pane's record changes before the journaled event reaches the stream.
+	evs.WaitFor(t, 10*time.Second, "agent.exited", func(e harness.Event) bool { return e.Type == "agent.exited" })
 	var types []string
 	for _, e := range evs.Seen() {
 		types = append(types, e.Type)
