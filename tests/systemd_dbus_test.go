@@ -26,6 +26,7 @@ func TestDBusNameActivatedAndFollowed(t *testing.T) {
 	dir := harness.TempDir(t)
 	bus := harness.PrepareSessionBus(t, dir, false)
 	m := harness.StartUserManagerIn(t, dir)
+	bus.Listening(t)
 
 	// Activation: a call to the name starts signaltty.service through the
 	// user manager (SystemdService=), not the varlink socket.
@@ -131,6 +132,7 @@ func TestDBusOtherUsersRefused(t *testing.T) {
 			dir := harness.TempDir(t)
 			bus := harness.PrepareSessionBus(t, dir, open)
 			m := harness.StartUserManagerIn(t, dir)
+			bus.Listening(t)
 			if r := busctl(t, m, bus.Address, "call", "dev.signaltty1", "/dev/signaltty1", "dev.signaltty1", "GetStatus"); r.Code != 0 {
 				t.Fatalf("the owner's call:\n%s", r)
 			}
@@ -164,6 +166,7 @@ func TestDesktopNotificationOfAFailedRun(t *testing.T) {
 	dir := harness.TempDir(t)
 	bus := harness.PrepareSessionBus(t, dir, false)
 	m := harness.StartUserManagerIn(t, dir)
+	bus.Listening(t)
 	dropIn := dir + "/config/systemd/user/signaltty.service.d"
 	os.MkdirAll(dropIn, 0o755)
 	os.WriteFile(dropIn+"/notify.conf", []byte("[Service]\nEnvironment=SIGNALTTY_NOTIFY=failed-runs\n"), 0o644)

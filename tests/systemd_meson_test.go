@@ -41,6 +41,7 @@ func TestMesonInstallUnderAUserManager(t *testing.T) {
 	c = strings.Replace(c, filepath.Join(dir, "bus", "session.d"), filepath.Join(prefix, "share", "dbus-1", "session.d"), 1)
 	os.WriteFile(conf, []byte(c), 0o644)
 	m := harness.StartUserManagerIn(t, dir, harness.NoUnits)
+	bus.Listening(t)
 
 	unit, err := os.ReadFile(filepath.Join(units, "signaltty.service"))
 	if err != nil || !strings.Contains(string(unit), "ExecStart="+filepath.Join(prefix, "bin", "signalttyd")) {

@@ -107,3 +107,11 @@ func OtherUser(t testing.TB) (uid, gid string) {
 	g, _ := exec.Command("id", "-g", name).Output()
 	return strings.TrimSpace(string(out)), strings.TrimSpace(string(g))
 }
+
+// Listening waits until the user manager listens on the bus's socket
+// (dbus.socket is started with sockets.target, which may come after
+// StartUserManagerIn returns).
+func (b *SessionBus) Listening(t testing.TB) {
+	t.Helper()
+	WaitFile(t, strings.TrimPrefix(b.Address, "unix:path="))
+}
