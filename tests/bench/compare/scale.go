@@ -152,6 +152,8 @@ func runScale(b *bench, npanes, samples, concurrent int, wake time.Duration, nof
 		{"Mux.ListWorkspaces", samples, cl("dev.signaltty.Mux.ListWorkspaces", nil)},
 		{"Mux.GetWorkspace (100 panes)", samples, cl("dev.signaltty.Mux.GetWorkspace", map[string]any{"workspace": "s0"})},
 		{"Mux.ListPanes (all)", samples, cl("dev.signaltty.Mux.ListPanes", nil)},
+		{"Mux.ListPaneFields (7 fields, all)", samples, cl("dev.signaltty.Mux.ListPaneFields", map[string]any{"fields": overviewFields})},
+		{"Mux.ListPaneFields (7 fields, page of 100)", samples, cl("dev.signaltty.Mux.ListPaneFields", map[string]any{"fields": overviewFields, "limit": 100})},
 		{"Mux.GetPane", samples, func(int) error { return call(c, "dev.signaltty.Mux.GetPane", map[string]any{"pane": pick()}, nil) }},
 		{"Mux.CaptureRows", samples, func(int) error {
 			return call(c, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": pick()}, nil)
@@ -280,3 +282,6 @@ func concurrentRun(conn *vl.Connection, i int, lat *time.Duration) error {
 	}
 	return nil
 }
+
+// overviewFields is what a pane overview (tmux's list-panes -F) asks for.
+var overviewFields = []string{"id", "workspace", "tab", "title", "state", "lifecycle", "attention"}
