@@ -174,6 +174,7 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 func main() {
 	rounds := flag.Int("rounds", 10, "rounds; each runs every system n times, interleaved")
 	n := flag.Int("n", 40, "samples per system per round")
+	idle := flag.Int("idle", 0, "then time this many bare Run.Get calls (no client library) with no run in flight, 0.5 ms apart, per build")
 	flag.Parse()
 	var ds []*daemon
 	for _, bin := range flag.Args() {
@@ -224,6 +225,24 @@ func main() {
 			line += fmt.Sprintf("  | %s %6.3f ms %.2fx", flag.Arg(j), float64(m)/1e6, ratio)
 		}
 		fmt.Println(line)
+	}
+	for j, d := range ds {
+		if *idle == 0 {
+			break
+		}
+		msg := []byte(`{"method":"dev.signaltty.Run.Get","parameters":{"run":"r1","output":false}}` + "\x00")
+		var ts []time.Duration
+		for i := 0; i < *idle; i++ {
+			time.Sleep(500 * time.Microsecond)
+			t0 := time.Now()
+			d.rawc.Write(msg)
+			if _, err := d.rawr.ReadSlice(0); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			ts = append(ts, time.Since(t0))
+		}
+		fmt.Printf("%s: bare Run.Get with nothing else running (no client library): median %.3f ms\n", flag.Arg(j), ms(median(ts)))
 	}
 	for j := range ds {
 		s := slices.Clone(allRatio[j])
