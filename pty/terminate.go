@@ -27,7 +27,7 @@ const siStatusOffset = (12+ptrSize-1)&^(ptrSize-1) + 8
 const ptrSize = unsafe.Sizeof(uintptr(0))
 
 // supervise waits for the leader's exit, reaps it, lets the output drain,
-// closes the PTY, publishes the status, calls OnExit and closes Done.
+// publishes the status, calls OnExit, closes the PTY and closes Done.
 // reapHold, set only by test builds (testhooks.go), delays the reap of an
 // exited leader until the returned channel is closed.
 var reapHold func(pid int) <-chan struct{}
@@ -44,16 +44,19 @@ func (p *Pane) supervise() {
 	<-p.emuDone
 	st.HeldOpen = p.heldOpen.Load()
 
-	p.master.Close() // hangs up whatever still holds the slave
-	p.pidf.Close()
-	close(p.quit)
-
 	p.mu.Lock()
 	p.status, p.exited = st, true
 	p.mu.Unlock()
+	// The exit is recorded first, then the PTY closed (docs/termination.md,
+	// "Descendants outside the process group"): closing the master is the
+	// slowest step here (the kernel hangs the terminal up) and need not
+	// delay whoever waits for the exit.
 	if p.onExit != nil {
 		p.onExit(st)
 	}
+	p.master.Close() // hangs up whatever still holds the slave
+	p.pidf.Close()
+	close(p.quit)
 	close(p.done)
 }
 

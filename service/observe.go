@@ -1,6 +1,7 @@
 package service
 
 import (
+	"runtime"
 	"strconv"
 
 	"github.com/signaltty/signaltty/pty"
@@ -83,6 +84,11 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 		s.transition(p, change{to: stateExited, exit: info})
 	}
 	s.mu.Unlock()
+	// The transition woke whoever waits for this exit (Run.Wait, Mux.Wait):
+	// let them run on this P now, before the log writes and the terminal's
+	// release below, rather than after them or on another thread woken to
+	// steal them.
+	runtime.Gosched()
 	if es.Code != nil {
 		s.log.Info("pane exited", "pane", p.id, "code", *es.Code)
 	} else {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"runtime"
 	"sync"
 
 	"github.com/signaltty/signaltty/journal"
@@ -106,6 +107,12 @@ func (s *Service) publish() {
 		}
 		stopped := s.stopped && len(s.pub.pending) == 0
 		s.mu.Unlock()
+		// A goroutine that waited for s.mu (a request handler, as the
+		// kick came from its own critical section) was just readied onto
+		// this P; let it run now instead of leaving it queued behind the
+		// journal's blocking write and sync below, which do not hand the
+		// P over until the runtime notices (docs/events.md, "Journal").
+		runtime.Gosched()
 
 		recs := make([]journal.Record, 0, len(batch))
 		for _, e := range batch {

@@ -597,7 +597,6 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 	rec.duration = rec.completedAt.Sub(rec.startedAt) // monotonic readings
 	rec.output = out
 	s.emit(RunCompleted{Run: rec.id, Pane: rec.paneID, RunResult: rec.result()})
-	close(rec.done)
 	s.log.Info("run completed", "run", rec.id, "outcome", rec.outcome, "status", rec.status)
 	rec.expiry = time.AfterFunc(time.Duration(s.runs.cfg.RetainMs)*time.Millisecond, func() {
 		s.mu.Lock()
@@ -605,6 +604,9 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 		s.evictRuns()
 	})
 	s.evictRuns()
+	// Last: a waiter woken earlier would only queue for s.mu behind the
+	// work above.
+	close(rec.done)
 }
 
 // result is what is known of a run's result; s.mu is held.

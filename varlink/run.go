@@ -44,8 +44,8 @@ func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pan
 		}
 	}
 	ctx2, stop := hangup(ctx, c.Call)
+	defer stop() // after the reply: the watch's wake-up is not on the caller's path
 	res, err := r.svc.StartRun(ctx2, req)
-	stop()
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}
