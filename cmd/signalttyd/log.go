@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -14,15 +15,18 @@ import (
 // sd-daemon(3)) and no timestamps when stderr is the journal
 // ($JOURNAL_STREAM names it), as plain slog text otherwise.
 // $SIGNALTTY_LOG_LEVEL=debug enables debug messages.
-func newLogger() *slog.Logger {
+// Lines go through a logQueue (logqueue.go): Flush it before exiting.
+func newLogger() (*slog.Logger, *logQueue) {
 	level := slog.LevelInfo
 	if os.Getenv("SIGNALTTY_LOG_LEVEL") == "debug" {
 		level = slog.LevelDebug
 	}
 	if stderrIsJournal() {
-		return slog.New(&journalHandler{level: level, mu: &sync.Mutex{}})
+		q := newLogQueue(true)
+		return slog.New(&journalHandler{level: level, mu: &sync.Mutex{}, out: q}), q
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	q := newLogQueue(false)
+	return slog.New(slog.NewTextHandler(q, &slog.HandlerOptions{Level: level})), q
 }
 
 // stderrIsJournal compares $JOURNAL_STREAM ("dev:inode") with stderr.
@@ -44,6 +48,7 @@ type journalHandler struct {
 	attrs []slog.Attr
 	group string
 	mu    *sync.Mutex
+	out   io.Writer
 }
 
 func (h *journalHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
@@ -75,7 +80,7 @@ func (h *journalHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, err := fmt.Fprintf(os.Stderr, "<%d>%s", prio, buf.Bytes())
+	_, err := h.out.Write(append([]byte(fmt.Sprintf("<%d>", prio)), buf.Bytes()...))
 	return err
 }
 

@@ -46,9 +46,13 @@ func main() {
 		fmt.Println("signalttyd", version)
 		return
 	}
-	log := newLogger()
-	if err := run(log, *address); err != nil {
+	log, lines := newLogger()
+	err := run(log, *address)
+	if err != nil {
 		log.Error(err.Error())
+	}
+	lines.Flush(2 * time.Second)
+	if err != nil {
 		os.Exit(1)
 	}
 }
