@@ -271,9 +271,12 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	store := ps.store
 	s.mu.Unlock()
 
-	tails := make(map[string][]string, len(terms))
+	// Outside s.mu: terminal locks. The epochs go into the document, which
+	// is encoded before any tail is written; the rows of a changed pane are
+	// read only when the store comes to write its tail (streamTail).
 	at := make(map[*term.Terminal]uint64, len(terms))
-	for i, sp := range snap.Panes { // outside s.mu: terminal locks
+	changed := make(map[string]*paneTailRead, len(terms))
+	for i, sp := range snap.Panes {
 		t := terms[sp.ID]
 		if t == nil { // a relaunch under way before its first output: nothing yet
 			continue
@@ -284,9 +287,14 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 		if last, ok := ps.tailAt[t]; ok && last == c {
 			continue // unchanged since its tail was saved: the store keeps the file
 		}
-		tails[sp.ID] = savedRows(t)
+		changed[sp.ID] = &paneTailRead{t: t, epoch: snap.Panes[i].Epoch}
 	}
-	res, err := store.Save(snap, tails)
+	res, err := store.SaveFunc(snap, streamTail(changed))
+	for _, r := range changed {
+		if r.moved { // rows of a later epoch than the document's: write them again next time
+			delete(at, r.t)
+		}
+	}
 	if err == nil && res.TailErr == nil {
 		ps.tailAt = at
 	} else {
@@ -309,15 +317,45 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	return res, nil
 }
 
+// paneTailRead is a changed pane whose tail a save reads when the store
+// comes to it; moved is set when its numbering epoch was no longer the one
+// the document records.
+type paneTailRead struct {
+	t     *term.Terminal
+	epoch int64
+	moved bool
+}
+
+// streamTail reads the tail of a pane of changed when the store asks for
+// it, one pane at a time per tail writer (snapshot.TailFunc), under that
+// terminal's lock only. Each entry is asked for at most once, so the
+// writers never share one.
+func streamTail(changed map[string]*paneTailRead) snapshot.TailFunc {
+	return func(id string) ([]string, bool) {
+		r := changed[id]
+		if r == nil {
+			return nil, false
+		}
+		rows, epoch := savedTail(r.t)
+		r.moved = epoch != r.epoch
+		return rows, true
+	}
+}
+
 // savedRows is what a snapshot keeps of a pane's rows: its last tailRows
 // rows up to the last non-blank one (paneTail), without trailing spaces.
 func savedRows(t *term.Terminal) []string {
+	rows, _ := savedTail(t)
+	return rows
+}
+
+// savedTail is savedRows(t) and the numbering epoch of those rows.
+func savedTail(t *term.Terminal) ([]string, int64) {
 	tail := paneTail(t, tailRows, math.MaxInt)
-	out := make([]string, len(tail.Lines))
 	for i, r := range tail.Lines {
-		out[i] = strings.TrimRight(r, " ")
+		tail.Lines[i] = strings.TrimRight(r, " ")
 	}
-	return out
+	return tail.Lines, tail.Epoch
 }
 
 // exportLocked copies the state into a snapshot; s.mu is held.

@@ -157,6 +157,23 @@ type SaveResult struct {
 // Store has neither loaded nor written. After Load met a snapshot from a
 // newer version, every other Save returns that *FutureVersionError.
 func (s *Store) Save(snap *Snapshot, tails map[string][]string) (SaveResult, error) {
+	return s.SaveFunc(snap, func(paneID string) ([]string, bool) {
+		rows, ok := tails[paneID]
+		return rows, ok
+	})
+}
+
+// TailFunc returns the rows of a pane's tail as SaveFunc comes to write it;
+// ok false keeps the pane's tail file as it is. It is called at most once
+// per pane of the snapshot, from up to TailWriters goroutines at once (each
+// for a different pane), and the rows are dropped once written: a save
+// holds at most TailWriters panes' rows at a time.
+type TailFunc func(paneID string) (rows []string, ok bool)
+
+// SaveFunc is Save with the tails read one pane at a time, as they are
+// written, rather than all before the first is: tails(id) is asked for the
+// rows of each pane of snap in turn.
+func (s *Store) SaveFunc(snap *Snapshot, tails TailFunc) (SaveResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := time.Now()
