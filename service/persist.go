@@ -289,7 +289,11 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 		}
 		changed[sp.ID] = &paneTailRead{t: t, epoch: snap.Panes[i].Epoch}
 	}
-	res, err := store.SaveFunc(snap, streamTail(changed))
+	var tails snapshot.TailFunc // nil: no tail changed, the store looks at none
+	if len(changed) > 0 {
+		tails = streamTail(changed)
+	}
+	res, err := store.SaveFunc(snap, tails)
 	for _, r := range changed {
 		if r.moved { // rows of a later epoch than the document's: write them again next time
 			delete(at, r.t)

@@ -63,9 +63,11 @@ type Store struct {
 	seed   maphash.Seed         // of the tail hashes, which never leave this process
 	buf    []byte               // a tail's contents
 	enc    bytes.Buffer         // snapshot.json's contents
-	panes  map[string]paneEnc   // each pane's part of the last snapshot.json (encode.go)
-	// panesSize is the bytes of the panes member last written.
-	panesSize int
+	parts  keptParts            // the elements' parts of the last snapshot.json (encode.go)
+	doc    []byte               // snapshot.json's contents (encode.go)
+	// pruned: the pane ids of the last save that removed every tail file
+	// of a pane not among them (tail.go).
+	pruned []string
 }
 
 // Option configures a Store.
@@ -215,7 +217,7 @@ func (s *Store) SaveFunc(snap *Snapshot, tails TailFunc) (SaveResult, error) {
 	s.trusted = true
 	res.Bytes = int64(len(data))
 	res.TailErr = tailErr
-	s.removeTails(paneTailNames(snap))
+	s.pruneTails(snap)
 	if !snap.Empty() {
 		res.Rotated, res.RotateErr = s.rotate(data, now)
 	}

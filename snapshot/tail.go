@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -184,14 +185,15 @@ func (s *Store) writeTails(snap *Snapshot, tails TailFunc) (int, error) {
 }
 
 // removeTails deletes the tail files under history/ whose name is not in
-// keep and returns the names it removed.
-func (s *Store) removeTails(keep map[string]bool) []string {
+// keep and returns the names it removed; all is false when some could not
+// be (or history/ could not be read).
+func (s *Store) removeTails(keep map[string]bool) (removed []string, all bool) {
 	dir := filepath.Join(s.dir, historyDir)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, errors.Is(err, fs.ErrNotExist)
 	}
-	var removed []string
+	all = true
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasSuffix(name, tailExt) || isTemp(name) || keep[name] || e.IsDir() {
@@ -200,9 +202,29 @@ func (s *Store) removeTails(keep map[string]bool) []string {
 		if err := os.Remove(filepath.Join(dir, name)); err == nil || errors.Is(err, fs.ErrNotExist) {
 			delete(s.tails, name)
 			removed = append(removed, name)
+		} else {
+			all = false
 		}
 	}
-	return removed
+	return removed, all
+}
+
+// pruneTails removes the tail files of panes not in snap, unless snap
+// has the same panes as the last save that did so: this Store writes
+// tails only for the panes of the snapshot it saves, so no tail of
+// another pane can have appeared since. s.mu is held.
+func (s *Store) pruneTails(snap *Snapshot) {
+	if s.pruned != nil && slices.EqualFunc(s.pruned, snap.Panes, func(id string, p Pane) bool { return id == p.ID }) {
+		return
+	}
+	s.pruned = nil
+	if _, all := s.removeTails(paneTailNames(snap)); !all {
+		return // tried again next save
+	}
+	s.pruned = make([]string, len(snap.Panes))
+	for i := range snap.Panes {
+		s.pruned[i] = snap.Panes[i].ID
+	}
 }
 
 // paneTailNames returns the tail file names of snap's panes.
