@@ -45,7 +45,7 @@ type persistState struct {
 	// when its tail was last saved; saveMu guards it.
 	outputEvery time.Duration
 	tailAt      map[*term.Terminal]uint64
-	exported    map[string]exportedPane // by pane id, as the last save exported them (persist_export.go)
+	exported    exportedPanes // by pane id, as the last save exported them (persist_export.go)
 }
 
 // PersistStatus describes persistence for Server.GetStatus.
@@ -366,7 +366,7 @@ func savedTail(t *term.Terminal) ([]string, int64) {
 func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 	snap := &snapshot.Snapshot{Server: snapshot.Server{Version: s.cfg.Version, Reason: reason},
 		Workspaces: []snapshot.Workspace{}, Tabs: []snapshot.Tab{}, Panes: make([]snapshot.Pane, 0, len(s.panes)), Notifications: []snapshot.Notification{}}
-	exported := make(map[string]exportedPane, len(s.panes))
+	s.persist.exported.gen++
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		snap.Workspaces = append(snap.Workspaces, snapshot.Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
@@ -376,11 +376,11 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
 				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt})
 			for _, p := range s.tabPanes(t) {
-				snap.Panes = append(snap.Panes, s.exportPaneKept(p, exported))
+				snap.Panes = append(snap.Panes, s.exportPaneKept(p))
 			}
 		}
 	}
-	s.persist.exported = exported
+	s.persist.exported.dropUnseen()
 	snap.Notifications = s.exportNotifications()
 	return snap
 }
