@@ -19,7 +19,9 @@ import (
 // save writes those 100 tails. "time" is the save alone; "heap" reports
 // peak-heap-B, the most heap object bytes seen above the level just
 // before the save (sampled every 20 µs by another goroutine, after a GC,
-// with GOGC=1): what a save adds to the daemon's live heap at its worst.
+// with GOGC=1): what a save adds to the daemon's live heap at its worst;
+// peak-live-B is the same for the heap the collector last found live
+// (which counts what was allocated during its cycle as live).
 func BenchmarkSavePrinted1000(b *testing.B) {
 	s := newBenchService(b)
 	s.StartPersistence(snapshot.Open(b.TempDir()), 0)
@@ -79,26 +81,30 @@ func BenchmarkSavePrinted1000(b *testing.B) {
 		// bytes closely (the daemon holds the terminals' history: 1% of
 		// it is the error).
 		defer debug.SetGCPercent(debug.SetGCPercent(1))
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		heap := func() uint64 {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+		heap := func() (objects, live uint64) {
 			metrics.Read(sample)
-			return sample[0].Value.Uint64()
+			return sample[0].Value.Uint64(), sample[1].Value.Uint64()
 		}
-		var peak uint64
+		var peak, peakLive uint64
 		for b.Loop() {
 			b.StopTimer()
 			printMore()
 			runtime.GC()
-			base := heap()
+			base, baseLive := heap()
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
-			var max uint64
+			var max, maxLive uint64
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for {
-					if h := heap(); h > max {
+					h, l := heap()
+					if h > max {
 						max = h
+					}
+					if l > maxLive {
+						maxLive = l
 					}
 					select {
 					case <-stop:
@@ -118,8 +124,12 @@ func BenchmarkSavePrinted1000(b *testing.B) {
 			if max > base && max-base > peak {
 				peak = max - base
 			}
+			if maxLive > baseLive && maxLive-baseLive > peakLive {
+				peakLive = maxLive - baseLive
+			}
 			b.StartTimer()
 		}
 		b.ReportMetric(float64(peak), "peak-heap-B")
+		b.ReportMetric(float64(peakLive), "peak-live-B")
 	})
 }
