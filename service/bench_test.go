@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,25 +102,63 @@ func BenchmarkSave1000(b *testing.B) {
 	}
 	b.Run("unchanged", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b)()
+		var lat latencies
 		for b.Loop() {
+			t0 := time.Now()
 			if _, err := s.Save("bench"); err != nil {
 				b.Fatal(err)
 			}
+			lat = append(lat, time.Since(t0))
 		}
+		lat.report(b)
 	})
 	b.Run("one-changed", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b)()
+		var lat latencies
+		defer func() { lat.report(b) }()
 		i := 0
 		for b.Loop() {
 			if _, err := s.ResizePane(ids[i%len(ids)], 80+i%2, 24); err != nil {
 				b.Fatal(err)
 			}
+			t0 := time.Now()
 			if _, err := s.Save("bench"); err != nil {
 				b.Fatal(err)
 			}
+			lat = append(lat, time.Since(t0))
 			i++
 		}
 	})
+}
+
+// reportCPU reports, when the returned function is called, the process's
+// CPU time (user and system, all threads) per op since reportCPU was:
+// what an op costs the daemon apart from waiting for the disk.
+func reportCPU(b *testing.B) func() {
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	return func() {
+		b.ReportMetric(float64((cpu()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// latencies are the wall times of a benchmark's ops.
+type latencies []time.Duration
+
+// report reports the p50 and p99 of the ops, in ns.
+func (l latencies) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	b.ReportMetric(float64(l[len(l)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(l[len(l)*99/100].Nanoseconds()), "p99-ns")
 }
 
 // BenchmarkSpawnPaneAmong3000: SpawnPane (and its RemovePane) in a daemon

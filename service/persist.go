@@ -45,7 +45,7 @@ type persistState struct {
 	// when its tail was last saved; saveMu guards it.
 	outputEvery time.Duration
 	tailAt      map[*term.Terminal]uint64
-	exported    map[string]exportedPane // by pane id, as the last save exported them (persist_export.go)
+	exported    exportedPanes // by pane id, as the last save exported them (persist_export.go)
 }
 
 // PersistStatus describes persistence for Server.GetStatus.
@@ -271,9 +271,12 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	store := ps.store
 	s.mu.Unlock()
 
-	tails := make(map[string][]string, len(terms))
+	// Outside s.mu: terminal locks. The epochs go into the document, which
+	// is encoded before any tail is written; the rows of a changed pane are
+	// read only when the store comes to write its tail (streamTail).
 	at := make(map[*term.Terminal]uint64, len(terms))
-	for i, sp := range snap.Panes { // outside s.mu: terminal locks
+	changed := make(map[string]*paneTailRead, len(terms))
+	for i, sp := range snap.Panes {
 		t := terms[sp.ID]
 		if t == nil { // a relaunch under way before its first output: nothing yet
 			continue
@@ -284,9 +287,18 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 		if last, ok := ps.tailAt[t]; ok && last == c {
 			continue // unchanged since its tail was saved: the store keeps the file
 		}
-		tails[sp.ID] = savedRows(t)
+		changed[sp.ID] = &paneTailRead{t: t, epoch: snap.Panes[i].Epoch}
 	}
-	res, err := store.Save(snap, tails)
+	var tails snapshot.TailFunc // nil: no tail changed, the store looks at none
+	if len(changed) > 0 {
+		tails = streamTail(changed)
+	}
+	res, err := store.SaveFunc(snap, tails)
+	for _, r := range changed {
+		if r.moved { // rows of a later epoch than the document's: write them again next time
+			delete(at, r.t)
+		}
+	}
 	if err == nil && res.TailErr == nil {
 		ps.tailAt = at
 	} else {
@@ -309,22 +321,52 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	return res, nil
 }
 
+// paneTailRead is a changed pane whose tail a save reads when the store
+// comes to it; moved is set when its numbering epoch was no longer the one
+// the document records.
+type paneTailRead struct {
+	t     *term.Terminal
+	epoch int64
+	moved bool
+}
+
+// streamTail reads the tail of a pane of changed when the store asks for
+// it, one pane at a time per tail writer (snapshot.TailFunc), under that
+// terminal's lock only. Each entry is asked for at most once, so the
+// writers never share one.
+func streamTail(changed map[string]*paneTailRead) snapshot.TailFunc {
+	return func(id string) ([]string, bool) {
+		r := changed[id]
+		if r == nil {
+			return nil, false
+		}
+		rows, epoch := savedTail(r.t)
+		r.moved = epoch != r.epoch
+		return rows, true
+	}
+}
+
 // savedRows is what a snapshot keeps of a pane's rows: its last tailRows
 // rows up to the last non-blank one (paneTail), without trailing spaces.
 func savedRows(t *term.Terminal) []string {
+	rows, _ := savedTail(t)
+	return rows
+}
+
+// savedTail is savedRows(t) and the numbering epoch of those rows.
+func savedTail(t *term.Terminal) ([]string, int64) {
 	tail := paneTail(t, tailRows, math.MaxInt)
-	out := make([]string, len(tail.Lines))
 	for i, r := range tail.Lines {
-		out[i] = strings.TrimRight(r, " ")
+		tail.Lines[i] = strings.TrimRight(r, " ")
 	}
-	return out
+	return tail.Lines, tail.Epoch
 }
 
 // exportLocked copies the state into a snapshot; s.mu is held.
 func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 	snap := &snapshot.Snapshot{Server: snapshot.Server{Version: s.cfg.Version, Reason: reason},
 		Workspaces: []snapshot.Workspace{}, Tabs: []snapshot.Tab{}, Panes: make([]snapshot.Pane, 0, len(s.panes)), Notifications: []snapshot.Notification{}}
-	exported := make(map[string]exportedPane, len(s.panes))
+	s.persist.exported.gen++
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		snap.Workspaces = append(snap.Workspaces, snapshot.Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
@@ -334,11 +376,11 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
 				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt})
 			for _, p := range s.tabPanes(t) {
-				snap.Panes = append(snap.Panes, s.exportPaneKept(p, exported))
+				snap.Panes = append(snap.Panes, s.exportPaneKept(p))
 			}
 		}
 	}
-	s.persist.exported = exported
+	s.persist.exported.dropUnseen()
 	snap.Notifications = s.exportNotifications()
 	return snap
 }

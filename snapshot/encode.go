@@ -9,27 +9,119 @@ import (
 )
 
 // Encoding snapshot.json (docs/scale.md): the document is the indented JSON
-// of the Snapshot, but each pane's part is kept by pane id with the Pane it
-// was made from, and made again only for a pane that differs from it (Save
-// of many idle panes encodes only those that changed). The bytes are those
-// one json.Encoder (indent "  ", no HTML escaping) makes of the whole
-// Snapshot.
+// of the Snapshot, but each element of its workspaces, tabs, panes and
+// notifications is kept by id with the value it was made from, and made
+// again only for an element that differs from it (Save of many idle panes
+// encodes, and indents, only what changed plus the small server part). The
+// bytes are those one json.Encoder (indent "  ", no HTML escaping) makes of
+// the whole Snapshot.
 
-// paneEnc is a pane's kept part of the document.
-type paneEnc struct {
-	p   Pane
+// part is an element's kept encoding, indented as a member of a top-level
+// array; gen is the document that last had it.
+type part[T any] struct {
+	v   T
 	enc []byte
+	gen uint64
 }
 
-// emptyPanes is the panes member of a document encoded without panes.
-const emptyPanes = "\n  \"panes\": [],\n"
+// keptParts are the parts of the last document, by element id; they are
+// updated in place, save after save.
+type keptParts struct {
+	gen           uint64
+	workspaces    map[string]*part[Workspace]
+	tabs          map[string]*part[Tab]
+	panes         map[string]*part[Pane]
+	notifications map[string]*part[Notification]
+}
+
+// partEncoder encodes one element at the indentation of a top-level
+// array's members.
+type partEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newPartEncoder() *partEncoder {
+	pe := &partEncoder{}
+	pe.enc = json.NewEncoder(&pe.buf)
+	pe.enc.SetEscapeHTML(false)
+	pe.enc.SetIndent("    ", "  ")
+	return pe
+}
+
+// appendArray appends the members of a top-level array (which has some):
+// "[", each element's kept part (made again when same says it differs),
+// "\n  ]". kept is updated to the parts of items (made when nil) and
+// returned.
+func appendArray[T any](out []byte, items []T, kept map[string]*part[T], gen uint64, pe *partEncoder,
+	id func(*T) string, same func(a, b *T) bool, clone func(T) T) ([]byte, map[string]*part[T], error) {
+	if kept == nil {
+		kept = make(map[string]*part[T], len(items))
+	}
+	seen := 0
+	out = append(out, '[')
+	for i := range items {
+		v := &items[i]
+		k := kept[id(v)]
+		if k == nil || !same(&k.v, v) {
+			pe.buf.Reset()
+			if err := pe.enc.Encode(v); err != nil {
+				return nil, kept, err
+			}
+			if k == nil {
+				k = &part[T]{}
+				kept[id(v)] = k
+			}
+			k.v, k.enc = clone(*v), bytes.Clone(bytes.TrimSuffix(pe.buf.Bytes(), []byte("\n")))
+		}
+		if k.gen != gen {
+			k.gen = gen
+			seen++
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, "\n    "...), k.enc...)
+	}
+	if len(kept) > seen { // some are gone
+		for key, k := range kept {
+			if k.gen != gen {
+				delete(kept, key)
+			}
+		}
+	}
+	return append(out, "\n  ]"...), kept, nil
+}
+
+// spliceArray copies head up to the empty array of member name (written
+// as `"name": []` at the top level) and the member name, then appends the
+// array made by add; it returns the rest of head after the empty array.
+func spliceArray(out, head []byte, name string, add func(out []byte) ([]byte, error)) ([]byte, []byte, bool, error) {
+	marker := "\n  \"" + name + "\": []"
+	before, after, ok := bytes.Cut(head, []byte(marker))
+	if !ok {
+		return out, head, false, nil
+	}
+	out = append(append(out, before...), marker[:len(marker)-2]...)
+	out, err := add(out)
+	return out, after, true, err
+}
 
 // encodeDoc encodes snap into s.enc, reusing the kept parts of unchanged
-// panes and keeping the new ones; s.mu is held.
+// elements and keeping the new ones; s.mu is held.
 func (s *Store) encodeDoc(snap *Snapshot) ([]byte, error) {
-	doc := *snap
+	doc := *snap // the non-empty arrays are left out and spliced in below
+	if len(doc.Workspaces) > 0 {
+		doc.Workspaces = []Workspace{}
+	}
+	if len(doc.Tabs) > 0 {
+		doc.Tabs = []Tab{}
+	}
 	if len(doc.Panes) > 0 {
 		doc.Panes = []Pane{}
+	}
+	if len(doc.Notifications) > 0 {
+		doc.Notifications = []Notification{}
 	}
 	enc := &s.enc
 	enc.Reset()
@@ -39,48 +131,139 @@ func (s *Store) encodeDoc(snap *Snapshot) ([]byte, error) {
 	if err := e.Encode(&doc); err != nil {
 		return nil, err
 	}
-	if len(snap.Panes) == 0 {
-		s.panes = nil
-		return enc.Bytes(), nil
+	head := enc.Bytes()
+	ps := &s.parts
+	ps.gen++
+	gen := ps.gen
+	pe := newPartEncoder()
+	out := s.doc[:0]
+	var err error
+	ok := true
+	step := func(n int, name string, add func(out []byte) ([]byte, error)) {
+		if err == nil && ok && n > 0 {
+			out, head, ok, err = spliceArray(out, head, name, add)
+		}
 	}
-	head, tail, ok := bytes.Cut(enc.Bytes(), []byte(emptyPanes))
-	if !ok { // cannot happen: the member is always there
+	step(len(snap.Workspaces), "workspaces", func(out []byte) ([]byte, error) {
+		var err error
+		out, ps.workspaces, err = appendArray(out, snap.Workspaces, ps.workspaces, gen, pe,
+			func(w *Workspace) string { return w.ID }, sameWorkspace, cloneWorkspace)
+		return out, err
+	})
+	step(len(snap.Tabs), "tabs", func(out []byte) ([]byte, error) {
+		var err error
+		out, ps.tabs, err = appendArray(out, snap.Tabs, ps.tabs, gen, pe,
+			func(t *Tab) string { return t.ID }, sameTab, cloneTab)
+		return out, err
+	})
+	step(len(snap.Panes), "panes", func(out []byte) ([]byte, error) {
+		var err error
+		out, ps.panes, err = appendArray(out, snap.Panes, ps.panes, gen, pe,
+			func(p *Pane) string { return p.ID }, samePane, clonePane)
+		return out, err
+	})
+	step(len(snap.Notifications), "notifications", func(out []byte) ([]byte, error) {
+		var err error
+		out, ps.notifications, err = appendArray(out, snap.Notifications, ps.notifications, gen, pe,
+			func(n *Notification) string { return n.ID }, sameNotification, cloneNotification)
+		return out, err
+	})
+	// What was kept of an array that is now empty goes.
+	if len(snap.Workspaces) == 0 {
+		ps.workspaces = nil
+	}
+	if len(snap.Tabs) == 0 {
+		ps.tabs = nil
+	}
+	if len(snap.Panes) == 0 {
+		ps.panes = nil
+	}
+	if len(snap.Notifications) == 0 {
+		ps.notifications = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !ok { // cannot happen: every member is always there
+		s.parts = keptParts{}
 		enc.Reset()
 		if err := e.Encode(snap); err != nil {
 			return nil, err
 		}
 		return enc.Bytes(), nil
 	}
-	kept := make(map[string]paneEnc, len(snap.Panes))
-	var pe bytes.Buffer
-	pen := json.NewEncoder(&pe)
-	pen.SetEscapeHTML(false)
-	pen.SetIndent("    ", "  ")
-	out := make([]byte, 0, len(head)+len(tail)+s.panesSize+64)
-	out = append(append(out, head...), "\n  \"panes\": ["...)
-	for i := range snap.Panes {
-		p := &snap.Panes[i]
-		k, ok := s.panes[p.ID]
-		if !ok || !samePane(&k.p, p) {
-			pe.Reset()
-			if err := pen.Encode(p); err != nil {
-				return nil, err
-			}
-			k = paneEnc{p: clonePane(*p), enc: bytes.Clone(bytes.TrimSuffix(pe.Bytes(), []byte("\n")))}
+	out = append(out, head...)
+	s.doc = out
+	return out, nil
+}
+
+// sameWorkspace, sameTab and sameNotification report whether a and b
+// encode the same, as samePane does for panes (TestSameComparesEveryField).
+func sameWorkspace(a, b *Workspace) bool {
+	return a.ID == b.ID && a.Name == b.Name && a.Handle == b.Handle && a.Cwd == b.Cwd &&
+		slices.Equal(a.Tabs, b.Tabs) && (a.Tabs == nil) == (b.Tabs == nil) && a.ActiveTab == b.ActiveTab &&
+		a.AutoResume == b.AutoResume && samePtr(a.Git, b.Git, sameGit) && sameTime(&a.CreatedAt, &b.CreatedAt)
+}
+
+func sameGit(a, b *Git) bool {
+	return a.Root == b.Root && a.Branch == b.Branch && a.Detached == b.Detached && a.Commit == b.Commit &&
+		samePtr(a.Dirty, b.Dirty, func(x, y *bool) bool { return *x == *y }) && a.Worktree == b.Worktree &&
+		a.Repo == b.Repo && a.Missing == b.Missing
+}
+
+func sameTab(a, b *Tab) bool {
+	return a.ID == b.ID && a.Workspace == b.Workspace && a.Title == b.Title && samePtr(a.Layout, b.Layout, sameLayout) &&
+		a.ActivePane == b.ActivePane && sameTime(&a.CreatedAt, &b.CreatedAt)
+}
+
+// sameLayout compares ratios as numbers: a NaN never equals, so such a
+// layout is encoded again (sanitized documents have none).
+func sameLayout(a, b *Layout) bool {
+	return a.Kind == b.Kind && a.Pane == b.Pane && a.Axis == b.Axis && a.Ratio == b.Ratio &&
+		samePtr(a.First, b.First, sameLayout) && samePtr(a.Second, b.Second, sameLayout)
+}
+
+func sameNotification(a, b *Notification) bool {
+	return a.ID == b.ID && a.Pane == b.Pane && a.Workspace == b.Workspace && a.Title == b.Title && a.Body == b.Body &&
+		a.Severity == b.Severity && a.Source == b.Source && sameTime(&a.CreatedAt, &b.CreatedAt) &&
+		samePtr(a.ReadAt, b.ReadAt, sameTime)
+}
+
+// cloneWorkspace, cloneTab and cloneNotification copy what their value
+// refers to, as clonePane does.
+func cloneWorkspace(w Workspace) Workspace {
+	w.Tabs = slices.Clone(w.Tabs)
+	if w.Git != nil {
+		g := *w.Git
+		if g.Dirty != nil {
+			d := *g.Dirty
+			g.Dirty = &d
 		}
-		kept[p.ID] = k
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(append(out, "\n    "...), k.enc...)
+		w.Git = &g
 	}
-	out = append(out, "\n  ],\n"...)
-	s.panesSize = len(out) - len(head)
-	out = append(out, tail...)
-	s.panes = kept
-	enc.Reset()
-	enc.Write(out)
-	return enc.Bytes(), nil
+	return w
+}
+
+func cloneTab(t Tab) Tab {
+	t.Layout = cloneLayout(t.Layout)
+	return t
+}
+
+func cloneLayout(l *Layout) *Layout {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	c.First, c.Second = cloneLayout(l.First), cloneLayout(l.Second)
+	return &c
+}
+
+func cloneNotification(n Notification) Notification {
+	if n.ReadAt != nil {
+		t := *n.ReadAt
+		n.ReadAt = &t
+	}
+	return n
 }
 
 // samePane reports whether a and b encode the same (every field of Pane is

@@ -87,7 +87,8 @@ func (s *Store) Load() (*Snapshot, map[string][]string, LoadInfo, error) {
 	info.Warnings = repair(snap)
 	tails, warns := s.readTails(snap)
 	info.Warnings = append(info.Warnings, warns...)
-	info.RemovedTails = s.removeTails(paneTailNames(snap))
+	info.RemovedTails, _ = s.removeTails(paneTailNames(snap))
+	s.pruned = nil
 	s.trusted = true
 	return snap, tails, info, nil
 }

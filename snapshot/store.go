@@ -63,9 +63,11 @@ type Store struct {
 	seed   maphash.Seed         // of the tail hashes, which never leave this process
 	buf    []byte               // a tail's contents
 	enc    bytes.Buffer         // snapshot.json's contents
-	panes  map[string]paneEnc   // each pane's part of the last snapshot.json (encode.go)
-	// panesSize is the bytes of the panes member last written.
-	panesSize int
+	parts  keptParts            // the elements' parts of the last snapshot.json (encode.go)
+	doc    []byte               // snapshot.json's contents (encode.go)
+	// pruned: the pane ids of the last save that removed every tail file
+	// of a pane not among them (tail.go).
+	pruned []string
 }
 
 // Option configures a Store.
@@ -157,6 +159,23 @@ type SaveResult struct {
 // Store has neither loaded nor written. After Load met a snapshot from a
 // newer version, every other Save returns that *FutureVersionError.
 func (s *Store) Save(snap *Snapshot, tails map[string][]string) (SaveResult, error) {
+	return s.SaveFunc(snap, func(paneID string) ([]string, bool) {
+		rows, ok := tails[paneID]
+		return rows, ok
+	})
+}
+
+// TailFunc returns the rows of a pane's tail as SaveFunc comes to write it;
+// ok false keeps the pane's tail file as it is. It is called at most once
+// per pane of the snapshot, from up to TailWriters goroutines at once (each
+// for a different pane), and the rows are dropped once written: a save
+// holds at most TailWriters panes' rows at a time.
+type TailFunc func(paneID string) (rows []string, ok bool)
+
+// SaveFunc is Save with the tails read one pane at a time, as they are
+// written, rather than all before the first is: tails(id) is asked for the
+// rows of each pane of snap in turn.
+func (s *Store) SaveFunc(snap *Snapshot, tails TailFunc) (SaveResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := time.Now()
@@ -198,7 +217,7 @@ func (s *Store) Save(snap *Snapshot, tails map[string][]string) (SaveResult, err
 	s.trusted = true
 	res.Bytes = int64(len(data))
 	res.TailErr = tailErr
-	s.removeTails(paneTailNames(snap))
+	s.pruneTails(snap)
 	if !snap.Empty() {
 		res.Rotated, res.RotateErr = s.rotate(data, now)
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,79 +105,77 @@ func splitTail(data []byte) []string {
 	return strings.Split(string(data), "\n")
 }
 
-// tailWriters is how many tail files are written (and fsynced) at once:
-// file systems commit concurrent fsyncs together.
-const tailWriters = 4
+// TailWriters is how many tails a save reads and writes (and fsyncs) at
+// once: file systems commit concurrent fsyncs together.
+const TailWriters = 4
 
-// writeTails writes the tail of every pane of snap that tails has an entry
+// writeTails writes the tail of every pane of snap that tails gives rows
 // for, skipping those whose content this Store already wrote (or read), and
-// fsyncs history/ once. It returns how many files it wrote.
-func (s *Store) writeTails(snap *Snapshot, tails map[string][]string) (int, error) {
-	if len(tails) == 0 {
+// fsyncs history/ once. Each pane's rows are asked for, trimmed, written and
+// dropped before a writer goes on to the next pane. It returns how many
+// files it wrote.
+func (s *Store) writeTails(snap *Snapshot, tails TailFunc) (int, error) {
+	if tails == nil || len(snap.Panes) == 0 {
 		return 0, nil
 	}
 	dir := filepath.Join(s.dir, historyDir)
-	type job struct {
-		name string
-		rows []string
-		st   tailState
-		err  error
-	}
-	var jobs []job
+	type item struct{ id, name string }
+	items := make([]item, 0, len(snap.Panes))
 	seen := make(map[string]bool, len(snap.Panes))
 	for i := range snap.Panes {
 		id := snap.Panes[i].ID
-		rows, ok := tails[id]
 		name := TailFile(id)
-		if !ok || name == "" || seen[name] {
+		if name == "" || seen[name] {
 			continue
 		}
 		seen[name] = true
-		rows = rows[tailStart(rows, MaxTailBytes):]
-		s.buf = appendTail(s.buf[:0], rows)
-		st := tailState{maphash.Bytes(s.seed, s.buf), int64(len(s.buf))}
-		if old, ok := s.tails[name]; ok && old == st {
-			if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() && fi.Size() == st.size {
-				continue
-			}
-		}
-		jobs = append(jobs, job{name: name, rows: rows, st: st})
+		items = append(items, item{id, name})
 	}
-	if len(jobs) == 0 {
-		return 0, nil
-	}
-
+	errs := make([]error, len(items))
+	var mu sync.Mutex // guards s.tails and written among the writers
+	written := 0
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < min(tailWriters, len(jobs)); w++ {
+	for w := 0; w < min(TailWriters, len(items)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(jobs) {
+				if i >= len(items) {
 					return
 				}
-				j := &jobs[i]
-				buf = appendTail(buf[:0], j.rows)
-				j.err = s.writeAtomic(dir, j.name, buf, false)
+				it := items[i]
+				rows, ok := tails(it.id)
+				if !ok {
+					continue
+				}
+				buf = appendTail(buf[:0], rows[tailStart(rows, MaxTailBytes):])
+				rows = nil // the pane's rows are garbage from here on
+				st := tailState{maphash.Bytes(s.seed, buf), int64(len(buf))}
+				mu.Lock()
+				old, had := s.tails[it.name]
+				mu.Unlock()
+				if had && old == st {
+					if fi, err := os.Lstat(filepath.Join(dir, it.name)); err == nil && fi.Mode().IsRegular() && fi.Size() == st.size {
+						continue
+					}
+				}
+				err := s.writeAtomic(dir, it.name, buf, false)
+				mu.Lock()
+				if err != nil {
+					delete(s.tails, it.name)
+					errs[i] = err
+				} else {
+					s.tails[it.name] = st
+					written++
+				}
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-
-	var errs []error
-	written := 0
-	for _, j := range jobs {
-		if j.err != nil {
-			delete(s.tails, j.name)
-			errs = append(errs, j.err)
-			continue
-		}
-		s.tails[j.name] = j.st
-		written++
-	}
 	if written > 0 {
 		if err := s.sync.dir(dir); err != nil {
 			errs = append(errs, fmt.Errorf("snapshot: sync directory %s: %w", dir, err))
@@ -186,14 +185,15 @@ func (s *Store) writeTails(snap *Snapshot, tails map[string][]string) (int, erro
 }
 
 // removeTails deletes the tail files under history/ whose name is not in
-// keep and returns the names it removed.
-func (s *Store) removeTails(keep map[string]bool) []string {
+// keep and returns the names it removed; all is false when some could not
+// be (or history/ could not be read).
+func (s *Store) removeTails(keep map[string]bool) (removed []string, all bool) {
 	dir := filepath.Join(s.dir, historyDir)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, errors.Is(err, fs.ErrNotExist)
 	}
-	var removed []string
+	all = true
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasSuffix(name, tailExt) || isTemp(name) || keep[name] || e.IsDir() {
@@ -202,9 +202,29 @@ func (s *Store) removeTails(keep map[string]bool) []string {
 		if err := os.Remove(filepath.Join(dir, name)); err == nil || errors.Is(err, fs.ErrNotExist) {
 			delete(s.tails, name)
 			removed = append(removed, name)
+		} else {
+			all = false
 		}
 	}
-	return removed
+	return removed, all
+}
+
+// pruneTails removes the tail files of panes not in snap, unless snap
+// has the same panes as the last save that did so: this Store writes
+// tails only for the panes of the snapshot it saves, so no tail of
+// another pane can have appeared since. s.mu is held.
+func (s *Store) pruneTails(snap *Snapshot) {
+	if s.pruned != nil && slices.EqualFunc(s.pruned, snap.Panes, func(id string, p Pane) bool { return id == p.ID }) {
+		return
+	}
+	s.pruned = nil
+	if _, all := s.removeTails(paneTailNames(snap)); !all {
+		return // tried again next save
+	}
+	s.pruned = make([]string, len(snap.Panes))
+	for i := range snap.Panes {
+		s.pruned[i] = snap.Panes[i].ID
+	}
 }
 
 // paneTailNames returns the tail file names of snap's panes.
