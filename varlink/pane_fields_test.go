@@ -101,7 +101,7 @@ func TestListPaneFieldsGivesTheSelectedMembersOfEachListedPane(t *testing.T) {
 		{"cat"},
 		// A title with quotes, braces, brackets and commas, which the cutting must skip over.
 		{"sh", "-c", `read x; printf '\033]0;a "q" {x} [y], z\\\007'; exec cat`},
-		{"sh", "-c", "exit 3"},
+		{"sh", "-c", "read x; exit 3"}, // exits when told, not during the first listing
 	} {
 		p, err := svc.SpawnPane(service.SpawnRequest{Workspace: w.ID, Argv: argv, Env: map[string]string{"K": `v"}`}})
 		if err != nil {
@@ -157,8 +157,10 @@ func TestListPaneFieldsGivesTheSelectedMembersOfEachListedPane(t *testing.T) {
 	}
 	check("first listing")
 	deadline := time.Now().Add(10 * time.Second)
-	if _, err := svc.SendInput(context.Background(), ids[1], []byte("\n")); err != nil {
-		t.Fatal(err)
+	for _, id := range ids[1:] {
+		if _, err := svc.SendInput(context.Background(), id, []byte("\n")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for {
 		p1, _ := svc.GetPane(ids[1])
