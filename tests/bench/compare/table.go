@@ -87,7 +87,7 @@ func (b *bench) table(scs []*scaleResult, gb string, took time.Duration, quick b
 	if b.cliNote != "" {
 		fmt.Fprintf(&w, "- CLI: %s (given with -cli, not built from the tree)\n", b.cliNote)
 	}
-	fmt.Fprintf(&w, "\nEvery figure is a median over rounds in which the systems alternate. Ratios are signaltty ÷ the other system; lower is better. A goal cell judges the ratio against each tmux in column order (%s).\n\n", b.tmuxLabels())
+	fmt.Fprintf(&w, "\nEvery figure is a median over rounds in which the systems alternate. Ratios are signaltty ÷ the other system; lower is better. A goal cell judges the ratio against each tmux in column order (%s). Why a goal is missed, with the profile that shows it: [MISSES.md](MISSES.md).\n\n", b.tmuxLabels())
 
 	fmt.Fprintf(&w, "## Output throughput\n\n")
 	fmt.Fprintf(&w, "One pane: `cat FILE` in a new pane, from the first client command until the program is done and the file's last line is capturable; the screen is checked row by row (and signaltty's oldest history rows). signaltty: `run`, `run wait`, `pane capture` (CLI). tmux (history-limit 10000): `new-window sh -c 'cat FILE; tmux wait-for -S C; exec sleep infinity'`, `wait-for C`, `capture-pane` until the last line shows.\n\n")
