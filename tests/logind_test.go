@@ -458,8 +458,13 @@ func TestLogindInhibitorNotInherited(t *testing.T) {
 	l := harness.StartLogind(t, harness.LogindOptions{})
 	d := lgStart(t, l.Address)
 	l.WaitInhibitor(t, d.Pid(), harness.PollTimeout)
-	fds := lgInhibitorFDs(t, d.Pid(), l.LogindPid())
-	if len(fds) != 1 {
+	// logind lists the inhibitor before its reply (with the descriptor)
+	// reaches the daemon.
+	var fds map[int]lgFileID
+	if !harness.Poll(harness.PollTimeout, func() (bool, string) {
+		fds = lgInhibitorFDs(t, d.Pid(), l.LogindPid())
+		return len(fds) == 1, ""
+	}) {
 		t.Fatalf("the daemon holds %d descriptors of logind's inhibitor FIFOs, want 1", len(fds))
 	}
 	fd, id := -1, lgFileID{}
