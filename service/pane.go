@@ -15,6 +15,21 @@ func (s *Service) ListPanes(wsRef, tabID string) ([]Pane, error) {
 	s.scanAgents("")
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	tabs, err := s.listedTabs(wsRef, tabID)
+	if err != nil {
+		return nil, err
+	}
+	out := []Pane{}
+	for _, t := range tabs {
+		out = append(out, snapshots(s.tabPanes(t))...)
+	}
+	return out, nil
+}
+
+// listedTabs returns the tabs whose panes a listing of workspace wsRef and
+// tab tabID (either may be "") gives, in order; s.mu is held. A tab outside
+// the workspace gives none. Errors: not_found.workspace, not_found.tab.
+func (s *Service) listedTabs(wsRef, tabID string) ([]*tab, error) {
 	var ws *workspace
 	if wsRef != "" {
 		w, err := s.lookupWorkspace(wsRef)
@@ -29,17 +44,17 @@ func (s *Service) ListPanes(wsRef, tabID string) ([]Pane, error) {
 			return nil, err
 		}
 		if ws != nil && t.workspace != ws.id {
-			return []Pane{}, nil
+			return nil, nil
 		}
-		return snapshots(s.tabPanes(t)), nil
+		return []*tab{t}, nil
 	}
-	out := []Pane{}
+	var out []*tab
 	for _, wid := range s.wsOrder {
 		if ws != nil && wid != ws.id {
 			continue
 		}
 		for _, tid := range s.workspaces[wid].tabs {
-			out = append(out, snapshots(s.tabPanes(s.tabs[tid]))...)
+			out = append(out, s.tabs[tid])
 		}
 	}
 	return out, nil

@@ -79,39 +79,19 @@ func (s *Service) ListPaneRecords(wsRef, tabID string, have func(id string, rev 
 	s.scanAgents("")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var ws *workspace
-	if wsRef != "" {
-		w, err := s.lookupWorkspace(wsRef)
-		if err != nil {
-			return nil, err
-		}
-		ws = w
+	tabs, err := s.listedTabs(wsRef, tabID)
+	if err != nil {
+		return nil, err
 	}
 	out := []PaneRecord{}
+	if tabID == "" {
+		out = make([]PaneRecord, 0, len(s.panes))
+	}
 	var ids []string // one for all tabs
-	add := func(t *tab) {
+	for _, t := range tabs {
 		ids = t.layout.appendLeaves(ids[:0])
 		for _, id := range ids {
 			out = append(out, s.paneRecord(s.panes[id], have))
-		}
-	}
-	if tabID != "" {
-		t, err := s.lookupTab(tabID)
-		if err != nil {
-			return nil, err
-		}
-		if ws == nil || t.workspace == ws.id {
-			add(t)
-		}
-		return out, nil
-	}
-	out = make([]PaneRecord, 0, len(s.panes))
-	for _, wid := range s.wsOrder {
-		if ws != nil && wid != ws.id {
-			continue
-		}
-		for _, tid := range s.workspaces[wid].tabs {
-			add(s.tabs[tid])
 		}
 	}
 	return out, nil
