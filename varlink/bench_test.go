@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,28 +52,8 @@ func benchServer(b *testing.B, n int) (*service.Service, net.Conn, *bufio.Reader
 	if err := vsvc.RegisterInterface(s.Track(Guard(svc, NewMux(svc)))); err != nil {
 		b.Fatal(err)
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	conns := make([]*net.UnixConn, 2)
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "pair")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		conns[i] = c.(*net.UnixConn)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		(&clientConn{c: &conn{UnixConn: conns[0]}, s: s}).serve()
-		conns[0].Close()
-	}()
-	b.Cleanup(func() { conns[1].Close(); <-done })
-	return svc, conns[1], bufio.NewReaderSize(conns[1], 1<<20)
+	c, _ := servePair(b, s)
+	return svc, c, bufio.NewReaderSize(c, 1<<20)
 }
 
 func benchCall(b *testing.B, c net.Conn, rd *bufio.Reader, method string, params any) int {

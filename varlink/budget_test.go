@@ -19,9 +19,23 @@ import (
 // end and a channel closed when serving ended.
 func pair(t *testing.T, l Limits) (*Server, *net.UnixConn, <-chan struct{}) {
 	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	svc, err := vl.NewService("t", "t", "0", "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	s := NewServer(svc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s.SetLimits(l)
+	c, done := servePair(t, s)
+	return s, c, done
+}
+
+// servePair serves one end of a new socket pair with s until the test
+// ends and returns the other end and a channel closed when serving ended.
+func servePair(tb testing.TB, s *Server) (*net.UnixConn, <-chan struct{}) {
+	tb.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	conns := make([]*net.UnixConn, 2)
 	for i, fd := range fds {
@@ -29,24 +43,18 @@ func pair(t *testing.T, l Limits) (*Server, *net.UnixConn, <-chan struct{}) {
 		c, err := net.FileConn(f)
 		f.Close()
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		conns[i] = c.(*net.UnixConn)
 	}
-	svc, err := vl.NewService("t", "t", "0", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServer(svc, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	s.SetLimits(l)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		(&clientConn{c: &conn{UnixConn: conns[0]}, s: s}).serve()
 		conns[0].Close()
 	}()
-	t.Cleanup(func() { conns[1].Close(); <-done })
-	return s, conns[1], done
+	tb.Cleanup(func() { conns[1].Close(); <-done })
+	return conns[1], done
 }
 
 func readMsg(t *testing.T, c net.Conn, rd *bufio.Reader) string {

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -38,28 +37,8 @@ func callServer(b *testing.B, svc *service.Service) (net.Conn, *bufio.Reader) {
 			b.Fatal(err)
 		}
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	conns := make([]*net.UnixConn, 2)
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "pair")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		conns[i] = c.(*net.UnixConn)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		(&clientConn{c: &conn{UnixConn: conns[0]}, s: s}).serve()
-		conns[0].Close()
-	}()
-	b.Cleanup(func() { conns[1].Close(); <-done })
-	return conns[1], bufio.NewReaderSize(conns[1], 1<<16)
+	c, _ := servePair(b, s)
+	return c, bufio.NewReaderSize(c, 1<<16)
 }
 
 func callService(b *testing.B) *service.Service {
