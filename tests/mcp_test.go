@@ -169,8 +169,18 @@ func TestMCPPaneResultsEqualTheCLIs(t *testing.T) {
 	decodeText(t, sp, &p)
 	same(t, d, m, []string{"pane", "get", "--pane", cliPane.ID}, "pane_get", map[string]any{"pane": p.Pane.ID})
 	same(t, d, m, []string{"pane", "send", "--pane", cliPane.ID, "--text", `hello\r`}, "pane_send", map[string]any{"pane": p.Pane.ID, "text": "hello\r"})
-	d.WaitLine(t, cliPane.ID, "hello")
-	d.WaitLine(t, p.Pane.ID, "hello")
+	// The terminal's echo and cat's copy: both lines before comparing.
+	for _, pane := range []string{cliPane.ID, p.Pane.ID} {
+		d.WaitCapture(t, pane, "pane "+pane+" shows hello twice", func(c harness.Capture) bool {
+			n := 0
+			for _, l := range c.Lines {
+				if strings.TrimRight(l, " ") == "hello" {
+					n++
+				}
+			}
+			return n == 2
+		})
+	}
 	same(t, d, m, []string{"pane", "capture", "--pane", cliPane.ID}, "pane_capture", map[string]any{"pane": p.Pane.ID})
 	same(t, d, m, []string{"pane", "capture", "--pane", cliPane.ID, "--start", "0", "--end", "1"}, "pane_capture", map[string]any{"pane": p.Pane.ID, "start": 0, "end": 1})
 	same(t, d, m, []string{"pane", "capture", "--pane", cliPane.ID, "--start", "5", "--end", "1"}, "pane_capture", map[string]any{"pane": p.Pane.ID, "start": 5, "end": 1})
