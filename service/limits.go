@@ -66,6 +66,15 @@ func (l Limits) withDefaults() Limits {
 // Limits returns the limits in force (defaults filled in).
 func (s *Service) Limits() Limits { return s.cfg.Limits }
 
+// HistoryBytes is the row store budget of one pane in force, in bytes
+// (Config.HistoryBytes, or term.DefaultHistoryBytes when that is 0).
+func (s *Service) HistoryBytes() int {
+	if s.cfg.HistoryBytes > 0 {
+		return s.cfg.HistoryBytes
+	}
+	return term.DefaultHistoryBytes
+}
+
 // limitState is what the limits keep; guarded by s.mu except where noted.
 type limitState struct {
 	ptys    int             // panes in a state that holds a PTY (lifecycle.go counts)

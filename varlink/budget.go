@@ -111,6 +111,9 @@ func (s *Server) SetLimits(l Limits) {
 	s.budget.max = d.RequestBudget
 }
 
+// Limits returns the limits in force (defaults filled in).
+func (s *Server) Limits() Limits { return s.limits }
+
 // BufferedRequestBytes is how much of the request budget is in use now.
 func (s *Server) BufferedRequestBytes() int64 { return s.budget.used.Load() }
 

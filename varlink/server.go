@@ -18,6 +18,8 @@ type ServerIface struct {
 	shutdown func()
 	// logind reports the host-shutdown monitor; nil: no monitor ("off").
 	logind func() logind.Status
+	// clients are the connection limits GetConfig reports (budget.go).
+	clients Limits
 }
 
 // ServerOption configures NewServerIface.
@@ -28,10 +30,16 @@ func WithLogindStatus(f func() logind.Status) ServerOption {
 	return func(s *ServerIface) { s.logind = f }
 }
 
+// WithClientLimits makes GetConfig report l as the connection limits (the
+// ones given to Server.SetLimits); without it the defaults.
+func WithClientLimits(l Limits) ServerOption {
+	return func(s *ServerIface) { s.clients = l }
+}
+
 // NewServerIface returns the dev.signaltty.Server interface for registration.
 // shutdown is called once Server.Shutdown has replied.
 func NewServerIface(svc *service.Service, shutdown func(), opts ...ServerOption) *srv.VarlinkInterface {
-	s := &ServerIface{svc: svc, shutdown: shutdown}
+	s := &ServerIface{svc: svc, shutdown: shutdown, clients: DefaultLimits()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -161,7 +169,17 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
 		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
-		History_rows: int64(s.svc.HistoryRows())}
+		History_rows: int64(s.svc.HistoryRows()), Limits: s.limitsOut()}
+}
+
+// limitsOut is Config.limits: the service's limits and the connections'.
+func (s *ServerIface) limitsOut() srv.Limits {
+	l := s.svc.Limits()
+	return srv.Limits{Max_panes: int64(l.MaxPanes), Input_max_bytes: int64(l.InputMaxBytes),
+		Input_bytes_per_second: int64(l.InputBytesPerSecond), Event_queue: int64(l.EventQueue),
+		Capture_max_bytes: int64(l.CaptureMaxBytes), History_bytes: int64(s.svc.HistoryBytes()),
+		History_total_bytes: l.HistoryTotalBytes, Request_budget_bytes: s.clients.RequestBudget,
+		Request_timeout_ms: s.clients.IncompleteTimeout.Milliseconds(), Max_connections: int64(s.clients.MaxConnections)}
 }
 
 func (s *ServerIface) GetConfig(ctx context.Context, c srv.VarlinkCall) error {

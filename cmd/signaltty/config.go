@@ -12,7 +12,7 @@ func configCmd(a *app) *cobra.Command {
 	c := &cobra.Command{Use: "config", Short: "Show and change settings at run time"}
 	show := &cobra.Command{
 		Use:   "get",
-		Short: "Show the settings (Server.GetConfig)",
+		Short: "Show the settings and the limits fixed at start (Server.GetConfig)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.run(cmd, "dev.signaltty.Server.GetConfig", nil, a.printConfig)
@@ -45,5 +45,18 @@ func (a *app) printConfig(raw json.RawMessage) error {
 	rc := r.Config.Run
 	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\nsave_interval_ms %d\nhistory_rows %d\n",
 		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes, r.Config.Save_interval_ms, r.Config.History_rows)
+	l := r.Config.Limits
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"max_panes", l.Max_panes}, {"input_max_bytes", l.Input_max_bytes},
+		{"input_bytes_per_second", l.Input_bytes_per_second}, {"event_queue", l.Event_queue},
+		{"capture_max_bytes", l.Capture_max_bytes}, {"history_bytes", l.History_bytes},
+		{"history_total_bytes", l.History_total_bytes}, {"request_budget_bytes", l.Request_budget_bytes},
+		{"request_timeout_ms", l.Request_timeout_ms}, {"max_connections", l.Max_connections},
+	} {
+		fmt.Fprintf(a.out, "limits.%s %d\n", f.name, f.v)
+	}
 	return nil
 }

@@ -138,7 +138,7 @@ func run(log *slog.Logger, address string) error {
 			case shutdownRequested <- struct{}{}:
 			default:
 			}
-		}, varlink.WithLogindStatus(lg.status)),
+		}, varlink.WithLogindStatus(lg.status), varlink.WithClientLimits(server.Limits())),
 		varlink.NewMux(svc),
 		varlink.NewRun(svc),
 		varlink.NewEvents(svc),

@@ -138,11 +138,30 @@ type RunConfig struct {
 	Retain_bytes int64 `json:"retain_bytes"`
 }
 
-// Settings that can change while the daemon runs.
+// The limits on what clients can make the daemon hold (docs/limits.md),
+// read from the daemon's environment at start and fixed while it runs:
+// each member is the value in force, its default when the variable is unset
+// or invalid.
+type Limits struct {
+	Max_panes              int64 `json:"max_panes"`
+	Input_max_bytes        int64 `json:"input_max_bytes"`
+	Input_bytes_per_second int64 `json:"input_bytes_per_second"`
+	Event_queue            int64 `json:"event_queue"`
+	Capture_max_bytes      int64 `json:"capture_max_bytes"`
+	History_bytes          int64 `json:"history_bytes"`
+	History_total_bytes    int64 `json:"history_total_bytes"`
+	Request_budget_bytes   int64 `json:"request_budget_bytes"`
+	Request_timeout_ms     int64 `json:"request_timeout_ms"`
+	Max_connections        int64 `json:"max_connections"`
+}
+
+// Settings that can change while the daemon runs, and the limits fixed at
+// its start.
 type Config struct {
 	Run              RunConfig `json:"run"`
 	Save_interval_ms int64     `json:"save_interval_ms"`
 	History_rows     int64     `json:"history_rows"`
+	Limits           Limits    `json:"limits"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -1219,7 +1238,46 @@ type RunConfig (
   retain_bytes: int
 )
 
-# Settings that can change while the daemon runs.
+# The limits on what clients can make the daemon hold (docs/limits.md),
+# read from the daemon's environment at start and fixed while it runs:
+# each member is the value in force, its default when the variable is unset
+# or invalid.
+type Limits (
+  # Panes holding a PTY at once, starting, live or terminating
+  # ($SIGNALTTY_MAX_PANES, default 16384); past it unavailable.panes.
+  max_panes: int,
+  # Bytes of one SendInput ($SIGNALTTY_INPUT_MAX_BYTES, default and most
+  # 1048576); past it invalid_params.size.
+  input_max_bytes: int,
+  # Input bytes per second per pane ($SIGNALTTY_INPUT_BYTES_PER_SECOND,
+  # default 4194304); past it unavailable.input_rate.
+  input_bytes_per_second: int,
+  # Undelivered events per subscriber ($SIGNALTTY_EVENT_QUEUE, default
+  # 4096); past it the stream ends unavailable.lagged.
+  event_queue: int,
+  # Line bytes of one capture reply ($SIGNALTTY_CAPTURE_MAX_BYTES, default
+  # 4194304, at most 6291456); past it invalid_params.range (too_large).
+  capture_max_bytes: int,
+  # Row store bytes of one pane ($SIGNALTTY_HISTORY_BYTES, default
+  # 16777216); past it the oldest rows go.
+  history_bytes: int,
+  # Row store bytes of all panes together ($SIGNALTTY_HISTORY_TOTAL_BYTES,
+  # default 1073741824); past it the oldest rows of the largest go.
+  history_total_bytes: int,
+  # Request bytes buffered for all connections together
+  # ($SIGNALTTY_REQUEST_BUDGET_BYTES, default 67108864); past it
+  # unavailable.request_budget.
+  request_budget_bytes: int,
+  # Time a client has to complete a message it started, milliseconds
+  # ($SIGNALTTY_REQUEST_TIMEOUT_MS, default 10000); past it timeout.request.
+  request_timeout_ms: int,
+  # Client connections at once ($SIGNALTTY_MAX_CONNECTIONS, default 1024);
+  # past it unavailable.connections.
+  max_connections: int
+)
+
+# Settings that can change while the daemon runs, and the limits fixed at
+# its start.
 type Config (
   run: RunConfig,
   # Save the snapshot this often even without changes, milliseconds; 0
@@ -1228,7 +1286,8 @@ type Config (
   # Rows of history a pane spawned without history_rows keeps once they
   # scrolled off the screen, 1..1000000 (default 10000, or
   # $SIGNALTTY_HISTORY_ROWS at start); panes that exist keep theirs.
-  history_rows: int
+  history_rows: int,
+  limits: Limits
 )
 
 # Returns the daemon's status.
