@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"github.com/signaltty/signaltty/cgroup"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +71,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	}
 	inst := st.inst
 	st.cfg = pty.Config{
-		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.id, s.cfg.Address),
+		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.envUnset, p.id, s.cfg.Address),
 		Cols: p.cols, Rows: p.rows, HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
 		Parker:  s.parker,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
@@ -325,6 +326,7 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 	for k, v := range spec.Env {
 		p.env[k] = v
 	}
+	p.envUnset = slices.Clone(spec.EnvUnset)
 	initAgent(p, spec.Agent, spec.Env)
 	if spec.assignedSession != "" {
 		p.agent.sessionID = spec.assignedSession
