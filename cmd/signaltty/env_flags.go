@@ -20,7 +20,7 @@ func envFlags(f *pflag.FlagSet) {
 // addEnv sets p["env"] and p["env_unset"] from the flags that were given.
 // Errors: invalid_params.env (an --env without "=").
 func addEnv(f *pflag.FlagSet, p map[string]any) error {
-	if envs, _ := f.GetStringArray("env"); len(envs) > 0 {
+	if envs := arrayFlag(f, "env"); len(envs) > 0 {
 		env := map[string]string{}
 		for _, kv := range envs {
 			k, v, ok := strings.Cut(kv, "=")
@@ -32,8 +32,19 @@ func addEnv(f *pflag.FlagSet, p map[string]any) error {
 		}
 		p["env"] = env
 	}
-	if names, _ := f.GetStringArray("unset-env"); len(names) > 0 {
+	if names := arrayFlag(f, "unset-env"); len(names) > 0 {
 		p["env_unset"] = names
+	}
+	return nil
+}
+
+// arrayFlag is the values of a repeatable flag as given, an empty one
+// included (GetStringArray drops a single empty value).
+func arrayFlag(f *pflag.FlagSet, name string) []string {
+	if fl := f.Lookup(name); fl != nil && fl.Changed {
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			return sv.GetSlice()
+		}
 	}
 	return nil
 }
