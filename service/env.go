@@ -138,3 +138,15 @@ func lookEnv(env []string, name string) string {
 	}
 	return ""
 }
+
+// restoredUnset is a snapshot's env_unset of a pane: the names a request
+// could have given (others are dropped), as a set.
+func restoredUnset(names []string) []string {
+	var ok []string
+	for _, n := range names {
+		if checkRequestEnv(nil, []string{n}) == nil {
+			ok = append(ok, n)
+		}
+	}
+	return unsetNames(ok)
+}

@@ -279,3 +279,32 @@ func TestSpawnEnvUnsetRemovesInheritedVariables(t *testing.T) {
 	t.Cleanup(func() { d.CLI(t, "pane", "kill", "--pane", p.ID, "--grace-ms", "200") })
 	check("relaunched", r.Pane.PID())
 }
+
+// The names a spawn removed are saved (never a value) and removed again
+// when the restored pane is relaunched after a restart.
+func TestEnvUnsetSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	opts := harness.Options{Env: []string{"RUNENV_REMOVED=inherited", "RUNENV_KEPT=inherited"}}
+	d := harness.Start(t, opts)
+	ws := d.CreateWorkspace(t, "env-unset-restart").ID
+	p := d.Spawn(t, []string{"--workspace", ws, "--unset-env", "RUNENV_REMOVED"}, "sleep", "100")
+	d.Stop(t)
+	b, err := os.ReadFile(filepath.Join(stateDir(d), "snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "inherited") {
+		t.Errorf("a value of the environment was saved:\n%s", b)
+	}
+	opts.Dir = d.Dir
+	d2 := harness.Start(t, opts)
+	var r struct {
+		Pane harness.Pane `json:"pane"`
+	}
+	d2.JSON(t, &r, "pane", "relaunch", "--pane", p.ID)
+	t.Cleanup(func() { d2.CLI(t, "pane", "kill", "--pane", p.ID, "--grace-ms", "200") })
+	env := harness.Environ(t, r.Pane.PID())
+	if _, ok := env["RUNENV_REMOVED"]; ok || env["RUNENV_KEPT"] != "inherited" {
+		t.Errorf("relaunched after a restart: RUNENV_REMOVED present %v, RUNENV_KEPT %q; want absent and inherited", ok, env["RUNENV_KEPT"])
+	}
+}
