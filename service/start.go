@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"github.com/signaltty/signaltty/cgroup"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -380,6 +381,10 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 func spawnError(err error, argv []string) *Error {
 	var se *pty.SpawnError
 	if errors.As(err, &se) {
+		var pe *os.PathError
+		if se.Reason == "cwd" && errors.As(se.Err, &pe) { // worded as checkDir's: one error for every verb
+			return invalid("cwd", "not_a_directory", "cwd %q is not an existing directory", pe.Path)
+		}
 		if se.Reason == "cwd" {
 			return invalid("cwd", "not_a_directory", "%v", se.Err)
 		}

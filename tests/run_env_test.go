@@ -119,6 +119,10 @@ func TestRunWithBadCwdLeavesNothing(t *testing.T) {
 			if r.Err != nil && r.Err.Data["reason"] != c.reason {
 				t.Errorf("%s via %s: reason %v, want %s", c.name, tr.Name, r.Err.Data["reason"], c.reason)
 			}
+			sp := harness.VarlinkctlOf(d).Call(t, "dev.signaltty.Mux.SpawnPane", map[string]any{"workspace": ws, "argv": []string{"true"}, "cwd": c.cwd})
+			if r.Err != nil && sp.Err != nil {
+				harness.SameJSON(t, c.name+": the errors of Run.Start and SpawnPane", r.Err, sp.Err)
+			}
 			if n := len(d.ListPanes(t)); n != before {
 				t.Errorf("%s via %s: %d panes after the failed start, %d before", c.name, tr.Name, n, before)
 			}
