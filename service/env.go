@@ -2,6 +2,7 @@ package service
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -18,8 +19,13 @@ var plumbing = map[string]bool{
 	"CONFIGURATION_DIRECTORY": true, "FDSTORE": true, "SIGNALTTY_RUN": true, "SIGNALTTY_TOKEN": true,
 }
 
-// reserved names are set by the daemon for every pane and cannot be overridden.
-var reserved = map[string]bool{"SIGNALTTY_PANE": true, "SIGNALTTY_ADDRESS": true}
+// reserved names are set by the daemon (for every pane, or for a run's) and
+// can be neither set nor unset by a request (docs/run-wait.md, "Start").
+var reserved = map[string]bool{"SIGNALTTY_PANE": true, "SIGNALTTY_ADDRESS": true, "SIGNALTTY_RUN": true}
+
+// keptSet names variables a request may set but not unset: the daemon
+// always gives the child one (TERM=xterm-256color unless env sets it).
+var keptSet = map[string]bool{"TERM": true}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -34,37 +40,79 @@ func isPlumbing(name string) bool {
 	return plumbing[name] || strings.HasPrefix(name, "LISTEN_") || strings.HasPrefix(name, "WATCHDOG_")
 }
 
-// checkEnv validates a spawn request's additional variables.
-func checkEnv(env map[string]string) *Error {
+// checkEnvName checks one variable name of a request's env or env_unset
+// (param): a portable name (so never empty, never with "=" or NUL) that
+// the daemon does not set itself. The name is not put in the message: a
+// request's environment stays out of logs.
+func checkEnvName(param, name string) *Error {
+	switch {
+	case !envName.MatchString(name):
+		return invalid(param, "name", "a name in %s is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)", param)
+	case reserved[name]:
+		return newError("invalid_params."+param, map[string]any{"param": param, "reason": "reserved", "name": name},
+			"%s is set by the daemon", name)
+	}
+	return nil
+}
+
+// checkRequestEnv validates a spawn's or a run's environment parameters:
+// env (variables added) and unset (inherited names removed). Errors:
+// invalid_params.env (name, reserved, nul, size), invalid_params.env_unset
+// (name, reserved, exclusive: also in env, size).
+func checkRequestEnv(env map[string]string, unset []string) *Error {
 	if len(env) > maxEnvVars {
 		return invalid("env", "size", "env has more than %d variables", maxEnvVars)
 	}
 	n := 0
 	for k, v := range env {
 		n += len(k) + len(v) + 2
-		switch {
-		case !envName.MatchString(k):
-			return invalid("env", "name", "env name %q is not a valid variable name", k)
-		case reserved[k]:
-			return invalid("env", "reserved", "env name %q is set by the daemon", k)
-		case strings.IndexByte(v, 0) >= 0:
-			return invalid("env", "nul", "env value of %q contains a NUL byte", k)
+		if err := checkEnvName("env", k); err != nil {
+			return err
+		}
+		if strings.IndexByte(v, 0) >= 0 {
+			return invalid("env", "nul", "an env value contains a NUL byte")
 		}
 	}
 	if n > maxEnvBytes {
 		return invalid("env", "size", "env is larger than %d bytes", maxEnvBytes)
 	}
+	if len(unset) > maxEnvVars {
+		return invalid("env_unset", "size", "env_unset has more than %d names", maxEnvVars)
+	}
+	for _, k := range unset {
+		if err := checkEnvName("env_unset", k); err != nil {
+			return err
+		}
+		if keptSet[k] {
+			return newError("invalid_params.env_unset", map[string]any{"param": "env_unset", "reason": "reserved", "name": k},
+				"%s is always set by the daemon (env may change it)", k)
+		}
+		if _, ok := env[k]; ok {
+			return invalid("env_unset", "exclusive", "a name is both in env and in env_unset")
+		}
+	}
 	return nil
 }
 
-// childEnv is the environment of a pane child: the daemon's minus plumbing,
-// TERM=xterm-256color unless extra sets it, extra, then SIGNALTTY_PANE and
-// SIGNALTTY_ADDRESS.
-func childEnv(daemon []string, extra map[string]string, paneID, address string) []string {
+// unsetNames is a request's env_unset as a set: sorted, without repeats
+// (nil when empty), as a pane keeps it and a run's digest compares it.
+func unsetNames(unset []string) []string {
+	if len(unset) == 0 {
+		return nil
+	}
+	out := slices.Clone(unset)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// childEnv is the environment of a pane child: the daemon's minus plumbing
+// and minus the names in unset, TERM=xterm-256color unless extra sets it,
+// extra, then SIGNALTTY_PANE and SIGNALTTY_ADDRESS.
+func childEnv(daemon []string, extra map[string]string, unset []string, paneID, address string) []string {
 	vars := map[string]string{"TERM": "xterm-256color"}
 	for _, kv := range daemon {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && !isPlumbing(k) && !reserved[k] && k != "TERM" {
+		if ok && !isPlumbing(k) && !reserved[k] && k != "TERM" && !slices.Contains(unset, k) {
 			vars[k] = v
 		}
 	}
@@ -89,4 +137,16 @@ func lookEnv(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// restoredUnset is a snapshot's env_unset of a pane: the names a request
+// could have given (others are dropped), as a set.
+func restoredUnset(names []string) []string {
+	var ok []string
+	for _, n := range names {
+		if checkRequestEnv(nil, []string{n}) == nil {
+			ok = append(ok, n)
+		}
+	}
+	return unsetNames(ok)
 }

@@ -141,6 +141,7 @@ type pane struct {
 	argv             []string
 	cwd, reportedCwd string
 	env              map[string]string
+	envUnset         []string // inherited names removed from its children's environment (sorted)
 	cols, rows       int
 	limits           cgroup.Limits // of the pane's cgroup, set at spawn (cgroups.go)
 	input            *rate.Limiter // input bucket, made on first SendInput (limits.go)

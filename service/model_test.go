@@ -66,36 +66,46 @@ func TestSplitSize(t *testing.T) {
 func TestChildEnv(t *testing.T) {
 	daemon := []string{"HOME=/h", "LISTEN_PID=1", "LISTEN_FDS=1", "NOTIFY_SOCKET=/n", "INVOCATION_ID=x",
 		"JOURNAL_STREAM=1:2", "WATCHDOG_USEC=5", "TERM=dumb", "SIGNALTTY_PANE=old", "PATH=/bin"}
-	env := childEnv(daemon, map[string]string{"FOO": "bar"}, "pane_1", "unix:/s")
+	env := childEnv(daemon, map[string]string{"FOO": "bar"}, []string{"HOME", "NOT_SET"}, "pane_1", "unix:/s")
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		got[k] = v
 	}
-	want := map[string]string{"HOME": "/h", "PATH": "/bin", "TERM": "xterm-256color", "FOO": "bar",
+	want := map[string]string{"PATH": "/bin", "TERM": "xterm-256color", "FOO": "bar",
 		"SIGNALTTY_PANE": "pane_1", "SIGNALTTY_ADDRESS": "unix:/s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("childEnv = %v, want %v", got, want)
 	}
 }
 
-func TestCheckEnv(t *testing.T) {
+func TestCheckRequestEnv(t *testing.T) {
 	for _, c := range []struct {
 		env    map[string]string
+		unset  []string
+		code   string
 		reason string
 	}{
-		{map[string]string{"OK_1": "v"}, ""},
-		{map[string]string{"1BAD": "v"}, "name"},
-		{map[string]string{"A=B": "v"}, "name"},
-		{map[string]string{"SIGNALTTY_PANE": "v"}, "reserved"},
-		{map[string]string{"A": "x\x00y"}, "nul"},
+		{map[string]string{"OK_1": "v", "TERM": "dumb"}, []string{"HOME", "HOME", "NOTIFY_SOCKET"}, "", ""},
+		{map[string]string{"1BAD": "v"}, nil, "env", "name"},
+		{map[string]string{"A=B": "v"}, nil, "env", "name"},
+		{map[string]string{"": "v"}, nil, "env", "name"},
+		{map[string]string{"SIGNALTTY_PANE": "v"}, nil, "env", "reserved"},
+		{map[string]string{"SIGNALTTY_RUN": "r9"}, nil, "env", "reserved"},
+		{map[string]string{"A": "x\x00y"}, nil, "env", "nul"},
+		{nil, []string{""}, "env_unset", "name"},
+		{nil, []string{"A=B"}, "env_unset", "name"},
+		{nil, []string{"A\x00"}, "env_unset", "name"},
+		{nil, []string{"SIGNALTTY_ADDRESS"}, "env_unset", "reserved"},
+		{nil, []string{"TERM"}, "env_unset", "reserved"},
+		{map[string]string{"X": "1"}, []string{"X"}, "env_unset", "exclusive"},
 	} {
-		err := checkEnv(c.env)
+		err := checkRequestEnv(c.env, c.unset)
 		switch {
 		case c.reason == "" && err != nil:
-			t.Errorf("%v: unexpected %v", c.env, err)
-		case c.reason != "" && (err == nil || err.Data["reason"] != c.reason || err.Code != "invalid_params.env"):
-			t.Errorf("%v: got %v, want reason %s", c.env, err, c.reason)
+			t.Errorf("%v %q: unexpected %v", c.env, c.unset, err)
+		case c.reason != "" && (err == nil || err.Data["reason"] != c.reason || err.Code != "invalid_params."+c.code):
+			t.Errorf("%v %q: got %v, want %s reason %s", c.env, c.unset, err, c.code, c.reason)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -397,7 +398,7 @@ func exportLayout(n *node) *snapshot.Layout {
 
 func exportPane(p *pane) snapshot.Pane {
 	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
-		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), Cols: p.cols, Rows: p.rows,
+		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), EnvUnset: slices.Clone(p.envUnset), Cols: p.cols, Rows: p.rows,
 		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave}
 	exportAgent(p, &sp)
 	switch st := p.shown(); {
@@ -450,6 +451,7 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 		for k, v := range sp.Env {
 			p.env[k] = v
 		}
+		p.envUnset = restoredUnset(sp.EnvUnset)
 		importAgent(p, &sp)
 		switch {
 		case sp.State == StateExited:

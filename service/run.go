@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,12 +47,17 @@ const Owner = "owner"
 
 // RunRequest is the input of StartRun (docs/run-wait.md, "Start").
 type RunRequest struct {
-	Key         string
-	Workspace   string
-	Pane        string
-	Axis        string
-	Argv        []string // exactly one of Argv and Shell
-	Shell       *string
+	Key       string
+	Workspace string
+	Pane      string
+	Axis      string
+	Argv      []string // exactly one of Argv and Shell
+	Shell     *string
+	// Cwd, Env and EnvUnset are as on SpawnRequest (the same checks);
+	// the run record keeps none of them, only the key's digest covers them.
+	Cwd         string
+	Env         map[string]string
+	EnvUnset    []string
 	Name        *string // tab title; only with Workspace
 	Cols, Rows  *int
 	DeadlineMs  *int64
@@ -191,6 +197,17 @@ func (s *Service) digest(r *RunRequest) []byte {
 	}
 	if r.Name != nil {
 		canon["name"] = *r.Name
+	}
+	// cwd as cleaned, env as a map, env_unset as a set; empty ones equal
+	// absent ones (docs/run-wait.md, "Keys").
+	if r.Cwd != "" {
+		canon["cwd"] = filepath.Clean(r.Cwd)
+	}
+	if len(r.Env) > 0 {
+		canon["env"] = r.Env
+	}
+	if u := unsetNames(r.EnvUnset); u != nil {
+		canon["env_unset"] = u
 	}
 	if r.Pane != "" {
 		delete(canon, "cols")

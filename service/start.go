@@ -3,6 +3,8 @@ package service
 import (
 	"errors"
 	"github.com/signaltty/signaltty/cgroup"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +72,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	}
 	inst := st.inst
 	st.cfg = pty.Config{
-		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.id, s.cfg.Address),
+		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.envUnset, p.id, s.cfg.Address),
 		Cols: p.cols, Rows: p.rows, HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
 		Parker:  s.parker,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
@@ -325,6 +327,7 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 	for k, v := range spec.Env {
 		p.env[k] = v
 	}
+	p.envUnset = slices.Clone(spec.EnvUnset)
 	initAgent(p, spec.Agent, spec.Env)
 	if spec.assignedSession != "" {
 		p.agent.sessionID = spec.assignedSession
@@ -378,6 +381,10 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 func spawnError(err error, argv []string) *Error {
 	var se *pty.SpawnError
 	if errors.As(err, &se) {
+		var pe *os.PathError
+		if se.Reason == "cwd" && errors.As(se.Err, &pe) { // worded as checkDir's: one error for every verb
+			return invalid("cwd", "not_a_directory", "cwd %q is not an existing directory", pe.Path)
+		}
 		if se.Reason == "cwd" {
 			return invalid("cwd", "not_a_directory", "%v", se.Err)
 		}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -33,7 +34,12 @@ func (s *Service) checkRun(r *RunRequest) (spawnSpec, *Error) {
 		argv = []string{"/bin/sh", "-c", *r.Shell}
 	}
 	spec.SpawnRequest = SpawnRequest{Workspace: r.Workspace, Split: r.Pane, Axis: r.Axis, Argv: argv, Cols: r.Cols, Rows: r.Rows,
-		Creator: r.Principal, Grants: r.Grants}
+		Env: r.Env, EnvUnset: unsetNames(r.EnvUnset), Creator: r.Principal, Grants: r.Grants}
+	if r.Cwd != "" {
+		// Whether it is a directory is found when the program is started,
+		// after the key (docs/run-wait.md, "Order of checks").
+		spec.Cwd = filepath.Clean(r.Cwd)
+	}
 	if r.Name != nil {
 		spec.tabTitle = *r.Name
 	}
@@ -109,5 +115,10 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 	if r.OutputBytes != nil && (*r.OutputBytes < 0 || *r.OutputBytes > maxOutputBytes) {
 		return invalid("output_bytes", "range", "output_bytes must be 0..%d", maxOutputBytes)
 	}
-	return nil
+	if r.Cwd != "" {
+		if err := checkCwdSyntax(r.Cwd); err != nil {
+			return err
+		}
+	}
+	return checkRequestEnv(r.Env, r.EnvUnset)
 }

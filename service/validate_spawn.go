@@ -1,6 +1,7 @@
 package service
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/signaltty/signaltty/cgroup"
@@ -28,6 +29,7 @@ type SpawnRequest struct {
 	Argv       []string
 	Cwd        string            // "" = the workspace's; else an existing absolute directory
 	Env        map[string]string // added to the child's environment
+	EnvUnset   []string          // inherited variables removed from it
 	Cols, Rows *int              // only with Workspace or Tab; default 80×24
 	// Agent names the kind of agent argv starts ("" = from argv[0]'s
 	// basename; docs/agents.md).
@@ -84,8 +86,8 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 		return spawnSpec{}, err
 	}
 	if r.Cwd != "" {
-		if strings.IndexByte(r.Cwd, 0) >= 0 {
-			return spawnSpec{}, invalid("cwd", "nul", "cwd contains a NUL byte")
+		if err := checkCwdSyntax(r.Cwd); err != nil {
+			return spawnSpec{}, err
 		}
 		cwd, err := checkDir("cwd", r.Cwd)
 		if err != nil {
@@ -93,9 +95,10 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 		}
 		r.Cwd = cwd
 	}
-	if err := checkEnv(r.Env); err != nil {
+	if err := checkRequestEnv(r.Env, r.EnvUnset); err != nil {
 		return spawnSpec{}, err
 	}
+	r.EnvUnset = unsetNames(r.EnvUnset)
 	if r.HistoryRows != nil {
 		if err := CheckHistoryRows(*r.HistoryRows); err != nil {
 			return spawnSpec{}, err
@@ -126,6 +129,20 @@ func checkSizeOpt(cols, rows *int) *Error {
 		r = *rows
 	}
 	return checkSize(c, r)
+}
+
+// checkCwdSyntax checks a requested working directory without looking at
+// the disk: absolute, no NUL byte (invalid_params.cwd). Whether it is an
+// existing directory is checked when the process is started (a spawn also
+// checks it first).
+func checkCwdSyntax(cwd string) *Error {
+	if strings.IndexByte(cwd, 0) >= 0 {
+		return invalid("cwd", "nul", "cwd contains a NUL byte")
+	}
+	if !filepath.IsAbs(cwd) {
+		return invalid("cwd", "relative", "cwd is not an absolute path")
+	}
+	return nil
 }
 
 // checkArgv checks a command: a program named, no NUL byte.

@@ -114,6 +114,9 @@ type Pane struct {
 	// ShutdownSave is true when the pane was live and its state was frozen
 	// for a host shutdown save: the hang-up that followed is not its exit.
 	ShutdownSave bool `json:"shutdown_save,omitempty"`
+	// EnvUnset names the inherited variables the spawn removed (names
+	// only, sorted), so that a relaunch removes them again.
+	EnvUnset []string `json:"env_unset,omitempty"`
 }
 
 // WaitStatus is how a pane's leader ended.

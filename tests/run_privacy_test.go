@@ -148,8 +148,104 @@ func TestRunSecretsStayOutOfEventsAndLogs(t *testing.T) {
 		}
 	})
 	t.Run("env and cwd canaries", func(t *testing.T) {
-		t.Skip("waits for per-run cwd, env and env_unset parameters of Run.Start (not implemented yet)")
+		envCanaries(t, d, ws)
 	})
+}
+
+// envCanaries: canaries in a run's cwd (a directory's name), in env names
+// and values and in env_unset names, of runs that succeed and of starts
+// that fail (a missing cwd, a reserved name, a missing program, a key
+// conflict, a denied start), appear in no event, nor the Events snapshot,
+// the daemon's log (its audit lines included), GetStatus or doctor. The
+// program does get them.
+func envCanaries(t *testing.T, d *harness.Daemon, ws string) {
+	const (
+		cwdC      = "cnrycwdQ8"
+		badCwdC   = "cnrybadcwdQ8"
+		nameC     = "cnryenvnameQ8"
+		valueC    = "cnryenvvalQ8"
+		unsetC    = "cnryunsetQ8"
+		keyPrefix = "envcnry"
+	)
+	canaries := []string{cwdC, badCwdC, nameC, valueC, unsetC}
+	root := harness.TempDir(t)
+	dir := filepath.Join(root, cwdC)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The probe checks what it was given without printing it: exit 0 only
+	// with the cwd, the variable and without the removed ones.
+	probe := filepath.Join(root, "probe")
+	script := "#!/bin/sh\ncase \"$(pwd)\" in */" + cwdC + ") ;; *) exit 3;; esac\n" +
+		"[ \"$" + nameC + "\" = " + valueC + " ] || exit 4\n[ -z \"${HOME+x}\" ] || exit 5\n"
+	if err := os.WriteFile(probe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	events := d.Subscribe(t, nil, nil)
+	var panes []string
+	for _, tr := range harness.Both(d) {
+		spec := harness.ArgvSpec(keyPrefix+"-"+tr.Short(), ws, probe)
+		spec.Cwd, spec.Env, spec.EnvUnset = dir, map[string]string{nameC: valueC}, []string{unsetC, "HOME"}
+		st := tr.MustStart(t, spec)
+		harness.WantOutcome(t, d.WaitBoth(t, st.Run), "succeeded", harness.Ptr(0), "", "", 0)
+		panes = append(panes, st.Pane)
+
+		changed := spec
+		changed.Env = map[string]string{nameC: valueC + "-other"}
+		harness.WantError(t, tr.Start(t, changed), "conflict.run_key", nil)
+		bad := spec.WithKey(keyPrefix + "-badcwd-" + tr.Short())
+		bad.Cwd = filepath.Join(root, badCwdC)
+		harness.WantError(t, tr.Start(t, bad), "invalid_params.cwd", nil)
+		bad = spec.WithKey(keyPrefix + "-reserved-" + tr.Short())
+		bad.Env = map[string]string{"SIGNALTTY_RUN": valueC}
+		harness.WantError(t, tr.Start(t, bad), "invalid_params.env", nil)
+		bad = spec.WithKey(keyPrefix + "-missing-" + tr.Short())
+		bad.Argv = []string{filepath.Join(root, "missing-program")}
+		harness.WantError(t, tr.Start(t, bad), "unavailable.spawn", nil)
+	}
+	reader := d.NewInPane(t, "--workspace", ws, "--grant", "read:*")
+	before := strings.Count(d.Stderr(), "msg=denied")
+	reader.Fail(t, "denied.spawn", 4, "run", "--key", keyPrefix+"-denied", "--workspace", ws, "--cwd", dir,
+		"--env", nameC+"="+valueC, "--unset-env", unsetC, "--", probe)
+	harness.Eventually(t, harness.PollTimeout, "the audit line of the denied start", func() (bool, string) {
+		return strings.Count(d.Stderr(), "msg=denied") > before, d.Stderr()
+	})
+	for _, p := range panes {
+		events.WaitSeen(t, "pane.exited of "+p, func(e harness.Event) bool { return e.Type == "pane.exited" && e.Resource == p })
+	}
+	snap, _ := d.EventsSnapshot(t)
+	sb, _ := json.Marshal(snap)
+	status := d.CLI(t, "--json", "status").Stdout
+	doctor := d.CLI(t, "doctor")
+	doctorJSON := d.CLI(t, "--json", "doctor").Stdout
+	for _, c := range canaries {
+		for _, e := range events.Seen() {
+			if strings.Contains(string(e.Raw), c) {
+				t.Errorf("canary %s in an event: %s", c, e.Raw)
+			}
+		}
+		if strings.Contains(string(sb), c) {
+			t.Errorf("canary %s in the event snapshot: %s", c, sb)
+		}
+		if strings.Contains(d.Stderr(), c) {
+			t.Errorf("canary %s in the daemon's log (audit lines included):\n%s", c, grepLines(d.Stderr(), c))
+		}
+		if strings.Contains(status, c) {
+			t.Errorf("canary %s in GetStatus: %s", c, status)
+		}
+		if strings.Contains(doctor.Stdout+doctor.Stderr+doctorJSON, c) {
+			t.Errorf("canary %s in doctor's output", c)
+		}
+	}
+	// The run records carry none of them either.
+	for _, tr := range harness.Both(d) {
+		l := tr.List(t, harness.RunListOptions{Key: keyPrefix + "-" + tr.Short()})
+		for _, c := range canaries {
+			if strings.Contains(l.Raw, c) {
+				t.Errorf("canary %s in Run.List: %s", c, l.Raw)
+			}
+		}
+	}
 }
 
 // grepLines returns the lines of text that contain s.

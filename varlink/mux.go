@@ -123,12 +123,15 @@ func (m *Mux) RemoveTab(ctx context.Context, c mux.VarlinkCall, id string, recur
 	return c.ReplyRemoveTab(ctx)
 }
 
-func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, cols, rows *int64, agent *string, assign *bool, historyRows, memoryMax, pidsMax *int64, grants *[]mux.Grant) error {
+func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, axis *string, argv []string, cwd *string, env *map[string]string, envUnset *[]string, cols, rows *int64, agent *string, assign *bool, historyRows, memoryMax, pidsMax *int64, grants *[]mux.Grant) error {
 	r := service.SpawnRequest{Workspace: str(ws), Tab: str(tab), Split: str(split), Axis: str(axis),
 		Argv: argv, Cwd: str(cwd), Cols: intp(cols), Rows: intp(rows), Agent: str(agent), AssignSession: assign != nil && *assign,
 		HistoryRows: intp(historyRows), Limits: limitsIn(memoryMax, pidsMax)}
 	if env != nil {
 		r.Env = *env
+	}
+	if envUnset != nil {
+		r.EnvUnset = *envUnset
 	}
 	caller := principalOf(ctx)
 	r.Creator, r.Grants = caller.ID, grantsIn(grants, func(g mux.Grant) service.Grant { return service.Grant{Right: g.Right, Scope: g.Scope} })

@@ -28,14 +28,21 @@ func (r *Run) fail(ctx context.Context, c runv.VarlinkCall, err error) error {
 	return replyError(ctx, c.Call, "dev.signaltty.Run", runErrors, err)
 }
 
-func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pane, axis *string, argv *[]string, shell, name *string,
+func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pane, axis *string, argv *[]string, shell, cwd *string,
+	env *map[string]string, envUnset *[]string, name *string,
 	cols, rows, deadlineMs, outputRows, outputBytes *int64, source *string, grants *[]runv.Grant) error {
-	req := service.RunRequest{Key: key, Workspace: str(ws), Pane: str(pane), Axis: str(axis), Shell: shell, Name: name,
+	req := service.RunRequest{Key: key, Workspace: str(ws), Pane: str(pane), Axis: str(axis), Shell: shell, Name: name, Cwd: str(cwd),
 		Cols: intp(cols), Rows: intp(rows), DeadlineMs: deadlineMs, OutputRows: intp(outputRows),
 		OutputBytes: intp(outputBytes), Source: str(source), Principal: principalOf(ctx).ID,
 		Grants: grantsIn(grants, func(g runv.Grant) service.Grant { return service.Grant{Right: g.Right, Scope: g.Scope} })}
 	if err := r.svc.CheckDelegation(principalOf(ctx), "dev.signaltty.Run.Start", req.Grants); err != nil {
 		return r.fail(ctx, c, err)
+	}
+	if env != nil {
+		req.Env = *env
+	}
+	if envUnset != nil {
+		req.EnvUnset = *envUnset
 	}
 	if argv != nil {
 		req.Argv = *argv

@@ -33,17 +33,8 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 			if err := addGrants(cmd, p); err != nil {
 				return err
 			}
-			if envs, _ := cmd.Flags().GetStringArray("env"); len(envs) > 0 {
-				env := map[string]string{}
-				for _, kv := range envs {
-					k, v, ok := strings.Cut(kv, "=")
-					if !ok {
-						return &callError{Code: "invalid_params.env", Message: fmt.Sprintf("--env %q is not NAME=VALUE", kv),
-							Data: map[string]any{"param": "env", "reason": "syntax"}}
-					}
-					env[k] = v
-				}
-				p["env"] = env
+			if err := addEnv(cmd.Flags(), p); err != nil {
+				return err
 			}
 			return a.run(cmd, "dev.signaltty.Mux.SpawnPane", p, a.printPane)
 		},
@@ -54,7 +45,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.String("split", "", "id of a live pane to split")
 	f.String("axis", "", "with --split: cols (side by side) or rows (stacked)")
 	f.String("cwd", "", "working directory (default the workspace's; a relative one is taken from the CLI's)")
-	f.StringArray("env", nil, "NAME=VALUE to add to the environment (repeatable)")
+	envFlags(f)
 	f.Int64("cols", 0, "width in cells (default 80)")
 	f.Int64("rows", 0, "height in cells (default 24)")
 	f.String("agent", "", "the kind of agent PROGRAM is (claude, codex, opencode, cursor, gemini, pi, generic, none; default from its name)")

@@ -50,6 +50,7 @@ started in the background first.`,
 	// Without a command: the navigator (navigator.go).
 	root.Args = cobra.NoArgs
 	root.RunE = a.navigate
+	versionFlag(root) // version.go
 	root.PersistentFlags().StringVar(&a.address, "address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print the reply object as one line of JSON")
 	root.AddCommand(commandsFor(a, args)...) // commands.go

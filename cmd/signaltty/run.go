@@ -14,7 +14,7 @@ import (
 
 func runCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "run --key K (--workspace W | --pane P --axis cols|rows) (--argv JSON | --shell TEXT | -- PROGRAM [ARG...])",
+		Use:   "run --key K (--workspace W | --pane P --axis cols|rows) [--cwd DIR] [--env K=V]... [--unset-env K]... (--argv JSON | --shell TEXT | -- PROGRAM [ARG...])",
 		Short: "Start a command as a trusted run (Run.Start); then: run wait",
 		Long: `Start a process in a new pane as a run: its result will come only from the
 daemon's own wait status, never from what it prints. --key makes retries safe:
@@ -29,9 +29,13 @@ this command does both on one connection: the start reply goes to stderr at
 once, then it waits and prints and exits as "run wait" does.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := params(cmd, "key", "workspace", "pane", "axis", "shell", "name", "cols", "rows",
+			p := params(cmd, "key", "workspace", "pane", "axis", "shell", "cwd", "name", "cols", "rows",
 				"deadline-ms", "output-rows", "output-bytes", "source")
+			a.localCwd(p)
 			if err := addGrants(cmd, p); err != nil {
+				return err
+			}
+			if err := addEnv(cmd.Flags(), p); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("argv") {
@@ -68,6 +72,8 @@ once, then it waits and prints and exits as "run wait" does.`,
 	f.String("axis", "", "with --pane: cols (side by side) or rows (stacked)")
 	f.String("argv", "", `program and arguments as a JSON array, e.g. '["make","test"]'`)
 	f.String("shell", "", "command line run as /bin/sh -c TEXT")
+	f.String("cwd", "", "working directory (default the workspace's; a relative one is taken from the CLI's)")
+	envFlags(f)
 	f.String("name", "", "title of the new tab (with --workspace)")
 	f.Int64("cols", 0, "width in cells (default 80)")
 	f.Int64("rows", 0, "height in cells (default 24)")

@@ -95,6 +95,9 @@ type RunSpec struct {
 	Argv        []string
 	Shell       *string
 	Name        *string
+	Cwd         string
+	Env         map[string]string
+	EnvUnset    []string
 	Cols, Rows  *int
 	DeadlineMs  *int
 	OutputRows  *int
@@ -127,8 +130,15 @@ func (s RunSpec) Params() map[string]any {
 	set("pane", s.Pane)
 	set("axis", s.Axis)
 	set("source", s.Source)
+	set("cwd", s.Cwd)
 	if s.Argv != nil {
 		p["argv"] = s.Argv
+	}
+	if s.Env != nil {
+		p["env"] = s.Env
+	}
+	if s.EnvUnset != nil {
+		p["env_unset"] = s.EnvUnset
 	}
 	for k, v := range map[string]*string{"shell": s.Shell, "name": s.Name} {
 		if v != nil {
@@ -156,6 +166,18 @@ func (s RunSpec) CLIArgs() []string {
 	set("--pane", s.Pane)
 	set("--axis", s.Axis)
 	set("--source", s.Source)
+	set("--cwd", s.Cwd)
+	envKeys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		envKeys = append(envKeys, k)
+	}
+	sort.Strings(envKeys)
+	for _, k := range envKeys {
+		a = append(a, "--env", k+"="+s.Env[k])
+	}
+	for _, k := range s.EnvUnset {
+		a = append(a, "--unset-env", k)
+	}
 	if s.Shell != nil {
 		a = append(a, "--shell", *s.Shell)
 	}

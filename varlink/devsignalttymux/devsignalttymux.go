@@ -954,14 +954,19 @@ func (m RemoveTab_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // PATH. cwd defaults to the workspace's (must be an existing directory).
 // env adds variables to the daemon's environment minus systemd and session
 // plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
-// JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
-// the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+// JOURNAL_STREAM, …); env_unset names inherited variables to remove from it.
+// Names are [A-Za-z_][A-Za-z0-9_]* (invalid_params.env/.env_unset reason
+// "name"); at most 256 each. SIGNALTTY_PANE, SIGNALTTY_ADDRESS and
+// SIGNALTTY_RUN are set by the daemon (reason "reserved" in env and
+// env_unset); TERM is xterm-256color unless env sets it, and cannot be
+// unset (reason "reserved"); a name in both env and env_unset fails
+// invalid_params.env_unset reason "exclusive". cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 // history_rows (1..1000000, default the daemon's setting, itself 10000 by
 // default) bounds the rows kept once they scrolled off the screen.
 // memory_max (bytes) and pids_max (tasks) limit the pane's cgroup; they need
 // the daemon's delegated cgroup with the memory or pids controller
 // (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
-// Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
+// Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .env_unset, .size,
 // .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
@@ -970,8 +975,8 @@ type SpawnPane_methods struct{}
 
 func SpawnPane() SpawnPane_methods { return SpawnPane_methods{} }
 
-func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, cols_in_, rows_in_, agent_in_, assign_session_in_, history_rows_in_, memory_max_in_, pids_max_in_, grants_in_)
+func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, env_unset_in_ *[]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (pane_out_ Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, workspace_in_, tab_in_, split_in_, axis_in_, argv_in_, cwd_in_, env_in_, env_unset_in_, cols_in_, rows_in_, agent_in_, assign_session_in_, history_rows_in_, memory_max_in_, pids_max_in_, grants_in_)
 	if err_ != nil {
 		return
 	}
@@ -979,7 +984,7 @@ func (m SpawnPane_methods) Call(ctx context.Context, c *varlink.Connection, work
 	return
 }
 
-func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, env_unset_in_ *[]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (func(ctx context.Context) (Pane, uint64, error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -988,6 +993,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 		Argv           []string           `json:"argv"`
 		Cwd            *string            `json:"cwd,omitempty"`
 		Env            *map[string]string `json:"env,omitempty"`
+		Env_unset      *[]string          `json:"env_unset,omitempty"`
 		Cols           *int64             `json:"cols,omitempty"`
 		Rows           *int64             `json:"rows,omitempty"`
 		Agent          *string            `json:"agent,omitempty"`
@@ -1004,6 +1010,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	in.Argv = []string(argv_in_)
 	in.Cwd = cwd_in_
 	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
 	in.Agent = agent_in_
@@ -1030,7 +1037,7 @@ func (m SpawnPane_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, workspace_in_ *string, tab_in_ *string, split_in_ *string, axis_in_ *string, argv_in_ []string, cwd_in_ *string, env_in_ *map[string]string, env_unset_in_ *[]string, cols_in_ *int64, rows_in_ *int64, agent_in_ *string, assign_session_in_ *bool, history_rows_in_ *int64, memory_max_in_ *int64, pids_max_in_ *int64, grants_in_ *[]Grant) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Workspace      *string            `json:"workspace,omitempty"`
 		Tab            *string            `json:"tab,omitempty"`
@@ -1039,6 +1046,7 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 		Argv           []string           `json:"argv"`
 		Cwd            *string            `json:"cwd,omitempty"`
 		Env            *map[string]string `json:"env,omitempty"`
+		Env_unset      *[]string          `json:"env_unset,omitempty"`
 		Cols           *int64             `json:"cols,omitempty"`
 		Rows           *int64             `json:"rows,omitempty"`
 		Agent          *string            `json:"agent,omitempty"`
@@ -1055,6 +1063,7 @@ func (m SpawnPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, w
 	in.Argv = []string(argv_in_)
 	in.Cwd = cwd_in_
 	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
 	in.Agent = agent_in_
@@ -2659,7 +2668,7 @@ type devsignalttymuxInterface interface {
 	SetWorkspaceCwd(ctx context.Context, c VarlinkCall, workspace_ string, cwd_ string) error
 	CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error
 	RemoveTab(ctx context.Context, c VarlinkCall, tab_ string, recursive_ *bool) error
-	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error
+	SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
 	ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField, after_ *string, limit_ *int64) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
@@ -3115,19 +3124,24 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // PATH. cwd defaults to the workspace's (must be an existing directory).
 // env adds variables to the daemon's environment minus systemd and session
 // plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
-// JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
-// the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+// JOURNAL_STREAM, …); env_unset names inherited variables to remove from it.
+// Names are [A-Za-z_][A-Za-z0-9_]* (invalid_params.env/.env_unset reason
+// "name"); at most 256 each. SIGNALTTY_PANE, SIGNALTTY_ADDRESS and
+// SIGNALTTY_RUN are set by the daemon (reason "reserved" in env and
+// env_unset); TERM is xterm-256color unless env sets it, and cannot be
+// unset (reason "reserved"); a name in both env and env_unset fails
+// invalid_params.env_unset reason "exclusive". cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 // history_rows (1..1000000, default the daemon's setting, itself 10000 by
 // default) bounds the rows kept once they scrolled off the screen.
 // memory_max (bytes) and pids_max (tasks) limit the pane's cgroup; they need
 // the daemon's delegated cgroup with the memory or pids controller
 // (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
-// Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
+// Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .env_unset, .size,
 // .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 // conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
 // unavailable.panes (data.max: the panes-with-a-PTY limit, docs/limits.md).
-func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error {
+func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SpawnPane")
 }
 
@@ -3429,6 +3443,7 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Argv           []string           `json:"argv"`
 			Cwd            *string            `json:"cwd,omitempty"`
 			Env            *map[string]string `json:"env,omitempty"`
+			Env_unset      *[]string          `json:"env_unset,omitempty"`
 			Cols           *int64             `json:"cols,omitempty"`
 			Rows           *int64             `json:"rows,omitempty"`
 			Agent          *string            `json:"agent,omitempty"`
@@ -3442,7 +3457,7 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Cols, in.Rows, in.Agent, in.Assign_session, in.History_rows, in.Memory_max, in.Pids_max, in.Grants)
+		return s.devsignalttymuxInterface.SpawnPane(ctx, VarlinkCall{call}, in.Workspace, in.Tab, in.Split, in.Axis, []string(in.Argv), in.Cwd, in.Env, in.Env_unset, in.Cols, in.Rows, in.Agent, in.Assign_session, in.History_rows, in.Memory_max, in.Pids_max, in.Grants)
 
 	case "ListPanes":
 		var in struct {
@@ -3984,14 +3999,19 @@ method RemoveTab(tab: string, recursive: ?bool) -> ()
 # PATH. cwd defaults to the workspace's (must be an existing directory).
 # env adds variables to the daemon's environment minus systemd and session
 # plumbing (LISTEN_*, NOTIFY_SOCKET, WATCHDOG_*, INVOCATION_ID,
-# JOURNAL_STREAM, …); TERM, SIGNALTTY_PANE and SIGNALTTY_ADDRESS are set by
-# the daemon. cols×rows (default 80×24, each 1..1000) only with workspace or tab.
+# JOURNAL_STREAM, …); env_unset names inherited variables to remove from it.
+# Names are [A-Za-z_][A-Za-z0-9_]* (invalid_params.env/.env_unset reason
+# "name"); at most 256 each. SIGNALTTY_PANE, SIGNALTTY_ADDRESS and
+# SIGNALTTY_RUN are set by the daemon (reason "reserved" in env and
+# env_unset); TERM is xterm-256color unless env sets it, and cannot be
+# unset (reason "reserved"); a name in both env and env_unset fails
+# invalid_params.env_unset reason "exclusive". cols×rows (default 80×24, each 1..1000) only with workspace or tab.
 # history_rows (1..1000000, default the daemon's setting, itself 10000 by
 # default) bounds the rows kept once they scrolled off the screen.
 # memory_max (bytes) and pids_max (tasks) limit the pane's cgroup; they need
 # the daemon's delegated cgroup with the memory or pids controller
 # (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
-# Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .size,
+# Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .env_unset, .size,
 # .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
 # conflict.pane_terminating, conflict.removing, unavailable.shutdown,
 # unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
@@ -4004,6 +4024,7 @@ method SpawnPane(
   argv: []string,
   cwd: ?string,
   env: ?[string]string,
+  env_unset: ?[]string,
   cols: ?int,
   rows: ?int,
   # The kind of agent argv starts (default: from argv[0]'s basename).

@@ -326,18 +326,30 @@ func Dispatch_Error(err error) error {
 // output_rows (0..1000, default 100) and output_bytes (0..262144, default
 //  65536. bound the output kept in the record.
 //
-// source: fail with conflict.source unless it is this daemon's event source.
-// Errors: invalid_params.target, .command, .key, .argv, .name, .size,
+// cwd, env, env_unset: as on dev.signaltty.Mux.SpawnPane, with the same
 //
-//	.deadline_ms, .output_rows, .output_bytes; not_found.workspace, .pane;
+//	checks and errors: the working directory (an existing absolute
+//	directory, default the workspace's; one that is not fails
+//	invalid_params.cwd when the program is started, after the key), names
+//	and values added to the daemon's environment, and names of inherited
+//	variables removed from it. SIGNALTTY_RUN=<run id> is added by the
+//	daemon and can be neither set nor unset (reason "reserved"). The run's
+//	pane keeps cwd and env as any spawned pane (Mux.GetPane); events, logs
+//	and run records never show them; the key's digest covers all three.
+//
+// source: fail with conflict.source unless it is this daemon's event source.
+// Errors: invalid_params.target, .command, .key, .argv, .name, .size, .cwd,
+//
+//	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
+//	not_found.workspace, .pane;
 //	conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
 //	unavailable.run_limit, .panes, .spawn, .shutdown; cancelled.
 type Start_methods struct{}
 
 func Start() Start_methods { return Start_methods{} }
 
-func (m Start_methods) Call(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, key_in_, workspace_in_, pane_in_, axis_in_, argv_in_, shell_in_, name_in_, cols_in_, rows_in_, deadline_ms_in_, output_rows_in_, output_bytes_in_, source_in_, grants_in_)
+func (m Start_methods) Call(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, cwd_in_ *string, env_in_ *map[string]string, env_unset_in_ *[]string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, key_in_, workspace_in_, pane_in_, axis_in_, argv_in_, shell_in_, cwd_in_, env_in_, env_unset_in_, name_in_, cols_in_, rows_in_, deadline_ms_in_, output_rows_in_, output_bytes_in_, source_in_, grants_in_)
 	if err_ != nil {
 		return
 	}
@@ -345,22 +357,25 @@ func (m Start_methods) Call(ctx context.Context, c *varlink.Connection, key_in_ 
 	return
 }
 
-func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (func(ctx context.Context) (string, string, string, string, string, string, string, int64, bool, uint64, error), error) {
+func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, cwd_in_ *string, env_in_ *map[string]string, env_unset_in_ *[]string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (func(ctx context.Context) (string, string, string, string, string, string, string, int64, bool, uint64, error), error) {
 	var in struct {
-		Key          string    `json:"key"`
-		Workspace    *string   `json:"workspace,omitempty"`
-		Pane         *string   `json:"pane,omitempty"`
-		Axis         *string   `json:"axis,omitempty"`
-		Argv         *[]string `json:"argv,omitempty"`
-		Shell        *string   `json:"shell,omitempty"`
-		Name         *string   `json:"name,omitempty"`
-		Cols         *int64    `json:"cols,omitempty"`
-		Rows         *int64    `json:"rows,omitempty"`
-		Deadline_ms  *int64    `json:"deadline_ms,omitempty"`
-		Output_rows  *int64    `json:"output_rows,omitempty"`
-		Output_bytes *int64    `json:"output_bytes,omitempty"`
-		Source       *string   `json:"source,omitempty"`
-		Grants       *[]Grant  `json:"grants,omitempty"`
+		Key          string             `json:"key"`
+		Workspace    *string            `json:"workspace,omitempty"`
+		Pane         *string            `json:"pane,omitempty"`
+		Axis         *string            `json:"axis,omitempty"`
+		Argv         *[]string          `json:"argv,omitempty"`
+		Shell        *string            `json:"shell,omitempty"`
+		Cwd          *string            `json:"cwd,omitempty"`
+		Env          *map[string]string `json:"env,omitempty"`
+		Env_unset    *[]string          `json:"env_unset,omitempty"`
+		Name         *string            `json:"name,omitempty"`
+		Cols         *int64             `json:"cols,omitempty"`
+		Rows         *int64             `json:"rows,omitempty"`
+		Deadline_ms  *int64             `json:"deadline_ms,omitempty"`
+		Output_rows  *int64             `json:"output_rows,omitempty"`
+		Output_bytes *int64             `json:"output_bytes,omitempty"`
+		Source       *string            `json:"source,omitempty"`
+		Grants       *[]Grant           `json:"grants,omitempty"`
 	}
 	in.Key = key_in_
 	in.Workspace = workspace_in_
@@ -368,6 +383,9 @@ func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags ui
 	in.Axis = axis_in_
 	in.Argv = argv_in_
 	in.Shell = shell_in_
+	in.Cwd = cwd_in_
+	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	in.Name = name_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
@@ -410,22 +428,25 @@ func (m Start_methods) Send(ctx context.Context, c *varlink.Connection, flags ui
 	}, nil
 }
 
-func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (func(ctx context.Context) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_in_ string, workspace_in_ *string, pane_in_ *string, axis_in_ *string, argv_in_ *[]string, shell_in_ *string, cwd_in_ *string, env_in_ *map[string]string, env_unset_in_ *[]string, name_in_ *string, cols_in_ *int64, rows_in_ *int64, deadline_ms_in_ *int64, output_rows_in_ *int64, output_bytes_in_ *int64, source_in_ *string, grants_in_ *[]Grant) (func(ctx context.Context) (run_out_ string, source_out_ string, key_out_ string, pane_out_ string, tab_out_ string, workspace_out_ string, principal_out_ string, pid_out_ int64, reused_out_ bool, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Key          string    `json:"key"`
-		Workspace    *string   `json:"workspace,omitempty"`
-		Pane         *string   `json:"pane,omitempty"`
-		Axis         *string   `json:"axis,omitempty"`
-		Argv         *[]string `json:"argv,omitempty"`
-		Shell        *string   `json:"shell,omitempty"`
-		Name         *string   `json:"name,omitempty"`
-		Cols         *int64    `json:"cols,omitempty"`
-		Rows         *int64    `json:"rows,omitempty"`
-		Deadline_ms  *int64    `json:"deadline_ms,omitempty"`
-		Output_rows  *int64    `json:"output_rows,omitempty"`
-		Output_bytes *int64    `json:"output_bytes,omitempty"`
-		Source       *string   `json:"source,omitempty"`
-		Grants       *[]Grant  `json:"grants,omitempty"`
+		Key          string             `json:"key"`
+		Workspace    *string            `json:"workspace,omitempty"`
+		Pane         *string            `json:"pane,omitempty"`
+		Axis         *string            `json:"axis,omitempty"`
+		Argv         *[]string          `json:"argv,omitempty"`
+		Shell        *string            `json:"shell,omitempty"`
+		Cwd          *string            `json:"cwd,omitempty"`
+		Env          *map[string]string `json:"env,omitempty"`
+		Env_unset    *[]string          `json:"env_unset,omitempty"`
+		Name         *string            `json:"name,omitempty"`
+		Cols         *int64             `json:"cols,omitempty"`
+		Rows         *int64             `json:"rows,omitempty"`
+		Deadline_ms  *int64             `json:"deadline_ms,omitempty"`
+		Output_rows  *int64             `json:"output_rows,omitempty"`
+		Output_bytes *int64             `json:"output_bytes,omitempty"`
+		Source       *string            `json:"source,omitempty"`
+		Grants       *[]Grant           `json:"grants,omitempty"`
 	}
 	in.Key = key_in_
 	in.Workspace = workspace_in_
@@ -433,6 +454,9 @@ func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_i
 	in.Axis = axis_in_
 	in.Argv = argv_in_
 	in.Shell = shell_in_
+	in.Cwd = cwd_in_
+	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	in.Name = name_in_
 	in.Cols = cols_in_
 	in.Rows = rows_in_
@@ -793,7 +817,7 @@ func (m Cancel_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_
 // Generated service interface with all methods
 
 type devsignalttyrunInterface interface {
-	Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error
+	Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error
 	Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string) error
 	Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string) error
 	List(ctx context.Context, c VarlinkCall, pane_ *string, key_ *string, after_ *string, limit_ *int64) error
@@ -973,13 +997,25 @@ func (c *VarlinkCall) ReplyCancel(ctx context.Context, record_ Record) error {
 // output_rows (0..1000, default 100) and output_bytes (0..262144, default
 //  65536. bound the output kept in the record.
 //
-// source: fail with conflict.source unless it is this daemon's event source.
-// Errors: invalid_params.target, .command, .key, .argv, .name, .size,
+// cwd, env, env_unset: as on dev.signaltty.Mux.SpawnPane, with the same
 //
-//	.deadline_ms, .output_rows, .output_bytes; not_found.workspace, .pane;
+//	checks and errors: the working directory (an existing absolute
+//	directory, default the workspace's; one that is not fails
+//	invalid_params.cwd when the program is started, after the key), names
+//	and values added to the daemon's environment, and names of inherited
+//	variables removed from it. SIGNALTTY_RUN=<run id> is added by the
+//	daemon and can be neither set nor unset (reason "reserved"). The run's
+//	pane keeps cwd and env as any spawned pane (Mux.GetPane); events, logs
+//	and run records never show them; the key's digest covers all three.
+//
+// source: fail with conflict.source unless it is this daemon's event source.
+// Errors: invalid_params.target, .command, .key, .argv, .name, .size, .cwd,
+//
+//	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
+//	not_found.workspace, .pane;
 //	conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
 //	unavailable.run_limit, .panes, .spawn, .shutdown; cancelled.
-func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error {
+func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Start")
 }
 
@@ -1032,26 +1068,29 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 	switch methodname {
 	case "Start":
 		var in struct {
-			Key          string    `json:"key"`
-			Workspace    *string   `json:"workspace,omitempty"`
-			Pane         *string   `json:"pane,omitempty"`
-			Axis         *string   `json:"axis,omitempty"`
-			Argv         *[]string `json:"argv,omitempty"`
-			Shell        *string   `json:"shell,omitempty"`
-			Name         *string   `json:"name,omitempty"`
-			Cols         *int64    `json:"cols,omitempty"`
-			Rows         *int64    `json:"rows,omitempty"`
-			Deadline_ms  *int64    `json:"deadline_ms,omitempty"`
-			Output_rows  *int64    `json:"output_rows,omitempty"`
-			Output_bytes *int64    `json:"output_bytes,omitempty"`
-			Source       *string   `json:"source,omitempty"`
-			Grants       *[]Grant  `json:"grants,omitempty"`
+			Key          string             `json:"key"`
+			Workspace    *string            `json:"workspace,omitempty"`
+			Pane         *string            `json:"pane,omitempty"`
+			Axis         *string            `json:"axis,omitempty"`
+			Argv         *[]string          `json:"argv,omitempty"`
+			Shell        *string            `json:"shell,omitempty"`
+			Cwd          *string            `json:"cwd,omitempty"`
+			Env          *map[string]string `json:"env,omitempty"`
+			Env_unset    *[]string          `json:"env_unset,omitempty"`
+			Name         *string            `json:"name,omitempty"`
+			Cols         *int64             `json:"cols,omitempty"`
+			Rows         *int64             `json:"rows,omitempty"`
+			Deadline_ms  *int64             `json:"deadline_ms,omitempty"`
+			Output_rows  *int64             `json:"output_rows,omitempty"`
+			Output_bytes *int64             `json:"output_bytes,omitempty"`
+			Source       *string            `json:"source,omitempty"`
+			Grants       *[]Grant           `json:"grants,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyrunInterface.Start(ctx, VarlinkCall{call}, in.Key, in.Workspace, in.Pane, in.Axis, in.Argv, in.Shell, in.Name, in.Cols, in.Rows, in.Deadline_ms, in.Output_rows, in.Output_bytes, in.Source, in.Grants)
+		return s.devsignalttyrunInterface.Start(ctx, VarlinkCall{call}, in.Key, in.Workspace, in.Pane, in.Axis, in.Argv, in.Shell, in.Cwd, in.Env, in.Env_unset, in.Name, in.Cols, in.Rows, in.Deadline_ms, in.Output_rows, in.Output_bytes, in.Source, in.Grants)
 
 	case "Wait":
 		var in struct {
@@ -1204,9 +1243,19 @@ type Record (
 #   grace, SIGKILL) with cause "deadline".
 # output_rows (0..1000, default 100) and output_bytes (0..262144, default
 #   65536) bound the output kept in the record.
+# cwd, env, env_unset: as on dev.signaltty.Mux.SpawnPane, with the same
+#   checks and errors: the working directory (an existing absolute
+#   directory, default the workspace's; one that is not fails
+#   invalid_params.cwd when the program is started, after the key), names
+#   and values added to the daemon's environment, and names of inherited
+#   variables removed from it. SIGNALTTY_RUN=<run id> is added by the
+#   daemon and can be neither set nor unset (reason "reserved"). The run's
+#   pane keeps cwd and env as any spawned pane (Mux.GetPane); events, logs
+#   and run records never show them; the key's digest covers all three.
 # source: fail with conflict.source unless it is this daemon's event source.
-# Errors: invalid_params.target, .command, .key, .argv, .name, .size,
-#   .deadline_ms, .output_rows, .output_bytes; not_found.workspace, .pane;
+# Errors: invalid_params.target, .command, .key, .argv, .name, .size, .cwd,
+#   .env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
+#   not_found.workspace, .pane;
 #   conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
 #   unavailable.run_limit, .panes, .spawn, .shutdown; cancelled.
 method Start(
@@ -1216,6 +1265,9 @@ method Start(
   axis: ?(cols, rows),
   argv: ?[]string,
   shell: ?string,
+  cwd: ?string,
+  env: ?[string]string,
+  env_unset: ?[]string,
   name: ?string,
   cols: ?int,
   rows: ?int,

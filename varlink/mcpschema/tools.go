@@ -30,7 +30,8 @@ var tools = []tool{
 		hint: "Start a command as a trusted run in a new pane. Returns as soon as the process has been executed (it does not wait for it to finish: call run_wait next). " +
 			"Always pass a unique key: calling again with the same key and identical parameters after a lost or timed-out response is safe and returns the same run with reused: true instead of starting it twice. " +
 			"argv runs the program directly, with no shell (no quoting problems); use shell only when you need shell syntax (pipes, redirection, &&). " +
-			"deadline_ms makes the daemon terminate the command when it runs too long."},
+			"deadline_ms makes the daemon terminate the command when it runs too long. " +
+			"cwd, env and env_unset set its working directory and environment, as for pane_spawn."},
 	{name: "run_wait", method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
 		hint: "Block until a run completes and return its record with outcome, status and the last rows of output. " +
 			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms, below MCP clients' own call limits); on timeout.wait the command is still running: call run_wait again. " +
