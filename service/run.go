@@ -184,6 +184,21 @@ func (s *Service) CheckSource(src string) *Error {
 		"this daemon's source is %s, not %s: it restarted, and the earlier run's fate is unknown", s.source, src)
 }
 
+// grantSet is grants as the digest compares them: "right:scope" sorted
+// without repeats; nil is DefaultPaneGrants (leaving grants out equals
+// giving the default), an empty list no grants.
+func grantSet(grants []Grant) []string {
+	if grants == nil {
+		grants = DefaultPaneGrants
+	}
+	set := make([]string, 0, len(grants))
+	for _, g := range grants {
+		set = append(set, g.Right+":"+g.Scope)
+	}
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
 // digest is HMAC-SHA-256 under the daemon's secret key of the canonical JSON
 // of every parameter after defaults, except source (docs/run-wait.md, "Keys").
 func (s *Service) digest(r *RunRequest) []byte {
@@ -209,6 +224,7 @@ func (s *Service) digest(r *RunRequest) []byte {
 	if u := unsetNames(r.EnvUnset); u != nil {
 		canon["env_unset"] = u
 	}
+	canon["grants"] = grantSet(r.Grants)
 	if r.Pane != "" {
 		delete(canon, "cols")
 		delete(canon, "rows")

@@ -7,6 +7,7 @@ package tests
 // (docs/run-wait.md).
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -343,5 +344,33 @@ func TestRunKeyRepeatAfterRestartFailsSource(t *testing.T) {
 		if c := harness.MarkCount(dir, "restart-"+tr.Short()); c != 1 {
 			t.Errorf("the command of %s ran %d times, want once", tr.Name, c)
 		}
+	}
+}
+
+// The key's digest covers the grants of the run's pane: the same key with
+// other grants is another request (conflict.run_key), with the default
+// grants written out it is the same one.
+func TestRunKeyCoversGrants(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t)
+	ws := d.CreateWorkspace(t, "key-grants").ID
+	start := func(extra ...string) harness.Result {
+		args := append([]string{"--json", "run", "--key", "grants-key", "--workspace", ws}, extra...)
+		return d.CLI(t, append(args, "--", "sleep", "100")...)
+	}
+	first := start()
+	var st struct{ Run string }
+	if err := json.Unmarshal([]byte(first.Stdout), &st); err != nil || st.Run == "" {
+		t.Fatalf("start: %v\n%s", err, first)
+	}
+	t.Cleanup(func() { d.CLI(t, "run", "cancel", "--run", st.Run, "--grace-ms", "200") })
+	d.Fail(t, "conflict.run_key", exitConflict, "run", "--key", "grants-key", "--workspace", ws, "--grant", "read:*", "--", "sleep", "100")
+	same := start("--grant", "spawn:self", "--grant", "read:self", "--grant", "write:self", "--grant", "read:self")
+	var again struct {
+		Run    string
+		Reused bool
+	}
+	if err := json.Unmarshal([]byte(same.Stdout), &again); err != nil || again.Run != st.Run || !again.Reused {
+		t.Errorf("the default grants written out (another order, a repeat) did not return run %s reused:\n%s", st.Run, same)
 	}
 }
