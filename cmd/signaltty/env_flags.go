@@ -37,14 +37,3 @@ func addEnv(f *pflag.FlagSet, p map[string]any) error {
 	}
 	return nil
 }
-
-// arrayFlag is the values of a repeatable flag as given, an empty one
-// included (GetStringArray drops a single empty value).
-func arrayFlag(f *pflag.FlagSet, name string) []string {
-	if fl := f.Lookup(name); fl != nil && fl.Changed {
-		if sv, ok := fl.Value.(pflag.SliceValue); ok {
-			return sv.GetSlice()
-		}
-	}
-	return nil
-}

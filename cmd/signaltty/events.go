@@ -27,10 +27,10 @@ resume with --after.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p := map[string]any{}
-			if t, _ := cmd.Flags().GetStringArray("type"); len(t) > 0 {
+			if t := arrayFlag(cmd.Flags(), "type"); len(t) > 0 {
 				p["types"] = t
 			}
-			if r, _ := cmd.Flags().GetStringArray("resource"); len(r) > 0 {
+			if r := arrayFlag(cmd.Flags(), "resource"); len(r) > 0 {
 				p["resources"] = r
 			}
 			if snap, _ := cmd.Flags().GetBool("snapshot"); snap {

@@ -16,7 +16,7 @@ func grantFlag(f *pflag.FlagSet) {
 
 // addGrants puts --grant values into p as "grants".
 func addGrants(cmd *cobra.Command, p map[string]any) error {
-	gs, _ := cmd.Flags().GetStringArray("grant")
+	gs := arrayFlag(cmd.Flags(), "grant")
 	if !cmd.Flags().Changed("grant") {
 		return nil
 	}

@@ -57,7 +57,7 @@ func notificationsCmd(a *app) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p := params(cmd, "pane")
-			if ids, _ := cmd.Flags().GetStringArray("id"); len(ids) > 0 {
+			if ids := arrayFlag(cmd.Flags(), "id"); len(ids) > 0 {
 				p["ids"] = ids
 			}
 			return a.run(cmd, "dev.signaltty.Mux.MarkNotificationsRead", p, func(raw json.RawMessage) error {

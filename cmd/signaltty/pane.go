@@ -65,7 +65,7 @@ func paneListCmd(a *app) *cobra.Command {
 			if on, _ := cmd.Flags().GetBool("attention"); on {
 				return a.listAttention(cmd)
 			}
-			if f, _ := cmd.Flags().GetStringSlice("fields"); len(f) > 0 {
+			if f := arrayFlag(cmd.Flags(), "fields"); len(f) > 0 {
 				return a.listPaneFields(cmd, f)
 			} else if cmd.Flags().Changed("limit") || cmd.Flags().Changed("after") {
 				return &callError{Code: "invalid_params.usage", Message: "--limit and --after need --fields", Data: map[string]any{}}

@@ -53,7 +53,7 @@ Examples: --text 'ls -la\n', --text '\x03' (Ctrl-C), --key C-c.`,
 					return &callError{Code: "invalid_params.file", Message: err.Error(), Data: map[string]any{"param": "file"}}
 				}
 			case cmd.Flags().Changed("key"):
-				keys, _ := cmd.Flags().GetStringArray("key")
+				keys := arrayFlag(cmd.Flags(), "key")
 				for _, k := range keys {
 					b, err := keyBytes(k)
 					if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // app holds the global flags and the output streams.
@@ -152,13 +153,24 @@ func params(cmd *cobra.Command, names ...string) map[string]any {
 			v, _ := cmd.Flags().GetInt64(n)
 			p[name] = v
 		case "stringSlice", "stringArray":
-			v, _ := cmd.Flags().GetStringArray(n)
-			p[name] = v
+			p[name] = arrayFlag(cmd.Flags(), n)
 		default:
 			p[name] = f.Value.String()
 		}
 	}
 	return p
+}
+
+// arrayFlag is the values of a repeatable flag as given, an empty one
+// included (pflag's GetStringArray drops a single empty value, and
+// it fails on a StringSlice flag); nil for a flag not given.
+func arrayFlag(f *pflag.FlagSet, name string) []string {
+	if fl := f.Lookup(name); fl != nil && fl.Changed {
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			return sv.GetSlice()
+		}
+	}
+	return nil
 }
 
 // decode unmarshals a reply for human output.
