@@ -38,10 +38,19 @@ type vtHost struct {
 type emuPool struct {
 	once sync.Once
 	mu   sync.Mutex
-	free []*vtHost
-	want chan struct{}
-	made int  // hosts made (for tests)
-	off  bool // SetEmulatorPool(false): made on demand, never reused
+	// making is held while an emulator is made, by the filler or by a
+	// terminal that found none ready: one is made at a time. A burst of
+	// first outputs (a thousand idle panes, each given input) would
+	// otherwise have as many goroutines making emulators at once, each
+	// allocating the library's 4 MiB parser buffer, queueing every other
+	// goroutine (requests too) behind them and paying the collector's
+	// assists for each other (docs/scale.md, "The first output of many
+	// panes").
+	making sync.Mutex
+	free   []*vtHost
+	want   chan struct{}
+	made   int  // hosts made (for tests)
+	off    bool // SetEmulatorPool(false): made on demand, never reused
 }
 
 // SetEmulatorPool turns the emulator pool on (the default) or off (each
@@ -94,12 +103,29 @@ func (p *emuPool) take(t *Terminal, cols, rows int) *vtHost {
 		}
 	}
 	if h == nil {
-		h = newHost()
-		p.mu.Lock()
-		p.made++
-		p.mu.Unlock()
+		h = p.make(off)
 	}
 	h.attach(t, cols, rows)
+	return h
+}
+
+// make returns a host made now, or one the filler made while this waited
+// for p.making (unless off).
+func (p *emuPool) make(off bool) *vtHost {
+	p.making.Lock()
+	defer p.making.Unlock()
+	p.mu.Lock()
+	if n := len(p.free); n > 0 && !off {
+		h := p.free[n-1]
+		p.free[n-1], p.free = nil, p.free[:n-1]
+		p.mu.Unlock()
+		return h
+	}
+	p.mu.Unlock()
+	h := newHost()
+	p.mu.Lock()
+	p.made++
+	p.mu.Unlock()
 	return h
 }
 
@@ -128,20 +154,28 @@ func (p *emuPool) takeHost(h *vtHost) bool {
 // fill keeps poolReady hosts ready; it runs only after a take.
 func (p *emuPool) fill() {
 	for range p.want {
-		for {
-			p.mu.Lock()
-			n := len(p.free)
-			p.mu.Unlock()
-			if n >= poolReady {
-				break
-			}
-			h := newHost()
-			p.mu.Lock()
-			p.made++
-			p.free = append(p.free, h)
-			p.mu.Unlock()
+		for p.fillOne() {
 		}
 	}
+}
+
+// fillOne makes one host ready unless poolReady are; it reports whether it
+// made one.
+func (p *emuPool) fillOne() bool {
+	p.making.Lock()
+	defer p.making.Unlock()
+	p.mu.Lock()
+	n := len(p.free)
+	p.mu.Unlock()
+	if n >= poolReady {
+		return false
+	}
+	h := newHost()
+	p.mu.Lock()
+	p.made++
+	p.free = append(p.free, h)
+	p.mu.Unlock()
+	return true
 }
 
 // give takes back a host its terminal no longer uses: reset to the state of

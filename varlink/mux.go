@@ -146,10 +146,7 @@ func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, 
 }
 
 func (m *Mux) ListPanes(ctx context.Context, c mux.VarlinkCall, ws, tab *string) error {
-	caller := principalOf(ctx)
-	msg, err := m.records.listPanes(m.svc, str(ws), str(tab), func(id string) bool {
-		return m.svc.Allowed(caller, service.RightRead, "pane:"+id)
-	})
+	msg, err := m.records.listPanes(m.svc, str(ws), str(tab), paneReader(m.svc, principalOf(ctx)))
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}

@@ -82,10 +82,7 @@ func (m *Mux) ListPaneFields(ctx context.Context, c mux.VarlinkCall, ws, tab *st
 		}
 		pg.limit = int(*limit)
 	}
-	caller := principalOf(ctx)
-	msg, err := m.records.listPaneFields(m.svc, str(ws), str(tab), set, pg, func(id string) bool {
-		return m.svc.Allowed(caller, service.RightRead, "pane:"+id)
-	})
+	msg, err := m.records.listPaneFields(m.svc, str(ws), str(tab), set, pg, paneReader(m.svc, principalOf(ctx)))
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}

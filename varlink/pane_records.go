@@ -83,7 +83,7 @@ func (pr *paneRecords) getWorkspace(svc *service.Service, ref string) ([]byte, e
 	b.WriteString(`,"tabs":`)
 	b.Write(tenc)
 	b.WriteString(`,"panes":`)
-	if err := pr.encode(b, list, false, func(string) bool { return true }, 0, nil); err != nil {
+	if err := pr.encode(b, list, false, nil, 0, nil); err != nil {
 		return nil, err
 	}
 	b.WriteString("}}\x00")
@@ -93,16 +93,22 @@ func (pr *paneRecords) getWorkspace(svc *service.Service, ref string) ([]byte, e
 // have reports whether rev of the pane's record is kept; pr.mu is held.
 func (pr *paneRecords) have(id string, rev uint64) bool { return pr.recs[id].rev == rev }
 
-// encode writes the JSON array of the records of list that allowed keeps,
-// encoding and keeping those not kept; whole: list is every pane, and
-// records of other panes are dropped. A set other than 0 writes only its
-// fields of each record, and a page only its panes (Mux.ListPaneFields).
-// pr.mu is held.
-func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool, set paneFieldSet, pg *panePage) error {
-	var seen map[string]paneRecord
-	if whole {
-		seen = make(map[string]paneRecord, len(list))
+// paneReader is the filter of a listing for caller: whether it may read a
+// pane, by id; nil (every pane) for the owner, so that listing a thousand
+// panes builds no resource name per pane.
+func paneReader(svc *service.Service, caller service.Principal) func(id string) bool {
+	if caller.IsOwner() {
+		return nil
 	}
+	return func(id string) bool { return svc.Allowed(caller, service.RightRead, "pane:"+id) }
+}
+
+// encode writes the JSON array of the records of list that allowed keeps
+// (nil keeps all), encoding and keeping those not kept; whole: list is
+// every pane, and records of other panes are dropped. A set other than 0
+// writes only its fields of each record, and a page only its panes
+// (Mux.ListPaneFields). pr.mu is held.
+func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole bool, allowed func(id string) bool, set paneFieldSet, pg *panePage) error {
 	b.WriteByte('[')
 	first := true
 	for _, r := range list {
@@ -122,10 +128,7 @@ func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole 
 			rec.spans = memberSpans(rec.enc)
 			pr.recs[r.ID] = rec
 		}
-		if whole {
-			seen[r.ID] = rec
-		}
-		if !allowed(r.ID) || !pg.take(r.ID) {
+		if (allowed != nil && !allowed(r.ID)) || !pg.take(r.ID) {
 			continue
 		}
 		if !first {
@@ -139,9 +142,18 @@ func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole 
 		writeSelected(b, rec.enc, rec.spans, set)
 	}
 	b.WriteByte(']')
-	if whole {
-		pr.recs = seen // records of removed panes go
-	} else if len(pr.recs) > maxKeptRecords { // removed panes' records, never listed whole
+	switch {
+	case whole && len(pr.recs) > len(list):
+		// Every listed pane has its record now; the others are of removed
+		// panes and go. (Equal counts: there are none, and the map stays.)
+		kept := make(map[string]paneRecord, len(list))
+		for _, r := range list {
+			if rec, ok := pr.recs[r.ID]; ok {
+				kept[r.ID] = rec
+			}
+		}
+		pr.recs = kept
+	case !whole && len(pr.recs) > maxKeptRecords: // removed panes' records, never listed whole
 		pr.recs = map[string]paneRecord{}
 	}
 	return nil
