@@ -72,9 +72,11 @@ func build(dir string) error {
 	}
 	args = append(args, module+"/cmd/signalttyd", module+"/cmd/signaltty", module+"/cmd/signaltty-mcp")
 	cmd := exec.Command(goBin, args...)
-	cmd.Env = os.Environ()
+	// Static, as meson.build builds them (no dynamic loader at every CLI
+	// start), except with the race detector, which needs cgo.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
-		cmd.Env = append(cmd.Env, "CGO_ENABLED=1") // the race detector needs cgo
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=1")
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
