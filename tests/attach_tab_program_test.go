@@ -1,8 +1,8 @@
 package tests
 
-// signaltty attach --tab runs the tab view program signaltty-attach
-// (docs/attach.md, "Tab view"): its failures read as the CLI's, and without
-// the program the CLI says where it looked.
+// signaltty attach --tab (and t N in the navigator) runs the tab view
+// program signaltty-attach (docs/attach.md, "Tab view"): its failures read
+// as the CLI's, and without the program the CLI says where it looked.
 
 import (
 	"encoding/json"
@@ -56,5 +56,30 @@ func TestAttachTabWithoutTheViewProgramFailsUnavailable(t *testing.T) {
 	r = harness.Run(t, env, cli, "attach", "--tab")
 	if r.Code != exitUnavailable || !strings.Contains(r.Stderr, "signaltty-attach") || !strings.Contains(r.Stderr, "(unavailable.attach_viewer)") {
 		t.Fatalf("want the error on stderr:\n%s", r)
+	}
+}
+
+// Picking a pane's tab in the navigator (t N) runs the same tab view: the
+// pane framed with its id, keys reaching it, C-b d detaching with exit 0.
+func TestNavigatorOpensTheTabView(t *testing.T) {
+	t.Parallel()
+	harness.NeedTmux(t)
+	d := harness.Start(t)
+	w := d.CreateWorkspace(t, "nav-tab")
+	p := bash(t, d, ws(w))
+	m := d.Tmux(t, 80, 24, "signaltty")
+	m.WaitScreen(t, "the navigator's prompt", func(rows []string) bool {
+		return strings.Contains(strings.Join(rows, "\n"), "attach to [1-1]")
+	})
+	m.SendKeys(t, "t1", "Enter")
+	m.WaitScreen(t, "the tab view's frame titled with the pane", func(rows []string) bool {
+		return strings.Contains(strings.Join(rows, "\n"), "· "+p.ID+" ")
+	})
+	m.SendText(t, "echo tab-$((6+6))")
+	m.SendKeys(t, "Enter")
+	d.WaitLine(t, p.ID, "tab-12")
+	m.SendKeys(t, "C-b", "d")
+	if code := m.WaitEnded(t); code != 0 {
+		t.Errorf("the tab view exited %d after C-b d", code)
 	}
 }
