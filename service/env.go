@@ -107,26 +107,61 @@ func unsetNames(unset []string) []string {
 
 // childEnv is the environment of a pane child: the daemon's minus plumbing
 // and minus the names in unset, TERM=xterm-256color unless extra sets it,
-// extra, then SIGNALTTY_PANE and SIGNALTTY_ADDRESS.
+// extra, then SIGNALTTY_PANE and SIGNALTTY_ADDRESS; one entry per name,
+// sorted.
 func childEnv(daemon []string, extra map[string]string, unset []string, paneID, address string) []string {
-	vars := map[string]string{"TERM": "xterm-256color"}
+	return childEnvFrom(childBase(daemon), extra, unset, paneID, address)
+}
+
+// childBase is the daemon's environment daemon as every child gets it:
+// without plumbing, the reserved names and TERM, one entry per name (the
+// last wins), sorted. The Service computes it once (Service.childBase).
+func childBase(daemon []string) []string {
+	vars := make(map[string]string, len(daemon))
 	for _, kv := range daemon {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && !isPlumbing(k) && !reserved[k] && k != "TERM" && !slices.Contains(unset, k) {
+		if ok && !isPlumbing(k) && !reserved[k] && k != "TERM" {
 			vars[k] = v
 		}
 	}
-	for k, v := range extra {
-		vars[k] = v
-	}
-	vars["SIGNALTTY_PANE"] = paneID
-	vars["SIGNALTTY_ADDRESS"] = address
 	out := make([]string, 0, len(vars))
 	for k, v := range vars {
 		out = append(out, k+"="+v)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// childEnvFrom is childEnv from a childBase: the base without the names in
+// unset, and the few variables of this child, sorted, merged into it,
+// replacing its entries of the same names. Entries of distinct names sort
+// as their names followed by "=" do, so the merge gives what sorting all
+// of them would.
+func childEnvFrom(base []string, extra map[string]string, unset []string, paneID, address string) []string {
+	own := make([]string, 0, len(extra)+3)
+	if _, ok := extra["TERM"]; !ok {
+		own = append(own, "TERM=xterm-256color")
+	}
+	for k, v := range extra {
+		if k != "SIGNALTTY_PANE" && k != "SIGNALTTY_ADDRESS" { // the daemon's own values replace them
+			own = append(own, k+"="+v)
+		}
+	}
+	own = append(own, "SIGNALTTY_PANE="+paneID, "SIGNALTTY_ADDRESS="+address)
+	sort.Strings(own)
+	out := make([]string, 0, len(base)+len(own))
+	for _, kv := range base {
+		name := kv[:strings.IndexByte(kv, '=')]
+		if _, ok := extra[name]; ok || slices.Contains(unset, name) {
+			continue // extra sets it or unset removes it (base has no TERM and no reserved name)
+		}
+		for len(own) > 0 && own[0] < kv {
+			out = append(out, own[0])
+			own = own[1:]
+		}
+		out = append(out, kv)
+	}
+	return append(out, own...)
 }
 
 // lookEnv returns the value of name in env ("" if absent).

@@ -73,7 +73,7 @@ func (s *Service) restartPane(id, busy string, pick func(p *pane) (*restartComma
 	st := s.reserve(p, nil, spawnSpec{})
 	if cmd != nil {
 		st.cfg.Argv = slices.Clone(cmd.argv)
-		st.cfg.Env = childEnv(s.cfg.Environ, cmd.env, p.envUnset, p.id, s.cfg.Address)
+		st.cfg.Env = childEnvFrom(s.childBase, cmd.env, p.envUnset, p.id, s.cfg.Address)
 	}
 	s.mu.Unlock()
 

@@ -162,6 +162,12 @@ type runState struct {
 	// testBarrier, when set (test builds only, testhooks.go), is called at
 	// the start barrier: phase "before" and "after".
 	testBarrier func(key, phase string)
+	// completed are the completed records in the order they completed
+	// (so oldest completedAt first: completion reads the clock under
+	// s.mu), holding completedBytes of output: evictRuns drops from the
+	// front without sorting.
+	completed      []*run
+	completedBytes int64
 }
 
 func newRunState() runState {
@@ -629,6 +635,8 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 	rec.completedAt = time.Now()
 	rec.duration = rec.completedAt.Sub(rec.startedAt) // monotonic readings
 	rec.output = out
+	s.runs.completed = append(s.runs.completed, rec)
+	s.runs.completedBytes += rec.keptBytes()
 	s.emit(RunCompleted{Run: rec.id, Pane: rec.paneID, RunResult: rec.result()})
 	s.log.Info("run completed", "run", rec.id, "outcome", rec.outcome, "status", rec.status)
 	rec.expiry = time.AfterFunc(time.Duration(s.runs.cfg.RetainMs)*time.Millisecond, func() {
@@ -651,29 +659,23 @@ func (rec *run) result() RunResult {
 // retention limit is exceeded (docs/run-wait.md, "Retention"); s.mu is held.
 func (s *Service) evictRuns() {
 	cfg := s.runs.cfg
-	var completed []*run
-	var bytes int64
-	for _, r := range s.runs.order {
-		if r.state == RunStateCompleted {
-			completed = append(completed, r)
-			if r.output != nil {
-				bytes += int64(r.output.bytes)
-			}
-		}
-	}
-	slices.SortStableFunc(completed, func(a, b *run) int { return a.completedAt.Compare(b.completedAt) }) // oldest completed first
 	now := time.Now()
-	for _, r := range completed {
+	for len(s.runs.completed) > 0 {
+		r := s.runs.completed[0]
 		expired := now.Sub(r.completedAt) >= time.Duration(cfg.RetainMs)*time.Millisecond
-		if len(completed) <= cfg.RetainCount && bytes <= cfg.RetainBytes && !expired {
+		if len(s.runs.completed) <= cfg.RetainCount && s.runs.completedBytes <= cfg.RetainBytes && !expired {
 			break
-		}
-		completed = completed[1:]
-		if r.output != nil {
-			bytes -= int64(r.output.bytes)
 		}
 		s.dropRun(r)
 	}
+}
+
+// keptBytes is the size of a completed record's kept output.
+func (rec *run) keptBytes() int64 {
+	if rec.output == nil {
+		return 0
+	}
+	return int64(rec.output.bytes)
 }
 
 // dropRun evicts a completed record and frees its key; s.mu is held.
@@ -685,13 +687,23 @@ func (s *Service) dropRun(r *run) {
 	if s.runs.keys[keyRef{r.principal, r.key}] == r {
 		delete(s.runs.keys, keyRef{r.principal, r.key})
 	}
-	for i, o := range s.runs.order {
-		if o == r {
-			s.runs.order = append(s.runs.order[:i], s.runs.order[i+1:]...)
-			break
-		}
-	}
+	s.runs.completed = without(s.runs.completed, r)
+	s.runs.completedBytes -= r.keptBytes()
+	s.runs.order = without(s.runs.order, r)
 	s.emit(RunExpired{Run: r.id})
+}
+
+// without removes r from rs, in order. The oldest record, the one eviction
+// drops, is usually first: then the slice only moves its start.
+func without(rs []*run, r *run) []*run {
+	if len(rs) > 0 && rs[0] == r {
+		rs[0] = nil
+		return rs[1:]
+	}
+	if i := slices.Index(rs, r); i >= 0 {
+		return slices.Delete(rs, i, i+1)
+	}
+	return rs
 }
 
 // RunConfig returns the run limits.

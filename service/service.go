@@ -72,6 +72,8 @@ type Service struct {
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
 	limits       limitState      // limits.go
 	parker       *term.Parker    // releases idle panes' emulators (emulator_release.go)
+	// childBase is cfg.Environ as every pane child gets it (env.go).
+	childBase []string
 }
 
 // New returns an empty service. Source is "signaltty/<uuid>", new each time.
@@ -85,6 +87,7 @@ func New(cfg Config) *Service {
 		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
 	}
+	s.childBase = childBase(cfg.Environ)
 	s.pub.cond = sync.NewCond(&s.mu)
 	s.initLimits()
 	return s

@@ -72,7 +72,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	}
 	inst := st.inst
 	st.cfg = pty.Config{
-		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnv(s.cfg.Environ, merged, p.envUnset, p.id, s.cfg.Address),
+		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnvFrom(s.childBase, merged, p.envUnset, p.id, s.cfg.Address),
 		Cols: p.cols, Rows: p.rows, HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
 		Parker:  s.parker,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },

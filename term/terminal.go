@@ -936,8 +936,11 @@ type tracker struct {
 }
 
 func (tr *tracker) init() {
-	tr.p = ansi.NewParser()
-	tr.p.SetDataSize(64) // string payloads are of no interest here
+	// ansi.NewParser less its 64 KiB string buffer, which would be
+	// allocated only to be replaced: string payloads are of no interest here.
+	tr.p = new(ansi.Parser)
+	tr.p.SetParamsSize(parser.MaxParamsSize)
+	tr.p.SetDataSize(64)
 	tr.tabsDefault = true
 	tr.p.SetHandler(ansi.Handler{
 		Print:     func(rune) { tr.gsingle = 0 },

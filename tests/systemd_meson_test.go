@@ -59,6 +59,13 @@ func TestMesonInstallUnderAUserManager(t *testing.T) {
 	if exe, _ := os.Readlink("/proc/" + strconv.Itoa(m.MainPID(t)) + "/exe"); exe != filepath.Join(prefix, "bin", "signalttyd") {
 		t.Fatalf("signaltty.service runs %s, want the installed signalttyd", exe)
 	}
+	// `signaltty attach --tab` runs the tab view meson installed there too:
+	// its not_found.tab comes from that program (docs/attach.md, "Tab view").
+	if _, err := os.Stat(filepath.Join(prefix, "libexec", "signaltty", "signaltty-attach")); err != nil {
+		t.Fatalf("meson did not install signaltty-attach in libexec/signaltty: %v", err)
+	}
+	r = harness.RunTimeout(t, harness.CallTimeout, m.Env(), cli, "--json", "attach", "--tab", "tab_000000000000")
+	harness.CheckFail(t, r, "not_found.tab", exitNotFound)
 	// `signaltty mcp` runs the server meson installed in libexecdir/signaltty
 	// (not next to the CLI, not in $PATH: docs/mcp.md, "The server program").
 	if _, err := os.Stat(filepath.Join(prefix, "libexec", "signaltty", "signaltty-mcp")); err != nil {

@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 
-	xterm "github.com/charmbracelet/x/term"
+	"github.com/signaltty/signaltty/cmd/internal/attachio"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 	"github.com/spf13/cobra"
 )
@@ -61,7 +59,7 @@ Up (the previous), z (zoom the focused pane to the whole view and back), d
 				return a.attachTab(cmd.Context(), ref, o)
 			}
 			if ref == "" {
-				if !xterm.IsTerminal(os.Stdin.Fd()) || !xterm.IsTerminal(os.Stdout.Fd()) {
+				if !attachio.IsTerminal(os.Stdin) || !attachio.IsTerminal(os.Stdout) {
 					return &callError{Code: "invalid_params.pane", Message: "attach needs a pane (signaltty attach PANE; signaltty alone lists them)",
 						Data: map[string]any{"param": "pane"}}
 				}
@@ -88,84 +86,14 @@ type attachOptions struct {
 	prefix    byte
 }
 
-// attachReply is one reply of Mux.AttachPane.
-type attachReply struct {
-	Data string    `json:"data"`
-	Cols int       `json:"cols"`
-	Rows int       `json:"rows"`
-	Pane *mux.Pane `json:"pane"`
-	End  *string   `json:"end"`
-}
-
-// Sequences the client writes around an attach: its own alternate screen,
-// and on leaving every input mode a pane may have set, reset.
-const (
-	enterScreen = "\x1b[?1049h\x1b[H\x1b[2J"
-	leaveScreen = "\x1b[?1l\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?2004l" +
-		"\x1b[m\x1b[?25h\x1b[?1049l"
+// The terminal side of an attach is package attachio, which the tab view
+// program signaltty-attach shares; these are its names here.
+type (
+	attachReply = attachio.Reply
+	terminalIO  = attachio.Terminal
 )
 
-// terminalIO is the user's terminal in raw mode. Frames are written with
-// write, which does nothing once the terminal was restored (a frame still
-// arriving then must not land on the user's screen).
-type terminalIO struct {
-	in, out *os.File
-	state   *xterm.State
-	mu      sync.Mutex
-	done    bool
-}
-
-func (t *terminalIO) write(b []byte) error {
-	_, err := t.Write(b)
-	return err
-}
-
-// Write writes to the terminal unless it was restored (errDetached).
-func (t *terminalIO) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.done {
-		return 0, errDetached
-	}
-	return t.out.Write(b)
-}
-
-// errDetached ends a stream whose client detached.
-var errDetached = errors.New("detached")
-
-func openTerminal() (*terminalIO, error) {
-	in, out := os.Stdin, os.Stdout
-	if !xterm.IsTerminal(in.Fd()) || !xterm.IsTerminal(out.Fd()) {
-		return nil, &callError{Code: "invalid_params.terminal", Message: "attach needs a terminal on standard input and output",
-			Data: map[string]any{"param": "terminal"}}
-	}
-	st, err := xterm.MakeRaw(in.Fd())
-	if err != nil {
-		return nil, &callError{Code: "internal", Message: "cannot put the terminal in raw mode: " + err.Error(), Data: map[string]any{}}
-	}
-	_, _ = out.WriteString(enterScreen)
-	return &terminalIO{in: in, out: out, state: st}, nil
-}
-
-func (t *terminalIO) size() (cols, rows int) {
-	cols, rows, err := xterm.GetSize(t.out.Fd())
-	if err != nil || cols <= 0 || rows <= 0 {
-		return 80, 24
-	}
-	return cols, rows
-}
-
-// restore leaves the alternate screen and raw mode (once).
-func (t *terminalIO) restore() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.done {
-		return
-	}
-	t.done = true
-	_, _ = t.out.WriteString(leaveScreen)
-	_ = xterm.Restore(t.in.Fd(), t.state)
-}
+func openTerminal() (*terminalIO, error) { return attachio.Open() }
 
 // attach runs one client attached to one pane until the user detaches, the
 // pane's process exits, or ctx ends.
@@ -194,7 +122,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	if err != nil {
 		return err
 	}
-	restore := tio.restore
+	restore := tio.Restore
 	defer restore()
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -206,7 +134,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 		if o.readOnly || pane.State != "live" {
 			return
 		}
-		cols, rows := tio.size()
+		cols, rows := tio.Size()
 		if cols == lastCols && rows == lastRows {
 			return
 		}
@@ -233,7 +161,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 					return err
 				}
 				if data, err := base64.StdEncoding.DecodeString(r.Data); err == nil && len(data) > 0 {
-					if err := tio.write(data); err != nil {
+					if err := writeFrame(tio, data); err != nil {
 						return err
 					}
 				}
@@ -252,7 +180,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	go func() {
 		buf := make([]byte, 64<<10)
 		for {
-			n, err := tio.in.Read(buf)
+			n, err := tio.In.Read(buf)
 			if n > 0 {
 				b := append([]byte(nil), buf[:n]...)
 				select {
@@ -287,9 +215,9 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 			if !attachedLive(got.Pane) {
 				// Nothing ran while attached: show the saved screen and its
 				// state until a key is pressed.
-				cols, rows := tio.size()
+				cols, rows := tio.Size()
 				line := fmt.Sprintf(" %s: %s — press a key ", pane.Id, endLine(pane, e.reply.End))
-				_ = tio.write([]byte(fmt.Sprintf("\x1b[%d;1H\x1b[7m%-*.*s\x1b[m", rows, cols, cols, line)))
+				_ = writeFrame(tio, []byte(fmt.Sprintf("\x1b[%d;1H\x1b[7m%-*.*s\x1b[m", rows, cols, cols, line)))
 				continue
 			}
 			restore()
@@ -324,20 +252,11 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 // attachedLive reports whether a pane had a process when the client attached.
 func attachedLive(p mux.Pane) bool { return p.State == "live" }
 
-// endLine says how an attach ended: "exited with status 0", "killed by
-// SIGTERM", "has no process (restored after a restart)", "was removed".
-func endLine(p mux.Pane, end *string) string {
-	switch {
-	case end != nil && *end == "removed":
-		return "was removed"
-	case p.Restore_state == "RESUMABLE":
-		return "has no process (restored; signaltty resume " + p.Id + " resumes its agent)"
-	case p.Restore_state == "RESTORED" || (end != nil && *end == "restored"):
-		return "has no process (restored; pane relaunch starts it again)"
-	case p.Status != nil && p.Status.Signal != nil:
-		return "was killed by " + *p.Status.Signal
-	case p.Status != nil && p.Status.Code != nil:
-		return fmt.Sprintf("exited with status %d", *p.Status.Code)
-	}
-	return "has exited"
+// endLine says how an attach ended (attachio.EndLine).
+func endLine(p mux.Pane, end *string) string { return attachio.EndLine(p, end) }
+
+// writeFrame writes b to the terminal (attachio.ErrDetached once restored).
+func writeFrame(t *terminalIO, b []byte) error {
+	_, err := t.Write(b)
+	return err
 }

@@ -68,6 +68,13 @@ install's libexec directory or in $PATH.`,
 // findMCPServer is signaltty-mcp next to this program, else in libexecdir,
 // else in $PATH; not found is unavailable.mcp_server.
 func findMCPServer() (string, error) {
+	return findProgram(mcpServer, "unavailable.mcp_server", "the MCP server program")
+}
+
+// findProgram is the program name (one of the CLI's own, installed in
+// libexecdir) next to this program, else in libexecdir, else in $PATH; not
+// found is the error code, its message naming the program as what.
+func findProgram(name, code, what string) (string, error) {
 	var dirs []string
 	if self, err := os.Executable(); err == nil {
 		dirs = append(dirs, filepath.Dir(self))
@@ -76,15 +83,15 @@ func findMCPServer() (string, error) {
 		dirs = append(dirs, libexecdir)
 	}
 	for _, dir := range dirs {
-		if p := filepath.Join(dir, mcpServer); daemon.IsExecutable(p) {
+		if p := filepath.Join(dir, name); daemon.IsExecutable(p) {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath(mcpServer); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return filepath.Abs(p)
 	}
 	searched := append(dirs, "$PATH")
-	return "", &callError{Code: "unavailable.mcp_server",
-		Message: fmt.Sprintf("%s, the MCP server program, is not installed (looked in %s)", mcpServer, strings.Join(searched, ", ")),
+	return "", &callError{Code: code,
+		Message: fmt.Sprintf("%s, %s, is not installed (looked in %s)", name, what, strings.Join(searched, ", ")),
 		Data:    map[string]any{"searched": searched}}
 }

@@ -1,5 +1,6 @@
 // Package harness runs signaltty's end-to-end tests against the real
-// programs: it builds signalttyd, signaltty and signaltty-mcp once per test
+// programs: it builds signalttyd, signaltty, signaltty-mcp and
+// signaltty-attach once per test
 // binary, starts real daemons on private sockets, and drives them through
 // the real CLI, the real varlinkctl and a raw varlink client.
 //
@@ -28,8 +29,10 @@ import (
 
 const module = "github.com/signaltty/signaltty"
 
-// binDir holds signalttyd, signaltty and signaltty-mcp (the MCP server
-// `signaltty mcp` runs, found next to signaltty) side by side, built by Main.
+// binDir holds signalttyd, signaltty, signaltty-mcp (the MCP server
+// `signaltty mcp` runs) and signaltty-attach (the tab view `signaltty
+// attach --tab` runs), both found next to signaltty, side by side, built
+// by Main.
 var binDir string
 
 // Main builds the programs into a temporary directory, runs the tests and
@@ -51,11 +54,11 @@ func mainCode(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	start := time.Now()
 	if err := build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "harness: building signalttyd, signaltty and signaltty-mcp failed:\n"+err.Error())
+		fmt.Fprintln(os.Stderr, "harness: building signalttyd, signaltty, signaltty-mcp and signaltty-attach failed:\n"+err.Error())
 		return 1
 	}
 	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "harness: built signalttyd, signaltty and signaltty-mcp in %v\n", time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(os.Stderr, "harness: built signalttyd, signaltty, signaltty-mcp and signaltty-attach in %v\n", time.Since(start).Round(time.Millisecond))
 	}
 	binDir = dir
 	return m.Run()
@@ -70,17 +73,19 @@ func build(dir string) error {
 	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
 		args = append(args, "-race")
 	}
-	args = append(args, module+"/cmd/signalttyd", module+"/cmd/signaltty", module+"/cmd/signaltty-mcp")
+	args = append(args, module+"/cmd/signalttyd", module+"/cmd/signaltty", module+"/cmd/signaltty-mcp", module+"/cmd/signaltty-attach")
 	cmd := exec.Command(goBin, args...)
-	cmd.Env = os.Environ()
+	// Static, as meson.build builds them (no dynamic loader at every CLI
+	// start), except with the race detector, which needs cgo.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
-		cmd.Env = append(cmd.Env, "CGO_ENABLED=1") // the race detector needs cgo
+		cmd.Env = append(cmd.Env, "CGO_ENABLED=1")
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", goBin, strings.Join(args, " "), err, out)
 	}
-	for _, b := range []string{"signalttyd", "signaltty", "signaltty-mcp"} {
+	for _, b := range []string{"signalttyd", "signaltty", "signaltty-mcp", "signaltty-attach"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
 			return err
 		}
@@ -89,7 +94,7 @@ func build(dir string) error {
 }
 
 // Bin returns the path of a built program ("signalttyd", "signaltty" or
-// "signaltty-mcp").
+// "signaltty-mcp" or "signaltty-attach").
 func Bin(t testing.TB, name string) string {
 	t.Helper()
 	if binDir == "" {

@@ -230,15 +230,15 @@ func nullable(s map[string]any) map[string]any {
 	return s
 }
 
-var (
-	reOwner = regexp.MustCompile(`^(type|method)\s+([A-Za-z0-9]+)\s*\(`)
-	reField = regexp.MustCompile(`^([a-z_][A-Za-z0-9_]*)\s*:`)
-)
-
 // fieldComments collects the "#" lines written just above a field of a
 // type or a method's parameters, keyed Type.field, Method.in.field or
 // Method.out.field.
 func fieldComments(text string) map[string]string {
+	// Compiled here, not at package initialisation: the programs that link
+	// this package for its generated data (the CLI, the MCP server) never
+	// generate.
+	reOwner := regexp.MustCompile(`^(type|method)\s+([A-Za-z0-9]+)\s*\(`)
+	reField := regexp.MustCompile(`^([a-z_][A-Za-z0-9_]*)\s*:`)
 	docs := map[string]string{}
 	owner := ""
 	var pending []string
