@@ -23,15 +23,18 @@ func configCmd(a *app) *cobra.Command {
 		Short: "Change settings (Server.SetConfig)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Server.SetConfig",
-				params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "save-interval-ms", "history-rows"), a.printConfig)
+			p := params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "save-interval-ms", "history-rows")
+			if len(p) == 0 {
+				return usageError("config set needs at least one setting (see --help); config get shows them")
+			}
+			return a.run(cmd, "dev.signaltty.Server.SetConfig", p, a.printConfig)
 		},
 	}
 	set.Flags().Int64("run-max-active", 0, "runs not yet completed, 1-4096")
 	set.Flags().Int64("run-retain-count", 0, "completed run records kept, 0-65536")
 	set.Flags().Int64("run-retain-ms", 0, "how long completed records are kept, ms")
 	set.Flags().Int64("run-retain-bytes", 0, "output bytes kept over all completed records")
-	set.Flags().Int64("save-interval-ms", 0, "also save the snapshot this often, ms (0: only after changes)")
+	set.Flags().Int64("save-interval-ms", 0, "also save the snapshot this often, ms: 0 (only after changes) or 1000-86400000")
 	set.Flags().Int64("history-rows", 0, "history rows of panes spawned from now on without --history-rows, 1-1000000")
 	c.AddCommand(show, set)
 	return c

@@ -41,6 +41,12 @@ resume with --after.`,
 				p["after_seq"] = after
 			}
 			follow, _ := cmd.Flags().GetBool("follow")
+			if !follow && cmd.Flags().Changed("after") {
+				return usageError("--after replays events into a stream: it needs --follow")
+			}
+			if cmd.Flags().Changed("snapshot") && (!follow || !a.json) {
+				return usageError("--snapshot prints the state a stream starts from: it needs --follow and --json")
+			}
 			if !follow {
 				return a.run(cmd, "dev.signaltty.Events.Subscribe", p, func(raw json.RawMessage) error {
 					var r struct {
@@ -84,7 +90,7 @@ resume with --after.`,
 		},
 	}
 	c.Flags().BoolP("follow", "f", false, "stream events until interrupted")
-	c.Flags().Bool("snapshot", false, "also print the state the stream starts from (with --json)")
+	c.Flags().Bool("snapshot", false, "also print the state the stream starts from (with --follow --json)")
 	c.Flags().StringArray("type", nil, "only events whose type has this dotted prefix (repeatable)")
 	c.Flags().StringArray("resource", nil, "only events about this resource id (repeatable)")
 	c.Flags().Int64("after", 0, "replay the journaled events after this seq first (with --follow)")

@@ -59,9 +59,9 @@ install's libexec directory or in $PATH.`,
 				Data: map[string]any{"path": path}}
 		},
 	}
-	// For tests: a lower run_wait cap keeps a suite fast. It cannot raise it.
-	c.Flags().Int64Var(&waitCap, "wait-cap-ms", mcpWaitCap, "longest run_wait in ms (at most 50000)")
-	_ = c.Flags().MarkHidden("wait-cap-ms")
+	// A lower run_wait cap suits a client with a shorter call limit; it
+	// cannot be raised.
+	c.Flags().Int64Var(&waitCap, "wait-cap-ms", mcpWaitCap, "longest run_wait in ms, for clients with a shorter call limit (at most 50000)")
 	return c
 }
 

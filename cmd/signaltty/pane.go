@@ -40,7 +40,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 		},
 	}
 	f := c.Flags()
-	f.String("workspace", "", "workspace id or handle: the pane goes into a new tab")
+	f.String("workspace", "", "workspace id, handle or name: the pane goes into a new tab")
 	f.String("tab", "", "id of an empty tab to put the pane in")
 	f.String("split", "", "id of a live pane to split")
 	f.String("axis", "", "with --split: cols (side by side) or rows (stacked)")
@@ -80,7 +80,7 @@ func paneListCmd(a *app) *cobra.Command {
 		},
 	}
 	c.Flags().Bool("attention", false, "only panes that need the user (attention other than none)")
-	c.Flags().String("workspace", "", "only panes of this workspace (id or handle)")
+	c.Flags().String("workspace", "", "only panes of this workspace (id, handle or name)")
 	c.Flags().String("tab", "", "only panes of this tab")
 	paneFieldsFlag(c)
 	return c

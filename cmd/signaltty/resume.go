@@ -128,7 +128,7 @@ never a plain pane's command). Off by default; saved with the workspace.`,
 			return a.run(cmd, "dev.signaltty.Mux.SetWorkspace", params(cmd, "workspace", "auto-resume"), a.printWorkspace)
 		},
 	}
-	requiredString(c, "workspace", "workspace id or handle")
+	requiredString(c, "workspace", "workspace id, handle or name")
 	c.Flags().Bool("auto-resume", false, "resume the workspace's agents at daemon start")
 	return c
 }

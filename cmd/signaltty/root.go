@@ -173,6 +173,12 @@ func arrayFlag(f *pflag.FlagSet, name string) []string {
 	return nil
 }
 
+// usageError is a command line that asks for something the command cannot
+// do: invalid_params.usage, exit 2.
+func usageError(msg string) error {
+	return &callError{Code: "invalid_params.usage", Message: msg, Data: map[string]any{}}
+}
+
 // decode unmarshals a reply for human output.
 func decode(raw json.RawMessage, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {

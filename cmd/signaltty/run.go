@@ -67,7 +67,7 @@ once, then it waits and prints and exits as "run wait" does.`,
 	f := c.Flags()
 	f.String("key", "", "idempotency key, 1-128 of [A-Za-z0-9._:-] (required)")
 	_ = c.MarkFlagRequired("key")
-	f.String("workspace", "", "run in a new tab of this workspace (id or handle)")
+	f.String("workspace", "", "run in a new tab of this workspace (id, handle or name)")
 	f.String("pane", "", "run in a new pane split from this live pane")
 	f.String("axis", "", "with --pane: cols (side by side) or rows (stacked)")
 	f.String("argv", "", `program and arguments as a JSON array, e.g. '["make","test"]'`)
@@ -104,7 +104,7 @@ timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 		},
 	}
 	requiredString(c, "run", "run id")
-	c.Flags().Int64("timeout-ms", 0, "give up waiting after this many ms (0: just check)")
+	c.Flags().Int64("timeout-ms", 0, "give up waiting after this many ms (exit 7; default: no limit; 0: just check)")
 	c.Flags().Bool("output", true, "include the output tail")
 	c.Flags().String("source", "", "fail with conflict.source unless the daemon's event source is this one")
 	return c

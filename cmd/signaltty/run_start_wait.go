@@ -11,7 +11,7 @@ import (
 // runWaitFlags adds the flags of `run --wait` to run's flags.
 func runWaitFlags(f *pflag.FlagSet) {
 	f.Bool("wait", false, "then wait on the same connection until the run completes and exit with its status, as run wait does; the start reply goes to stderr at once")
-	f.Int64("timeout-ms", 0, "with --wait: give up waiting after this many ms (exit 7; the command keeps running)")
+	f.Int64("timeout-ms", 0, "with --wait: give up waiting after this many ms (exit 7; the command keeps running; default: no limit)")
 	f.Bool("output", true, "with --wait: include the output tail")
 }
 

@@ -15,7 +15,7 @@ import (
 func statusCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show the daemon's status (dev.signaltty.Server.GetStatus)",
+		Short: "Show the daemon's status (Server.GetStatus)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.run(cmd, "dev.signaltty.Server.GetStatus", nil, func(raw json.RawMessage) error {
@@ -37,7 +37,7 @@ func statusCmd(a *app) *cobra.Command {
 func shutdownCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "shutdown",
-		Short: "Stop the daemon, terminating every pane, and wait until it is gone (dev.signaltty.Server.Shutdown)",
+		Short: "Stop the daemon, terminating every pane, and wait until it is gone (Server.Shutdown)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := a.dial(cmd.Context())

@@ -26,7 +26,7 @@ func tabCmd(a *app) *cobra.Command {
 			})
 		},
 	}
-	requiredString(create, "workspace", "workspace id or handle")
+	requiredString(create, "workspace", "workspace id, handle or name")
 	create.Flags().String("title", "", "title (default \"tab\")")
 
 	remove := &cobra.Command{

@@ -12,7 +12,7 @@ import (
 func whoamiCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "whoami",
-		Short: "Show the principal the daemon resolves this process to, and its grants (dev.signaltty.Server.WhoAmI)",
+		Short: "Show the principal the daemon resolves this process to, and its grants (Server.WhoAmI)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.run(cmd, "dev.signaltty.Server.WhoAmI", nil, func(raw json.RawMessage) error {

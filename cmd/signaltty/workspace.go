@@ -84,7 +84,7 @@ workspace's first pane. A failure leaves nothing behind.`,
 			})
 		},
 	}
-	requiredString(get, "workspace", "workspace id or handle")
+	requiredString(get, "workspace", "workspace id, handle or name")
 	get.Flags().Bool("refresh-git", false, "run git again for the workspace's git state first")
 
 	rename := &cobra.Command{
@@ -95,7 +95,7 @@ workspace's first pane. A failure leaves nothing behind.`,
 			return a.run(cmd, "dev.signaltty.Mux.RenameWorkspace", params(cmd, "workspace", "name"), a.printWorkspace)
 		},
 	}
-	requiredString(rename, "workspace", "workspace id or handle")
+	requiredString(rename, "workspace", "workspace id, handle or name")
 	requiredString(rename, "name", "new name")
 
 	remove := &cobra.Command{
@@ -106,7 +106,7 @@ workspace's first pane. A failure leaves nothing behind.`,
 			return a.run(cmd, "dev.signaltty.Mux.RemoveWorkspace", params(cmd, "workspace", "recursive", "remove-worktree"), a.printRemoved)
 		},
 	}
-	requiredString(remove, "workspace", "workspace id or handle")
+	requiredString(remove, "workspace", "workspace id, handle or name")
 	remove.Flags().BoolP("recursive", "r", false, "terminate live panes (SIGHUP, 2 s grace, SIGKILL) and remove everything")
 	remove.Flags().Bool("remove-worktree", false, "also remove the workspace's git worktree if it is clean (its branch stays)")
 
@@ -120,7 +120,7 @@ workspace's first pane. A failure leaves nothing behind.`,
 			return a.run(cmd, "dev.signaltty.Mux.SetWorkspaceCwd", p, a.printWorkspace)
 		},
 	}
-	requiredString(setCwd, "workspace", "workspace id or handle")
+	requiredString(setCwd, "workspace", "workspace id, handle or name")
 	requiredString(setCwd, "cwd", "the new directory")
 
 	c.AddCommand(create, list, get, rename, remove, setCwd, workspaceSetCmd(a))
