@@ -33,5 +33,8 @@ func (s *Service) SetEmulatorReleaseAfter(d time.Duration) error {
 	return nil
 }
 
+// EmulatorReleaseAfter is the delay in force (0: never).
+func (s *Service) EmulatorReleaseAfter() time.Duration { return s.parker.After() }
+
 // EmulatorReleaseStats counts the emulators released and rebuilt so far.
 func (s *Service) EmulatorReleaseStats() term.ParkerStats { return s.parker.Stats() }

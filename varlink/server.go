@@ -169,7 +169,8 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
 		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
-		History_rows: int64(s.svc.HistoryRows()), Limits: s.limitsOut()}
+		History_rows: int64(s.svc.HistoryRows()), Save_output_interval_ms: s.svc.SaveOutputInterval().Milliseconds(),
+		Emulator_release_ms: s.svc.EmulatorReleaseAfter().Milliseconds(), Limits: s.limitsOut()}
 }
 
 // limitsOut is Config.limits: the service's limits and the connections'.

@@ -46,8 +46,9 @@ func (a *app) printConfig(raw json.RawMessage) error {
 		return err
 	}
 	rc := r.Config.Run
-	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\nsave_interval_ms %d\nhistory_rows %d\n",
-		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes, r.Config.Save_interval_ms, r.Config.History_rows)
+	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\nsave_interval_ms %d\nhistory_rows %d\nsave_output_interval_ms %d\nemulator_release_ms %d\n",
+		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes, r.Config.Save_interval_ms, r.Config.History_rows,
+		r.Config.Save_output_interval_ms, r.Config.Emulator_release_ms)
 	l := r.Config.Limits
 	for _, f := range []struct {
 		name string

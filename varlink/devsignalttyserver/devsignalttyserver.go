@@ -158,10 +158,12 @@ type Limits struct {
 // Settings that can change while the daemon runs, and the limits fixed at
 // its start.
 type Config struct {
-	Run              RunConfig `json:"run"`
-	Save_interval_ms int64     `json:"save_interval_ms"`
-	History_rows     int64     `json:"history_rows"`
-	Limits           Limits    `json:"limits"`
+	Run                     RunConfig `json:"run"`
+	Save_interval_ms        int64     `json:"save_interval_ms"`
+	History_rows            int64     `json:"history_rows"`
+	Save_output_interval_ms int64     `json:"save_output_interval_ms"`
+	Emulator_release_ms     int64     `json:"emulator_release_ms"`
+	Limits                  Limits    `json:"limits"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -1287,6 +1289,14 @@ type Config (
   # scrolled off the screen, 1..1000000 (default 10000, or
   # $SIGNALTTY_HISTORY_ROWS at start); panes that exist keep theirs.
   history_rows: int,
+  # How often the rows of panes that printed are saved, milliseconds; 0:
+  # never ($SIGNALTTY_SAVE_OUTPUT_INTERVAL_MS at start, default 30000;
+  # docs/persistence.md).
+  save_output_interval_ms: int,
+  # How long a pane's output stays idle before its emulator is released,
+  # milliseconds; 0: never ($SIGNALTTY_EMULATOR_RELEASE_MS at start,
+  # default 30000; docs/emulator-release.md).
+  emulator_release_ms: int,
   limits: Limits
 )
 
