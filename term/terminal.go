@@ -71,6 +71,7 @@ type Terminal struct {
 	// (rowbudget.go); budgetLeft once Close took it out.
 	budget     *RowBudget
 	budgetLeft bool
+	charged    int // hist.bytes as last charged to budget
 
 	// Emulator state the plain-text fast path depends on, observed through
 	// the emulator's callbacks and handlers (so in emulation order).
@@ -343,6 +344,7 @@ func (t *Terminal) Write(p []byte) {
 		t.startEmulator()
 	}
 	t.process(p)
+	t.settleLocked()
 	t.notifyLocked()
 	t.touchLocked()
 }
@@ -641,11 +643,15 @@ func (t *Terminal) drain() {
 	}
 	clear(lines) // the library's Clear keeps the lines reachable
 	sb.Clear()
+	t.settleLocked()
 }
 
+// pushRow moves r into the history. Rows pushed outside drain (the fast
+// path's) are charged to the budget exactly at the end of Write
+// (settleLocked).
 func (t *Terminal) pushRow(r storedRow) {
 	t.hist.push(r)
-	t.chargeLocked()
+	t.chargeSoonLocked()
 	t.pushed++
 }
 
