@@ -662,8 +662,15 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 			} else {
 				s.flush()
 			}
-			s.printASCII(b[i : k-1])
-			fs.gr = append(fs.gr[:0], b[k-1])
+			if k < len(b) && b[k] < 0x20 {
+				// A control follows, which ends the cluster: the last
+				// character prints now, as flush would print it.
+				s.printASCII(b[i:k])
+				fs.gr = fs.gr[:0]
+			} else {
+				s.printASCII(b[i : k-1])
+				fs.gr = append(fs.gr[:0], b[k-1])
+			}
 			i = k - 1
 			continue
 		case c >= 0x80:
@@ -953,15 +960,8 @@ func plainStyle(s *uv.Style) bool {
 // Like buildScratch, the row is the builder's scratch space, for pushRow.
 func (t *Terminal) buildSim(row []simCell) storedRow {
 	fs := &t.fs
-	ascii := true
-	for _, c := range row {
-		if c.ch&clusterFlag != 0 || c.w != 1 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return t.rb.buildSimASCII(row, fs.pens)
+	if r, ok := t.rb.buildSimASCII(row, fs.pens); ok {
+		return r
 	}
 	fs.line = fs.line[:0]
 	for _, c := range row {

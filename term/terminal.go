@@ -479,7 +479,9 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 		if simple[c] {
 			if c < 0x20 {
 				sc.text = j + 1
-				t.wwCtl(c, j)
+				if c != '\n' { // a line feed moves no column
+					t.wwCtl(c, j)
+				}
 			} else {
 				printed = true
 			}
