@@ -646,6 +646,10 @@ type sim struct {
 func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 	fs := &t.fs
 	s := sim{t: t, x: x, p: p}
+	limit := -1 // lines ending before it may go straight to the store (fastlines.go)
+	if !fs.partial {
+		limit = directLimit(b, t.rows)
+	}
 	for i := 0; i < len(b) && !fs.overflow; i++ {
 		c := b[i]
 		switch {
@@ -684,6 +688,9 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 		case c == '\n':
 			t.scrollRow(s.p)
 			s.phantom = false
+			if i+1 < limit && s.x == 0 && s.p == 0 {
+				i = t.directLines(b, i+1, limit, &s) - 1
+			}
 		case c == '\r':
 			s.x, s.phantom = 0, false
 		case c == '\b':

@@ -95,6 +95,7 @@ type Terminal struct {
 	panics      int // emulator panics recovered
 	fastRuns    int // runs the fast path took (for tests)
 	fastPartial int // of them, short runs (fewer line feeds than rows)
+	directRows  int // rows the fast path stored from the input (fastlines.go; for tests)
 
 	ww wideWrap // wide characters at the right margin (widewrap.go)
 
