@@ -18,6 +18,8 @@ import (
 // Sizes and times of the output path.
 const (
 	readBufSize    = 64 << 10              // bytes of one chunk at most: what the master holds, in as many reads as needed (one returns at most 4 KiB)
+	backlogChunks  = 8                     // chunks queued for emulation: at most 8×64 KiB = 512 KiB
+	coalesceMax    = 256 << 10             // bytes handed to one Terminal.Write at most
 	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
 	drainMax       = time.Second           // after the reap, stop waiting for output after this long
 	drainSweep     = 128 << 10             // bytes read without waiting when the drain ends (the kernel's tty buffers hold ~70 KiB)
@@ -28,10 +30,10 @@ const (
 
 // Pane is one PTY, its leader process and its Terminal.
 //
-// Goroutines of a live pane: a reader (master → Terminal.Write), a reply
-// writer (Terminal replies → master) and a supervisor that parks in the
-// netpoller on the leader's pidfd. All of them end after the leader exited;
-// Close waits for them.
+// Goroutines of a live pane: a reader (master → backlog), an emulator
+// (backlog → Terminal.Write), a reply writer (Terminal replies → master) and a
+// supervisor that parks in the netpoller on the leader's pidfd. All of them
+// end after the leader exited; Close waits for them.
 type Pane struct {
 	pid    int
 	master *os.File // non-blocking PTY master
@@ -40,7 +42,8 @@ type Pane struct {
 	onExit func(ExitStatus)
 	cgroup *cgroup.Group // nil without one
 
-	emuDone  chan struct{}             // closed when the reader emulated everything it read
+	backlog  chan chunk                // reader → emulator; closed by the reader
+	emuDone  chan struct{}             // closed when the emulator emulated everything read
 	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
 	offset   atomic.Int64              // bytes of output emulated
 	heldOpen atomic.Bool               // the drain ended with the PTY still open
@@ -71,9 +74,12 @@ type chunk struct {
 
 func (c chunk) bytes() []byte { return (*c.b)[:c.n] }
 
-// readPool holds read buffers; the reader takes one only once the master
-// is readable, so a pane waiting for output holds none.
-var readPool = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+var (
+	// readPool holds read buffers; the reader takes one only once the master
+	// is readable, so a pane waiting for output holds none.
+	readPool     = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+	coalescePool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax); return &b }}
+)
 
 // newPane starts the goroutines of a freshly spawned child.
 func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
@@ -82,6 +88,7 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		master:   master,
 		onExit:   cfg.OnExit,
 		cgroup:   cfg.Cgroup,
+		backlog:  make(chan chunk, backlogChunks),
 		emuDone:  make(chan struct{}),
 		replies:  make(chan []byte, replyQueue),
 		reapedCh: make(chan struct{}),
@@ -106,8 +113,9 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 	unix.SetNonblock(pidfd, true)
 	p.pidf = os.NewFile(uintptr(pidfd), "pidfd")
 
-	p.wg.Add(3)
+	p.wg.Add(4)
 	go p.readLoop()
+	go p.emulate()
 	go p.replyLoop()
 	go p.supervise()
 	return p
@@ -286,15 +294,14 @@ func (p *Pane) Close() {
 	})
 }
 
-// readLoop feeds output from the master to the Terminal until EIO (no slave
-// holder left), the master is closed, or the exit drain ends. Each chunk is
-// what the master holds when it becomes readable (up to readBufSize), and
-// it is emulated on this goroutine before the next read: no hand-off to
-// another goroutine, and while it is emulated the kernel gathers the next
-// chunk (its buffers hold about 640 KiB before the child's writes wait).
+// readLoop moves output from the master into the backlog until EIO (no slave
+// holder left), the master is closed, or the exit drain ends. A full backlog
+// blocks it, which in turn blocks the child's writes. Each chunk is what the
+// master holds when it becomes readable (up to readBufSize), so a stream of
+// output reaches emulation in few, large pieces: one hand-off per chunk.
 func (p *Pane) readLoop() {
 	defer p.wg.Done()
-	defer close(p.emuDone)
+	defer close(p.backlog)
 	rc, err := p.master.SyscallConn()
 	if err != nil {
 		return
@@ -307,7 +314,7 @@ func (p *Pane) readLoop() {
 		}
 		c, err := readChunk(rc)
 		if c.n > 0 {
-			p.emulate(c)
+			p.backlog <- c
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not the PTY
@@ -396,15 +403,57 @@ func (p *Pane) sweep(rc syscall.RawConn) {
 			return
 		}
 		total += c.n
-		p.emulate(c)
+		p.backlog <- c
 	}
 }
 
-// emulate feeds a chunk to the Terminal and returns its buffer to the pool.
-func (p *Pane) emulate(c chunk) {
-	p.term.Write(c.bytes())
-	p.offset.Add(int64(c.n))
-	readPool.Put(c.b)
+// emulate feeds the backlog to the Terminal, joining queued chunks into
+// writes of at most coalesceMax bytes, until the reader closes the backlog.
+func (p *Pane) emulate() {
+	defer p.wg.Done()
+	defer close(p.emuDone)
+	var next chunk
+	have := false
+	for {
+		if !have {
+			c, ok := <-p.backlog
+			if !ok {
+				return
+			}
+			next = c
+		}
+		have = false
+		first, data := next, next.bytes()
+		var joined *[]byte
+	join:
+		for len(data) < coalesceMax {
+			select {
+			case c, ok := <-p.backlog:
+				if !ok {
+					break join
+				}
+				if len(data)+c.n > coalesceMax {
+					next, have = c, true
+					break join
+				}
+				if joined == nil {
+					joined = coalescePool.Get().(*[]byte)
+					*joined = append((*joined)[:0], data...)
+				}
+				*joined = append(*joined, c.bytes()...)
+				data = *joined
+				readPool.Put(c.b)
+			default:
+				break join
+			}
+		}
+		p.term.Write(data)
+		p.offset.Add(int64(len(data)))
+		readPool.Put(first.b)
+		if joined != nil {
+			coalescePool.Put(joined)
+		}
+	}
 }
 
 // replyWriter queues the Terminal's query replies (cursor position, device

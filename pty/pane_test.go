@@ -624,7 +624,7 @@ func BenchmarkStartTrue(b *testing.B) {
 }
 
 // BenchmarkPaneCat measures the whole output path of a pane: `cat` of 4 MB
-// of seq lines through a real PTY (reader, emulation, row store)
+// of seq lines through a real PTY (reader, backlog, emulation, row store)
 // until the pane is done, on 80×24 and 200×50.
 func BenchmarkPaneCat(b *testing.B) {
 	var data []byte
