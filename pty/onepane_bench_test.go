@@ -14,40 +14,54 @@ import (
 )
 
 // BenchmarkOnePaneCat measures one pane's whole output path on the
-// benchmark table's seq input (tests/bench: `cat FILE` of 2,000,000
-// `seq` lines, 14.9 MB), from the start until the pane is done (its output
-// emulated and stored). floor is the same child on a PTY whose master is
-// read and discarded (the kernel's and cat's share); the cpu-ms and ctxsw
-// figures are the benchmark process's own (not cat's).
+// benchmark table's inputs (tests/bench: `cat FILE` of 2,000,000 `seq`
+// lines, 14.9 MB, and of 15 MB of lines exactly as wide as the screen),
+// from the start until the pane is done (its output emulated and stored).
+// floor is the seq input on a PTY whose master is read and discarded (the
+// kernel's and cat's share); the cpu-ms and ctxsw figures are the
+// benchmark process's own (not cat's).
 func BenchmarkOnePaneCat(b *testing.B) {
-	file := seqFile(b, 2000000)
-	size := seqBytes(2000000)
+	dir := b.TempDir()
+	seq := writeLines(b, dir, "seq", 2000000, func(i int) string { return strconv.Itoa(i + 1) })
 	for _, sz := range []struct{ cols, rows int }{{80, 24}, {200, 50}} {
-		b.Run(fmt.Sprintf("%dx%d", sz.cols, sz.rows), func(b *testing.B) {
-			b.SetBytes(size)
-			u0, c0, a0 := selfUsage(b), childUsage(b), allCPU(b)
-			for b.Loop() {
-				p, err := Start(Config{Argv: []string{"cat", file}, Env: testEnv, Dir: "/", Cols: sz.cols, Rows: sz.rows})
-				if err != nil {
-					b.Fatal(err)
-				}
-				<-p.Done()
-				if got := p.Offset(); got < size {
-					b.Fatalf("emulated %d bytes, want ≥ %d", got, size)
-				}
-				p.Close()
+		full := writeLines(b, dir, fmt.Sprint("full", sz.cols), 15000000/(sz.cols+1), func(i int) string {
+			line := fmt.Sprintf("%09d ", i)
+			for k := i; len(line) < sz.cols; k++ {
+				line += string(rune('a' + k%26))
 			}
-			reportUsage(b, u0, selfUsage(b))
-			reportOthers(b, c0, a0)
-			reportSwitches(b, u0)
+			return line[:sz.cols]
 		})
+		for _, in := range []struct {
+			name string
+			file string
+		}{{"seq", seq}, {"full", full}} {
+			b.Run(fmt.Sprintf("%s/%dx%d", in.name, sz.cols, sz.rows), func(b *testing.B) {
+				size := fileSize(b, in.file)
+				b.SetBytes(size)
+				u0, c0, a0 := selfUsage(b), childUsage(b), allCPU(b)
+				for b.Loop() {
+					p, err := Start(Config{Argv: []string{"cat", in.file}, Env: testEnv, Dir: "/", Cols: sz.cols, Rows: sz.rows})
+					if err != nil {
+						b.Fatal(err)
+					}
+					<-p.Done()
+					if got := p.Offset(); got < size {
+						b.Fatalf("emulated %d bytes, want ≥ %d", got, size)
+					}
+					p.Close()
+				}
+				reportUsage(b, u0, selfUsage(b))
+				reportOthers(b, c0, a0)
+				reportSwitches(b, u0)
+			})
+		}
 	}
 	b.Run("floor", func(b *testing.B) {
-		b.SetBytes(size)
+		b.SetBytes(fileSize(b, seq))
 		u0, c0, a0 := selfUsage(b), childUsage(b), allCPU(b)
 		reads := 0
 		for b.Loop() {
-			reads += discardOutput(b, file)
+			reads += discardOutput(b, seq)
 		}
 		reportUsage(b, u0, selfUsage(b))
 		reportOthers(b, c0, a0)
@@ -95,17 +109,17 @@ func discardOutput(b *testing.B, file string) int {
 	return reads
 }
 
-// seqFile writes the output of `seq 1 n` (with LF line ends) to a file in
-// the benchmark's temporary directory.
-func seqFile(b *testing.B, n int) string {
-	name := filepath.Join(b.TempDir(), "seq")
-	f, err := os.Create(name)
+// writeLines writes n lines line(0), line(1), … (LF line ends) to a file
+// named name in dir and returns its path.
+func writeLines(b *testing.B, dir, name string, n int, line func(int) string) string {
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	for i := 1; i <= n; i++ {
-		w.WriteString(strconv.Itoa(i))
+	for i := 0; i < n; i++ {
+		w.WriteString(line(i))
 		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
@@ -114,7 +128,17 @@ func seqFile(b *testing.B, n int) string {
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
-	return name
+	return path
+}
+
+// fileSize is the size of the file at path, in bytes. The PTY's output
+// processing makes every LF a CR LF, so the pane receives more than this.
+func fileSize(b *testing.B, path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st.Size()
 }
 
 // childUsage returns the resources of the benchmark's reaped children.

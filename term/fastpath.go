@@ -44,7 +44,9 @@ import (
 //     wrap as in xterm, as the emulator is made to do (widewrap.go): one
 //     that does not fit in the last column wraps first, one that fills the
 //     last two columns leaves a pending wrap.
-//     Rows that scroll off go to the store. An SGR sequence changes the pen
+//     Rows that scroll off go to the store; in a long run, plain lines
+//     that would scroll off before its end go there straight from the
+//     input bytes (fastlines.go). An SGR sequence changes the pen
 //     through uv.ReadStyle, which is all the library's SGR handler does
 //     (parameters from an ansi.Parser like its own); transitions are cached.
 //     The SGR sequences are fed to the emulator at the end, so its pen is
