@@ -894,14 +894,19 @@ func (t *Terminal) scrollRow(p uint16) {
 func (fs *fastState) blankCells(blank simCell) int {
 	n := 0
 	for i := 0; i <= fs.n; i++ {
-		row := fs.cur
+		row, hi, rest := fs.cur, fs.curHi, fs.curBlank
 		if i < fs.n {
-			row = fs.ring[(fs.head+i)%len(fs.ring)]
+			k := (fs.head + i) % len(fs.ring)
+			row, hi, rest = fs.ring[k], fs.ringHi[k], fs.ringBlank[k]
 		}
-		for _, v := range row {
+		// row[hi:] are all rest: only row[:hi] needs looking at.
+		for _, v := range row[:hi] {
 			if v == blank {
 				n++
 			}
+		}
+		if rest == blank {
+			n += len(row) - hi
 		}
 	}
 	return n
