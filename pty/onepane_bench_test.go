@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,10 +18,12 @@ import (
 // benchmark table's inputs (tests/bench: `cat FILE` of 2,000,000 `seq`
 // lines, 14.9 MB, and of 15 MB of lines exactly as wide as the screen),
 // from the start until the pane is done (its output emulated and stored).
-// floor is the seq input on a PTY whose master is read and discarded (the
-// kernel's and cat's share); the cpu-ms and ctxsw figures are the
-// benchmark process's own (not cat's).
+// The pane's rows join a row budget, as the daemon's do. floor is the seq
+// input on a PTY whose master is read and discarded (the kernel's and
+// cat's share); the cpu-ms and ctxsw figures are the benchmark process's
+// own (not cat's).
 func BenchmarkOnePaneCat(b *testing.B) {
+	budget := term.NewRowBudget(1 << 30)
 	dir := b.TempDir()
 	seq := writeLines(b, dir, "seq", 2000000, func(i int) string { return strconv.Itoa(i + 1) })
 	for _, sz := range []struct{ cols, rows int }{{80, 24}, {200, 50}} {
@@ -40,7 +43,7 @@ func BenchmarkOnePaneCat(b *testing.B) {
 				b.SetBytes(size)
 				u0, c0, a0 := selfUsage(b), childUsage(b), allCPU(b)
 				for b.Loop() {
-					p, err := Start(Config{Argv: []string{"cat", in.file}, Env: testEnv, Dir: "/", Cols: sz.cols, Rows: sz.rows})
+					p, err := Start(Config{Argv: []string{"cat", in.file}, Env: testEnv, Dir: "/", Cols: sz.cols, Rows: sz.rows, HistoryBudget: budget})
 					if err != nil {
 						b.Fatal(err)
 					}
