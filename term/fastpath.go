@@ -44,7 +44,9 @@ import (
 //     wrap as in xterm, as the emulator is made to do (widewrap.go): one
 //     that does not fit in the last column wraps first, one that fills the
 //     last two columns leaves a pending wrap.
-//     Rows that scroll off go to the store. An SGR sequence changes the pen
+//     Rows that scroll off go to the store; in a long run, plain lines
+//     that would scroll off before its end go there straight from the
+//     input bytes (fastlines.go). An SGR sequence changes the pen
 //     through uv.ReadStyle, which is all the library's SGR handler does
 //     (parameters from an ansi.Parser like its own); transitions are cached.
 //     The SGR sequences are fed to the emulator at the end, so its pen is
@@ -646,6 +648,10 @@ type sim struct {
 func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 	fs := &t.fs
 	s := sim{t: t, x: x, p: p}
+	limit := -1 // lines ending before it may go straight to the store (fastlines.go)
+	if !fs.partial {
+		limit = directLimit(b, t.rows)
+	}
 	for i := 0; i < len(b) && !fs.overflow; i++ {
 		c := b[i]
 		switch {
@@ -662,8 +668,15 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 			} else {
 				s.flush()
 			}
-			s.printASCII(b[i : k-1])
-			fs.gr = append(fs.gr[:0], b[k-1])
+			if k < len(b) && b[k] < 0x20 {
+				// A control follows, which ends the cluster: the last
+				// character prints now, as flush would print it.
+				s.printASCII(b[i:k])
+				fs.gr = fs.gr[:0]
+			} else {
+				s.printASCII(b[i : k-1])
+				fs.gr = append(fs.gr[:0], b[k-1])
+			}
 			i = k - 1
 			continue
 		case c >= 0x80:
@@ -677,6 +690,9 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 		case c == '\n':
 			t.scrollRow(s.p)
 			s.phantom = false
+			if i+1 < limit && s.x == 0 && s.p == 0 {
+				i = t.directLines(b, i+1, limit, &s) - 1
+			}
 		case c == '\r':
 			s.x, s.phantom = 0, false
 		case c == '\b':
@@ -878,14 +894,19 @@ func (t *Terminal) scrollRow(p uint16) {
 func (fs *fastState) blankCells(blank simCell) int {
 	n := 0
 	for i := 0; i <= fs.n; i++ {
-		row := fs.cur
+		row, hi, rest := fs.cur, fs.curHi, fs.curBlank
 		if i < fs.n {
-			row = fs.ring[(fs.head+i)%len(fs.ring)]
+			k := (fs.head + i) % len(fs.ring)
+			row, hi, rest = fs.ring[k], fs.ringHi[k], fs.ringBlank[k]
 		}
-		for _, v := range row {
+		// row[hi:] are all rest: only row[:hi] needs looking at.
+		for _, v := range row[:hi] {
 			if v == blank {
 				n++
 			}
+		}
+		if rest == blank {
+			n += len(row) - hi
 		}
 	}
 	return n
@@ -953,15 +974,8 @@ func plainStyle(s *uv.Style) bool {
 // Like buildScratch, the row is the builder's scratch space, for pushRow.
 func (t *Terminal) buildSim(row []simCell) storedRow {
 	fs := &t.fs
-	ascii := true
-	for _, c := range row {
-		if c.ch&clusterFlag != 0 || c.w != 1 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return t.rb.buildSimASCII(row, fs.pens)
+	if r, ok := t.rb.buildSimASCII(row, fs.pens); ok {
+		return r
 	}
 	fs.line = fs.line[:0]
 	for _, c := range row {

@@ -49,6 +49,33 @@ func (b *RowBudget) Members() int {
 	return len(b.members)
 }
 
+// chargeSlack is how far a terminal's row store may grow or shrink, in
+// bytes, before a pushed row reports its size to the budget: rows pushed
+// within one Write are charged together (the budget's lock and table are
+// then touched once per few KiB of rows, not per row), and every Write, and
+// every move of the emulator's scrollback into the store, ends with the
+// size charged exactly (settleLocked).
+const chargeSlack = 4 << 10
+
+// chargeSoonLocked charges t's row store size once it moved chargeSlack
+// bytes from what was last charged; t.mu is held.
+func (t *Terminal) chargeSoonLocked() {
+	if t.budget == nil {
+		return
+	}
+	if d := t.hist.bytes - t.charged; d >= chargeSlack || -d >= chargeSlack {
+		t.chargeLocked()
+	}
+}
+
+// settleLocked charges t's row store size if it changed since it was last
+// charged; t.mu is held.
+func (t *Terminal) settleLocked() {
+	if t.budget != nil && t.hist.bytes != t.charged {
+		t.chargeLocked()
+	}
+}
+
 // chargeLocked records t's row store size after a change and keeps the
 // total within the budget as the policy says; t.mu is held.
 func (t *Terminal) chargeLocked() {
@@ -56,6 +83,7 @@ func (t *Terminal) chargeLocked() {
 	if b == nil || t.budgetLeft {
 		return
 	}
+	defer func() { t.charged = t.hist.bytes }()
 	b.mu.Lock()
 	over := b.setLocked(t, int64(t.hist.bytes))
 	share := b.max / int64(len(b.members))
@@ -149,4 +177,5 @@ func (t *Terminal) trimFor(n int64) {
 	b.mu.Lock()
 	b.setLocked(t, int64(t.hist.bytes))
 	b.mu.Unlock()
+	t.charged = t.hist.bytes
 }

@@ -226,10 +226,11 @@ func (b *rowBuilder) convert(cells []uv.Cell, limit int, withRuns, scratch bool)
 
 // buildSimASCII converts a row of the fast path's simulation whose cells are
 // all ASCII characters of width 1 in pens of the given table (pen 0, the
-// default, with a space is an empty cell). The result equals what build
+// default, with a space is an empty cell); ok is false, and the row left
+// unconverted, when a cell is anything else. The result equals what build
 // returns for the same cells after the emulator's scrollback trimmed them;
 // like buildScratch's, it is the builder's scratch space.
-func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) storedRow {
+func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) (r storedRow, ok bool) {
 	// The scrollback drops trailing cells equal to an empty cell.
 	n := len(row)
 	for n > 0 && row[n-1] == emptySim {
@@ -239,18 +240,21 @@ func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) storedRow {
 		b.buf = make([]byte, n, 2*n)
 	}
 	buf := b.buf[:n]
-	textLen, pens0 := 0, true
+	textLen, used := 0, uint16(0) // used: every cell's pen or-ed together
 	for i, c := range row[:n] {
+		if c.ch >= utf8.RuneSelf || c.w != 1 {
+			return storedRow{}, false
+		}
 		buf[i] = byte(c.ch)
 		if c.ch != ' ' {
 			textLen = i + 1
 		}
-		pens0 = pens0 && c.p == 0
+		used |= c.p
 	}
 	b.buf = buf
 	b.runs = b.runs[:0]
-	if pens0 { // the default pen only: no runs
-		return b.scratchRow(textLen, textLen, true)
+	if used == 0 { // the default pen only: no runs
+		return b.scratchRow(textLen, textLen, true), true
 	}
 	open := -1 // pen of the open run
 	for i := 0; i < n; i++ {
@@ -266,7 +270,7 @@ func (b *rowBuilder) buildSimASCII(row []simCell, pens []pen) storedRow {
 			b.runs = append(b.runs, styleRun{start: uint16(i), n: 1, style: pens[p].key})
 		}
 	}
-	return b.scratchRow(textLen, textLen, true)
+	return b.scratchRow(textLen, textLen, true), true
 }
 
 // styleCache remembers the encodings of recently seen styles, so rows in the

@@ -245,8 +245,8 @@ func TestBuildSimMatchesBuild(t *testing.T) {
 			n--
 		}
 		want := b.build(line[:n], cols, true)
-		got := b.buildSimASCII(row, pens)
-		if !reflect.DeepEqual(got, want) {
+		got, ok := b.buildSimASCII(row, pens)
+		if !ok || !reflect.DeepEqual(got, want) {
 			t.Fatalf("row %x:\n got %+v\nwant %+v", row, got, want)
 		}
 	}

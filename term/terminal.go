@@ -71,6 +71,7 @@ type Terminal struct {
 	// (rowbudget.go); budgetLeft once Close took it out.
 	budget     *RowBudget
 	budgetLeft bool
+	charged    int // hist.bytes as last charged to budget
 
 	// Emulator state the plain-text fast path depends on, observed through
 	// the emulator's callbacks and handlers (so in emulation order).
@@ -94,6 +95,7 @@ type Terminal struct {
 	panics      int // emulator panics recovered
 	fastRuns    int // runs the fast path took (for tests)
 	fastPartial int // of them, short runs (fewer line feeds than rows)
+	directRows  int // rows the fast path stored from the input (fastlines.go; for tests)
 
 	ww wideWrap // wide characters at the right margin (widewrap.go)
 
@@ -343,6 +345,7 @@ func (t *Terminal) Write(p []byte) {
 		t.startEmulator()
 	}
 	t.process(p)
+	t.settleLocked()
 	t.notifyLocked()
 	t.touchLocked()
 }
@@ -477,7 +480,9 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 		if simple[c] {
 			if c < 0x20 {
 				sc.text = j + 1
-				t.wwCtl(c, j)
+				if c != '\n' { // a line feed moves no column
+					t.wwCtl(c, j)
+				}
 			} else {
 				printed = true
 			}
@@ -641,11 +646,15 @@ func (t *Terminal) drain() {
 	}
 	clear(lines) // the library's Clear keeps the lines reachable
 	sb.Clear()
+	t.settleLocked()
 }
 
+// pushRow moves r into the history. Rows pushed outside drain (the fast
+// path's) are charged to the budget exactly at the end of Write
+// (settleLocked).
 func (t *Terminal) pushRow(r storedRow) {
 	t.hist.push(r)
-	t.chargeLocked()
+	t.chargeSoonLocked()
 	t.pushed++
 }
 

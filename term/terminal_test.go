@@ -1031,6 +1031,31 @@ func streams() map[string][]byte {
 		}
 	}
 	s["random"] = b
+	b = nil
+	for i := 0; i < 3000; i++ { // lines stored from the input (fastlines.go) and what stops them
+		switch i % 97 {
+		case 10:
+			b = append(b, "trailing spaces   \r\n   \r\n"...)
+		case 20:
+			b = append(b, strings.Repeat("w", 33)+"\r\n"+strings.Repeat("x", 34)+"\r\n"...) // 33 columns: exactly, one more
+		case 30:
+			b = append(b, strings.Repeat("y", 80)+"\r\n"+strings.Repeat("z", 81)+"\r\n"...)
+		case 40:
+			b = append(b, "bare line feed\n\r\n\r\n"...)
+		case 50:
+			b = append(b, "\x1b[31mred\x1b[m then plain\r\n\x1b[1mbold on\r\nstill bold\r\n\x1b[m"...)
+		case 60:
+			b = append(b, "\x1b[44mblue background\r\n\r\n\x1b[49m"...)
+		case 70:
+			b = append(b, "wide 日本語 line\r\nmark e\u0301\r\n"...)
+		case 80:
+			b = append(b, "a\ttab\r\nback\bspace\r\ncr\roverwrite\r\n"...)
+		case 90:
+			b = append(b, "no line end, then "...)
+		}
+		fmt.Fprintf((*bytesWriter)(&b), "%d plain line %s\r\n", i, strings.Repeat("-", i%40))
+	}
+	s["direct"] = b
 	return s
 }
 
@@ -1084,7 +1109,10 @@ func TestDifferentialFastPath(t *testing.T) {
 				if name != "random" && size[0] > 2 && fast.fastRuns == 0 {
 					t.Fatalf("the fast path was never taken")
 				}
-				t.Logf("%d fast runs", fast.fastRuns)
+				if (name == "seq" || name == "direct") && size[0] > 2 && fast.directRows == 0 {
+					t.Fatalf("no line was stored from the input")
+				}
+				t.Logf("%d fast runs, %d rows stored from the input", fast.fastRuns, fast.directRows)
 			})
 		}
 	}
