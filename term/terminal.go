@@ -331,6 +331,9 @@ func (t *Terminal) clearHistory() {
 // character, escape sequence or grapheme cluster may continue in the next
 // Write). It does nothing after Release. Call it from one goroutine only.
 func (t *Terminal) Write(p []byte) {
+	if len(p) > 0 {
+		idleFree.noteOutput() // idlefree.go
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(p) > 0 {
