@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Returning memory after a burst of output (docs/scale.md, "Memory after a
-// burst"): Go's collector runs when the heap has grown by GOGC percent of
+// Returning memory after a burst of output (docs/limits.md, "Memory handed
+// back"): Go's collector runs when the heap has grown by GOGC percent of
 // what was live after the last collection, and its background scavenger
 // returns free pages to the system only down to about that goal. A burst of
 // output (rows parsed, stored and dropped, emulators made) therefore leaves
@@ -18,8 +18,8 @@ import (
 // daemon does not reach for minutes. So when output has been quiet for
 // between idleFreeQuiet and twice that (no output, and less than
 // idleFreeBusy allocated, in a whole period of idleFreeQuiet), and a
-// collection would give back at least idleFreeMin and at least a quarter of
-// the live heap, the daemon collects and returns the free pages at once
+// collection would give back at least idleFreeMin and at least half the
+// live heap (worthFreeing), the daemon collects and returns the free pages at once
 // (debug.FreeOSMemory), at most once per idleFreeInterval.
 //
 // Output arms the watch, and so does other work that leaves garbage
@@ -28,7 +28,7 @@ import (
 // daemon has no timer at all.
 const (
 	idleFreeQuiet    = 500 * time.Millisecond
-	idleFreeInterval = 5 * time.Second
+	idleFreeInterval = time.Second
 	idleFreeMin      = 4 << 20
 	idleFreeBusy     = 1 << 20 // allocated in one period: not quiet
 )
@@ -191,9 +191,11 @@ func reclaimable() (gain, live uint64) {
 }
 
 // worthFreeing reports whether a collection now gives back at least
-// idleFreeMin bytes and a quarter of the live heap (the collection's cost
-// is in proportion to the live heap).
+// idleFreeMin bytes and half the live heap. A collection's cost is in
+// proportion to the live heap; the runtime's own (GOGC=100) comes when the
+// garbage reaches the live heap, so these are at most twice as many as the
+// runtime would make for the same allocation.
 func worthFreeing() bool {
 	gain, live := reclaimable()
-	return gain >= idleFreeMin && gain >= live/4
+	return gain >= idleFreeMin && gain >= live/2
 }
