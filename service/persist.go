@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
@@ -356,10 +355,7 @@ func savedRows(t *term.Terminal) []string {
 
 // savedTail is savedRows(t) and the numbering epoch of those rows.
 func savedTail(t *term.Terminal) ([]string, int64) {
-	tail := paneTail(t, tailRows, math.MaxInt)
-	for i, r := range tail.Lines {
-		tail.Lines[i] = strings.TrimRight(r, " ")
-	}
+	tail := t.TailTrimmed(tailRows, math.MaxInt)
 	return tail.Lines, tail.Epoch
 }
 
