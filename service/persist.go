@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -295,6 +294,7 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 		tails = streamTail(changed)
 	}
 	res, err := store.SaveFunc(snap, tails)
+	term.NoteWork() // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
 	for _, r := range changed {
 		if r.moved { // rows of a later epoch than the document's: write them again next time
 			delete(at, r.t)
@@ -356,10 +356,7 @@ func savedRows(t *term.Terminal) []string {
 
 // savedTail is savedRows(t) and the numbering epoch of those rows.
 func savedTail(t *term.Terminal) ([]string, int64) {
-	tail := paneTail(t, tailRows, math.MaxInt)
-	for i, r := range tail.Lines {
-		tail.Lines[i] = strings.TrimRight(r, " ")
-	}
+	tail := t.TailTrimmed(tailRows, math.MaxInt)
 	return tail.Lines, tail.Epoch
 }
 

@@ -333,6 +333,9 @@ func (t *Terminal) clearHistory() {
 // character, escape sequence or grapheme cluster may continue in the next
 // Write). It does nothing after Release. Call it from one goroutine only.
 func (t *Terminal) Write(p []byte) {
+	if len(p) > 0 {
+		idleFree.noteOutput() // idlefree.go
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(p) > 0 {
@@ -836,6 +839,11 @@ func (t *Terminal) altLocked() bool {
 // consistent against concurrent writes; each row is looked at once, from
 // the last one up, and only the rows returned are padded.
 func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
+	return t.tail(maxRows, maxBytes, false)
+}
+
+// tail is Tail, or TailTrimmed when trim is set (tailtrim.go).
+func (t *Terminal) tail(maxRows, maxBytes int, trim bool) Tail {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.unparkLocked()
@@ -864,12 +872,22 @@ func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
 		if r < tl.End-1 {
 			row = t.rowLocked(r, h, oldest)
 		}
-		n := row.paddedLen(cols)
+		var line string
+		var n int
+		if trim {
+			line = row.trimmed(cols)
+			n = len(line)
+		} else {
+			n = row.paddedLen(cols)
+		}
 		if tl.Bytes+n > maxBytes {
 			break
 		}
+		if !trim {
+			line = row.padded(cols)
+		}
 		tl.Bytes += n
-		tl.Lines = append(tl.Lines, row.padded(cols))
+		tl.Lines = append(tl.Lines, line)
 		tl.Start = r
 	}
 	slices.Reverse(tl.Lines)

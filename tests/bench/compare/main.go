@@ -117,6 +117,7 @@ func main() {
 	release := flag.Duration("release", 5*time.Second, "idle time of those panes before measuring; also given to the daemon as SIGNALTTY_EMULATOR_RELEASE_MS")
 	panes10k := flag.Bool("panes-10k", false, "also run the 10,000 idle panes scale section (slow: about 2-4 minutes; --only scale10k runs it alone)")
 	scale10k := flag.Int("scale10k", 10000, "panes in that section")
+	flag.StringVar(&memProfDir, "memprof", "", "save the daemon's heap profiles and statistics in the memory workloads to this directory, before and at the measurement (needs GOFLAGS=-tags=signaltty_testhooks)")
 	flag.Parse()
 	if *quick {
 		*rounds, *latIters, *memRounds, *scalePanes, *samples, *conc = 1, 5, 1, 100, 20, 10

@@ -60,7 +60,7 @@ func (w memWorkload) panesOf() int {
 // memSignaltty returns the daemon's RSS growth in KiB. With wake, it then
 // counts the daemon's timeslices over wake (idle wake-ups).
 func memSignaltty(b *bench, w memWorkload, wake time.Duration) (kib int64, slices int64, err error) {
-	var env []string
+	env := memProfEnv()
 	if w.prompt {
 		env = append(env, fmt.Sprintf("SIGNALTTY_EMULATOR_RELEASE_MS=%d", releaseWait.Milliseconds()))
 	}
@@ -77,6 +77,7 @@ func memSignaltty(b *bench, w memWorkload, wake time.Duration) (kib int64, slice
 	}
 	time.Sleep(time.Second)
 	rss0 := rssKiB(d.pid())
+	memProfile(d, w.name+"-0")
 	panes := make([]string, w.panesOf())
 	for i := range panes {
 		if panes[i], err = d.spawn(fmt.Sprint("mem", i/perWS), 80, 24, w.argv(b)...); err != nil {
@@ -120,6 +121,7 @@ func memSignaltty(b *bench, w memWorkload, wake time.Duration) (kib int64, slice
 	}
 	time.Sleep(settle)
 	kib = rssKiB(d.pid()) - rss0
+	memProfile(d, w.name)
 	if wake > 0 {
 		s0 := timeslices(d.pid())
 		time.Sleep(wake)
