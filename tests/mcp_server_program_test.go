@@ -48,10 +48,11 @@ func TestMCPCommandBecomesTheServerProgram(t *testing.T) {
 	}
 }
 
-// Without signaltty-mcp next to the CLI, in its libexec directory or in
-// $PATH, `signaltty mcp` fails unavailable.mcp_server (exit 6) and says
-// where it looked.
-func TestMCPWithoutTheServerProgramFailsUnavailable(t *testing.T) {
+// Without its program (signaltty-mcp, signaltty-attach) next to the CLI,
+// in its libexec directory or in $PATH, the command that replaces itself
+// with it fails unavailable (exit 6) and says where it looked, with
+// --json and on stderr.
+func TestCommandWithoutItsProgramFailsUnavailable(t *testing.T) {
 	dir := harness.TempDir(t)
 	cli := filepath.Join(dir, "signaltty")
 	b, err := os.ReadFile(harness.Bin(t, "signaltty"))
@@ -62,19 +63,27 @@ func TestMCPWithoutTheServerProgramFailsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"PATH=" + filepath.Join(dir, "empty"), "HOME=" + dir, "SIGNALTTY_NO_AUTOSTART=1"}
-	r := harness.Run(t, env, cli, "--json", "mcp")
-	var e struct {
-		Error struct {
-			Code string
-			Data struct{ Searched []string }
+	for _, c := range []struct {
+		args          []string
+		program, code string
+	}{
+		{[]string{"mcp"}, "signaltty-mcp", "unavailable.mcp_server"},
+		{[]string{"attach", "--tab"}, "signaltty-attach", "unavailable.attach_viewer"},
+	} {
+		r := harness.Run(t, env, cli, append([]string{"--json"}, c.args...)...)
+		var e struct {
+			Error struct {
+				Code string
+				Data struct{ Searched []string }
+			}
 		}
-	}
-	if r.Code != 6 || json.Unmarshal([]byte(r.Stdout), &e) != nil || e.Error.Code != "unavailable.mcp_server" ||
-		!slices.Contains(e.Error.Data.Searched, dir) {
-		t.Fatalf("want unavailable.mcp_server (exit 6) naming %s:\n%s", dir, r)
-	}
-	r = harness.Run(t, env, cli, "mcp")
-	if r.Code != 6 || !strings.Contains(r.Stderr, "signaltty-mcp") || !strings.Contains(r.Stderr, "(unavailable.mcp_server)") {
-		t.Fatalf("want the error on stderr:\n%s", r)
+		if r.Code != exitUnavailable || json.Unmarshal([]byte(r.Stdout), &e) != nil || e.Error.Code != c.code ||
+			!slices.Contains(e.Error.Data.Searched, dir) {
+			t.Errorf("%v: want %s (exit 6) naming %s:\n%s", c.args, c.code, dir, r)
+		}
+		r = harness.Run(t, env, cli, c.args...)
+		if r.Code != exitUnavailable || !strings.Contains(r.Stderr, c.program) || !strings.Contains(r.Stderr, "("+c.code+")") {
+			t.Errorf("%v: want the error on stderr:\n%s", c.args, r)
+		}
 	}
 }

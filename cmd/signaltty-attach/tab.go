@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/signaltty/signaltty/cmd/internal/layout"
 	"os"
 	"os/signal"
 	"sync"
@@ -79,7 +80,7 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 	for _, p := range panes {
 		byID[p.Id] = p
 	}
-	for i, id := range leaves(tab.Layout) {
+	for i, id := range layout.Leaves(tab.Layout) {
 		p := byID[id]
 		tp := &tabPane{id: id, title: p.Title, emu: vt.NewEmulator(max(int(p.Cols), 1), max(int(p.Rows), 1)), modes: map[ansi.DECMode]bool{}}
 		tp.emu.SetCallbacks(vt.Callbacks{
@@ -489,15 +490,4 @@ func findTab(ctx context.Context, c *daemon.Client, ref string) (mux.Tab, []mux.
 		}
 	}
 	return mux.Tab{}, nil, &daemon.Error{Code: "not_found.tab", Message: "no tab to show (create a workspace and spawn a pane first)", Data: map[string]any{"tab": ref}}
-}
-
-// leaves lists a layout's panes in order.
-func leaves(l *mux.Layout) []string {
-	switch {
-	case l == nil:
-		return nil
-	case l.Kind == "pane" && l.Pane != nil:
-		return []string{*l.Pane}
-	}
-	return append(leaves(l.First), leaves(l.Second)...)
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 	"strconv"
 	"syscall"
-
-	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
 // tabViewer is the tab view program `signaltty attach --tab` runs
@@ -42,15 +40,4 @@ func (a *app) attachTab(_ context.Context, ref string, o attachOptions) error {
 	err = syscall.Exec(path, argv, os.Environ())
 	return &callError{Code: "unavailable.attach_viewer", Message: fmt.Sprintf("cannot run %s: %v", path, err),
 		Data: map[string]any{"path": path}}
-}
-
-// leaves lists a layout's panes in order.
-func leaves(l *mux.Layout) []string {
-	switch {
-	case l == nil:
-		return nil
-	case l.Kind == "pane" && l.Pane != nil:
-		return []string{*l.Pane}
-	}
-	return append(leaves(l.First), leaves(l.Second)...)
 }

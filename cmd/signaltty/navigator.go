@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/signaltty/signaltty/cmd/internal/layout"
 	"io"
 	"os"
 	"strconv"
@@ -129,7 +130,7 @@ func printTree(w io.Writer, t tree) []mux.Pane {
 		}
 		for _, tab := range node.Tabs {
 			fmt.Fprintf(tw, "  tab %s (%s)\n", tab.Title, tab.Id)
-			for _, id := range leaves(tab.Layout) {
+			for _, id := range layout.Leaves(tab.Layout) {
 				p, ok := byID[id]
 				if !ok {
 					continue
