@@ -136,3 +136,31 @@ func TestSnapshotRestoreOfACopyWithoutRowsSaysSo(t *testing.T) {
 		t.Errorf("restored_rows %d from a copy without rows", c.RestoredRows)
 	}
 }
+
+// doctor tells a restore at start from one made while running: when, from
+// which copy, and where the state it replaced is kept.
+func TestDoctorTellsARuntimeRestoreFromTheStartOne(t *testing.T) {
+	d := harness.Start(t)
+	d.CreateWorkspace(t, "w")
+	d.JSON(t, &struct{}{}, "save")
+	doc := d.CLI(t, "doctor")
+	if !strings.Contains(doc.Stdout, "restored at start from: empty") || strings.Contains(doc.Stdout, "at runtime") {
+		t.Fatalf("doctor before any restore:\n%s", doc.Stdout)
+	}
+	name := onlyCopy(t, d)
+	kept := *restoreSnapshot(t, d, name).Kept
+	doc = d.CLI(t, "doctor")
+	for _, want := range []string{
+		"restored at start from: empty",
+		"restored at runtime ",
+		"from: snapshots/" + name,
+		"kept as snapshots/" + kept,
+	} {
+		if !strings.Contains(doc.Stdout, want) {
+			t.Errorf("doctor after a restore while running lacks %q:\n%s", want, doc.Stdout)
+		}
+	}
+	if strings.Contains(doc.Stdout, "restored at start from: snapshots/") {
+		t.Errorf("doctor reports a runtime restore as the start-up one:\n%s", doc.Stdout)
+	}
+}
