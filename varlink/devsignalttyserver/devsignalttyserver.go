@@ -1184,7 +1184,8 @@ type Runs (
   active: int,
   # Run records kept, completed or not.
   retained: int,
-  # Run ids handed out since the daemon started.
+  # Runs that started since the daemon started (a start that failed is not
+  # counted, though it used up an id).
   started: int,
   # Panes (runs included) whose leader exited while another process still
   # held the PTY open: descendants that left the process group and outlived
