@@ -154,12 +154,6 @@ type runState struct {
 	cfg       RunConfig
 	hmacKey   []byte
 	next      int64
-	// notRuns are the ids taken from next that are not runs: starts in
-	// progress and starts that failed (run_ids.go); lookupRun calls them
-	// unknown, never expired.
-	notRuns runIDs
-	// started counts the runs that started (committed) since start.
-	started int64
 	runs      map[string]*run
 	order     []*run // by id
 	keys      map[keyRef]*run
@@ -174,6 +168,13 @@ type runState struct {
 	// front without sorting.
 	completed      []*run
 	completedBytes int64
+
+	// notRuns are the ids taken from next that are not runs: starts in
+	// progress and starts that failed (run_ids.go); lookupRun calls them
+	// unknown, never expired.
+	notRuns runIDs
+	// started counts the runs that started (committed) since start.
+	started int64
 }
 
 func newRunState() runState {
@@ -354,8 +355,11 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 
 	s.mu.Lock()
 	rec.n = s.runs.next
-	s.runs.next++ // never handed out again, even if the start fails (docs/run-wait.md, "Run ids and source")
-	s.runs.notRuns.add(rec.n) // until the start commits: unknown, not expired
+	// Never handed out again, even if the start fails; until it commits the
+	// id is not a run: unknown, not expired (docs/run-wait.md, "Run ids and
+	// source").
+	s.runs.next++
+	s.runs.notRuns.add(rec.n)
 	rec.id = "r" + strconv.FormatInt(rec.n, 10)
 	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.id}
 	st, err := s.reserveNew(spec)
