@@ -69,16 +69,17 @@ func (s *Store) copyTails(dir, name string, snap *Snapshot) (err error) {
 		return err
 	}
 	hist := filepath.Join(s.dir, historyDir)
-	copied := false
+	entries := 0
 	for i := range snap.Panes {
 		file := TailFile(snap.Panes[i].ID)
 		if file == "" {
 			continue
 		}
 		src := filepath.Join(hist, file)
-		if err := os.Link(src, filepath.Join(tmp, file)); err == nil || errors.Is(err, fs.ErrExist) {
+		if err := os.Link(src, filepath.Join(tmp, file)); err == nil {
+			entries++
 			continue
-		} else if errors.Is(err, fs.ErrNotExist) {
+		} else if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) {
 			continue // no tail: no rows
 		}
 		data, ok, rerr := readTail(src)
@@ -91,9 +92,9 @@ func (s *Store) copyTails(dir, name string, snap *Snapshot) (err error) {
 		if err = s.writeAtomic(tmp, file, data, false); err != nil {
 			return err
 		}
-		copied = true
+		entries++
 	}
-	if copied {
+	if entries > 0 { // the links and files made in it survive a crash
 		if err = s.sync.dir(tmp); err != nil {
 			return err
 		}
