@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -39,6 +40,8 @@ type persistState struct {
 	last     snapshot.SaveResult
 	lastErr  error
 	restored string // what startup restored from, for status
+	// runtimeRestore is the last Server.RestoreSnapshot, for status.
+	runtimeRestore RuntimeRestore
 
 	// outputEvery is how often panes whose rows changed are saved (0:
 	// never; persist_output.go). tailAt is, per terminal, its Changes()
@@ -58,7 +61,9 @@ type PersistStatus struct {
 	LastBytes int64
 	LastTook  time.Duration
 	LastError string
-	Restored  string
+	Restored  string // what startup restored from
+	// Runtime is the last snapshot restore while running (From "" if none).
+	Runtime RuntimeRestore
 }
 
 // PersistStatus returns the persistence state.
@@ -67,7 +72,7 @@ func (s *Service) PersistStatus() PersistStatus {
 	defer s.mu.Unlock()
 	ps := &s.persist
 	st := PersistStatus{Enabled: ps.store != nil, Dirty: ps.dirty, Frozen: ps.frozen, LastSave: ps.lastAt,
-		LastBytes: ps.last.Bytes, LastTook: ps.last.Duration, Restored: ps.restored}
+		LastBytes: ps.last.Bytes, LastTook: ps.last.Duration, Restored: ps.restored, Runtime: ps.runtimeRestore}
 	if ps.store != nil {
 		st.Dir = ps.store.Dir()
 	}
@@ -425,6 +430,12 @@ func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, fr
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.persist.restored = from
+	s.restoreLocked(snap, tails)
+}
+
+// restoreLocked adds snap's workspaces, tabs and panes as tombstones with
+// the rows in tails (by pane id); s.mu is held.
+func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]string) {
 	if snap == nil {
 		return
 	}
@@ -500,49 +511,61 @@ func (s *Service) ListSnapshots() ([]SnapshotEntry, error) {
 	return list, nil
 }
 
+// SnapshotRestore is the reply of Server.RestoreSnapshot.
+type SnapshotRestore struct {
+	Status Status
+	// Kept is the name in snapshots/ of the copy of the state the restore
+	// replaced ("" when that state was empty).
+	Kept string
+	// TailsKept is false when the restored copy had no tails: its panes
+	// came back without rows (docs/persistence.md, "Snapshot list and
+	// restore").
+	TailsKept bool
+}
+
 // RestoreSnapshot replaces the current state with an older snapshot's, as
-// tombstones (Server.RestoreSnapshot). Only while no pane is live
-// (conflict.pane_live otherwise): the current workspaces, tabs and panes are
-// removed first, with their events. The restored state is saved at once.
-func (s *Service) RestoreSnapshot(name string) (Status, error) {
+// tombstones with the rows the copy kept (Server.RestoreSnapshot). Only
+// while no pane is live (conflict.pane_live otherwise): the current state
+// is saved and copied into snapshots/ with its tails, then its workspaces,
+// tabs and panes are removed, with their events. The restored state is
+// saved at once. Disk I/O happens outside s.mu.
+func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	s.mu.Lock()
 	store := s.persist.store
 	s.mu.Unlock()
 	if store == nil {
-		return Status{}, newError("unavailable.persistence", nil, "persistence is off")
+		return SnapshotRestore{}, newError("unavailable.persistence", nil, "persistence is off")
 	}
-	snap, err := store.ReadEntry(name)
+	cp, err := store.ReadCopy(name)
 	if err != nil {
-		return Status{}, newError("not_found.snapshot", map[string]any{"snapshot": name}, "cannot read snapshot %q: %v", name, err)
+		return SnapshotRestore{}, newError("not_found.snapshot", map[string]any{"snapshot": name}, "cannot read snapshot %q: %v", name, err)
 	}
-	s.mu.Lock()
-	var live []string
-	for _, p := range s.panes {
-		if p.state.holdsPTY() {
-			live = append(live, p.id)
-		}
+	for _, w := range cp.Warnings {
+		s.log.Warn("restoring a snapshot", "snapshot", name, "warning", w)
 	}
-	if len(live) > 0 {
-		s.mu.Unlock()
-		return Status{}, newError("conflict.pane_live", map[string]any{"panes": live},
-			"%d live pane(s); stop them before restoring a snapshot", len(live))
+	if err := s.checkNoLivePane(); err != nil {
+		return SnapshotRestore{}, err
 	}
-	s.mu.Unlock()
-	// Keep the state being replaced: saved now, and copied into snapshots/.
+	// Keep the state being replaced: saved now (its tails too), and copied
+	// into snapshots/ with them.
 	if _, err := s.Save("restore"); err != nil && !errors.Is(err, ErrPersistenceOff) {
-		return Status{}, newError("internal", nil, "saving the current state before the restore failed: %v", err)
+		return SnapshotRestore{}, newError("internal", nil, "saving the current state before the restore failed: %v", err)
 	}
 	kept, err := store.Archive()
-	if err != nil {
-		return Status{}, newError("internal", nil, "keeping the current state before the restore failed: %v", err)
+	if err != nil && kept == "" {
+		return SnapshotRestore{}, newError("internal", nil, "keeping the current state before the restore failed: %v", err)
 	}
-	s.log.Info("restoring a snapshot", "snapshot", name, "kept_current_as", kept)
+	if err != nil {
+		s.log.Warn("keeping the current state before the restore", "kept_current_as", kept, "err", err)
+	}
+	if kept != "" {
+		kept = filepath.Base(kept) // a name RestoreSnapshot takes
+	}
+	s.log.Info("restoring a snapshot", "snapshot", name, "kept_current_as", kept, "tails_kept", cp.TailsKept)
 	s.mu.Lock()
-	for _, p := range s.panes { // checked again: the lock was released
-		if p.state.holdsPTY() {
-			s.mu.Unlock()
-			return Status{}, newError("conflict.pane_live", map[string]any{"panes": []string{p.id}}, "pane %s became live", p.id)
-		}
+	if err := s.livePanesLocked(); err != nil { // checked again: the lock was released
+		s.mu.Unlock()
+		return SnapshotRestore{}, err
 	}
 	var removed []*pane
 	for _, p := range s.panes {
@@ -557,20 +580,51 @@ func (s *Service) RestoreSnapshot(name string) (Status, error) {
 		s.emit(WorkspaceRemoved{Workspace: wid})
 	}
 	s.wsOrder = nil
-	s.mu.Unlock()
-	release(removed)
-
-	tails := map[string][]string{} // an older snapshot's tails are gone; keep structure only
-	s.Restore(snap, tails, "snapshots/"+name)
-	s.mu.Lock()
+	s.restoreLocked(cp.Snapshot, cp.Tails)
+	s.persist.runtimeRestore = RuntimeRestore{From: rotateDirName + "/" + name, At: time.Now(), Kept: kept, TailsKept: cp.TailsKept}
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		s.emit(WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
 	}
 	s.mu.Unlock()
+	release(removed)
 	s.RecoverGit(context.Background())
 	if _, err := s.Save("restore"); err != nil {
 		s.log.Error("saving the restored snapshot failed", "err", err)
 	}
-	return s.Status(), nil
+	return SnapshotRestore{Status: s.Status(), Kept: kept, TailsKept: cp.TailsKept}, nil
+}
+
+// rotateDirName is the state directory's folder of older snapshots.
+const rotateDirName = "snapshots"
+
+// RuntimeRestore describes the last Server.RestoreSnapshot of this daemon.
+type RuntimeRestore struct {
+	From      string    // "snapshots/<name>"; "" when none happened
+	At        time.Time // when
+	Kept      string    // the name of the copy of the state it replaced
+	TailsKept bool      // the copy had its panes' rows
+}
+
+// checkNoLivePane fails conflict.pane_live while a pane holds a PTY.
+func (s *Service) checkNoLivePane() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.livePanesLocked()
+}
+
+// livePanesLocked is checkNoLivePane with s.mu held.
+func (s *Service) livePanesLocked() error {
+	var live []string
+	for _, p := range s.panes {
+		if p.state.holdsPTY() {
+			live = append(live, p.id)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	slices.Sort(live)
+	return newError("conflict.pane_live", map[string]any{"panes": live},
+		"%d live pane(s); stop them before restoring a snapshot", len(live))
 }

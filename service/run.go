@@ -168,6 +168,13 @@ type runState struct {
 	// front without sorting.
 	completed      []*run
 	completedBytes int64
+
+	// notRuns are the ids taken from next that are not runs: starts in
+	// progress and starts that failed (run_ids.go); lookupRun calls them
+	// unknown, never expired.
+	notRuns runIDs
+	// started counts the runs that started (committed) since start.
+	started int64
 }
 
 func newRunState() runState {
@@ -348,7 +355,11 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 
 	s.mu.Lock()
 	rec.n = s.runs.next
-	s.runs.next++ // consumed even if the start fails (docs/run-wait.md, "Run ids and source")
+	// Never handed out again, even if the start fails; until it commits the
+	// id is not a run: unknown, not expired (docs/run-wait.md, "Run ids and
+	// source").
+	s.runs.next++
+	s.runs.notRuns.add(rec.n)
 	rec.id = "r" + strconv.FormatInt(rec.n, 10)
 	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.id}
 	st, err := s.reserveNew(spec)
@@ -405,6 +416,8 @@ func (s *Service) commitRun(rec *run, st *start) {
 	p := st.p
 	rec.pane, rec.paneID, rec.tab, rec.ws, rec.pid = p, p.id, p.tab, p.workspace, st.proc.Pid()
 	rec.startedAt = time.Now()
+	s.runs.notRuns.remove(rec.n)
+	s.runs.started++
 	s.runs.runs[rec.id] = rec
 	s.runs.order = append(s.runs.order, rec)
 	s.runs.keys[keyRef{rec.principal, rec.key}] = rec
@@ -452,8 +465,8 @@ func (s *Service) lookupRun(id string) (*run, *Error) {
 	}
 	reason := "unknown"
 	if n, err := strconv.ParseInt(strings.TrimPrefix(id, "r"), 10, 64); err == nil && strings.HasPrefix(id, "r") &&
-		n >= 0 && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id {
-		reason = "expired"
+		n >= 0 && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id && !s.runs.notRuns.has(n) {
+		reason = "expired" // a run whose record was evicted
 	}
 	return nil, newError("not_found.run", map[string]any{"run": id, "reason": reason}, "no run %s (%s)", id, reason)
 }

@@ -112,7 +112,7 @@ type Status struct {
 	Seq             int64
 	RunsActive      int   // runs not yet completed
 	RunsRetained    int   // run records kept (any state)
-	RunsStarted     int64 // run ids handed out since start
+	RunsStarted     int64 // runs that started since start (failed starts not counted)
 	// Escaped counts panes whose leader exited while another process still
 	// held the PTY open: descendants that left the process group and
 	// outlived it (the pane did not wait for them).
@@ -134,7 +134,7 @@ func (s *Service) Status() Status {
 			st.LivePanes++
 		}
 	}
-	st.RunsRetained, st.RunsStarted, st.Escaped = len(s.runs.order), s.runs.next, s.escaped
+	st.RunsRetained, st.RunsStarted, st.Escaped = len(s.runs.order), s.runs.started, s.escaped
 	for _, r := range s.runs.order {
 		if r.state != RunStateCompleted {
 			st.RunsActive++

@@ -118,15 +118,20 @@ func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, tmpInfix)
 }
 
-// removeTemps deletes temporary files a crash left in dir.
+// removeTemps deletes temporary files a crash left in dir, and temporary
+// directories (a copy's tails being built, copy_tails.go).
 func removeTemps(dir string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if e.Type().IsRegular() && isTemp(e.Name()) {
+		switch {
+		case !isTemp(e.Name()):
+		case e.Type().IsRegular():
 			os.Remove(filepath.Join(dir, e.Name()))
+		case e.IsDir():
+			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
 }

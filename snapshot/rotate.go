@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -19,11 +21,15 @@ const TimeLayout = "20060102T150405Z"
 
 const rotateDir = "snapshots"
 
-var rotatedName = regexp.MustCompile(`^snapshot-([0-9]{8}T[0-9]{6}Z)\.json$`)
+// rotatedName matches the name of a kept copy: snapshot-<time>.json, or
+// snapshot-<time>-<n>.json for the n-th further copy made within the same
+// second (docs/persistence.md, "Rotation").
+var rotatedName = regexp.MustCompile(`^snapshot-([0-9]{8}T[0-9]{6}Z)(?:-([1-9][0-9]{0,5}))?\.json$`)
 
 type rotated struct {
 	name string
 	t    time.Time
+	seq  int // 0, or the -<n> of a further copy in the same second
 }
 
 // listRotated returns the snapshots kept in dir, oldest first.
@@ -45,7 +51,8 @@ func listRotated(dir string) ([]rotated, error) {
 		if err != nil {
 			continue
 		}
-		list = append(list, rotated{e.Name(), t})
+		seq, _ := strconv.Atoi(m[2]) // "" is the first copy of that second
+		list = append(list, rotated{e.Name(), t, seq})
 	}
 	sortRotated(list)
 	return list, nil
@@ -56,6 +63,9 @@ func sortRotated(list []rotated) {
 		if c := a.t.Compare(b.t); c != 0 {
 			return c
 		}
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
 		return strings.Compare(a.name, b.name)
 	})
 }
@@ -64,14 +74,16 @@ func sortRotated(list []rotated) {
 // kept one is at least s.every older than now (or there is none), then
 // deletes the oldest beyond s.keep. It returns the copy's path, if it made
 // one. A clock set back by more than s.every also makes a copy.
-func (s *Store) rotate(data []byte, now time.Time) (string, error) {
-	return s.keepCopy(data, now, false)
+func (s *Store) rotate(snap *Snapshot, data []byte, now time.Time) (string, error) {
+	return s.keepCopy(snap, data, now, false)
 }
 
 // Archive keeps a copy of the current snapshot.json in snapshots/ now,
 // whatever the spacing (never an empty state; the oldest beyond the limit
-// go): the state a snapshot restore is about to replace stays recoverable.
-// It returns the copy's path ("" when there was nothing to keep).
+// go), with the tails of its panes: the state a snapshot restore is about to
+// replace stays recoverable, rows included. A copy made within the same
+// second as another is named snapshot-<time>-<n>.json. It returns the
+// copy's path ("" when there was nothing to keep).
 func (s *Store) Archive() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -86,12 +98,14 @@ func (s *Store) Archive() (string, error) {
 	if err != nil || snap.Empty() {
 		return "", err
 	}
-	return s.keepCopy(data, s.clock(), true)
+	return s.keepCopy(snap, data, s.clock(), true)
 }
 
-// keepCopy writes data into snapshots/ when due (or when force), then drops
-// the oldest copies beyond the limit; s.mu is held.
-func (s *Store) keepCopy(data []byte, now time.Time, force bool) (string, error) {
+// keepCopy writes data, the encoding of snap, into snapshots/ when due (or
+// when force), with the tails of snap's panes beside it (copy_tails.go), then
+// drops the oldest copies beyond the limit and the tails of copies older
+// than the newest KeepTailCopies; s.mu is held.
+func (s *Store) keepCopy(snap *Snapshot, data []byte, now time.Time, force bool) (string, error) {
 	if s.keep <= 0 {
 		return "", nil
 	}
@@ -112,13 +126,17 @@ func (s *Store) keepCopy(data []byte, now time.Time, force bool) (string, error)
 	var errs []error
 	if due {
 		t := now.UTC().Truncate(time.Second)
-		name := "snapshot-" + t.Format(TimeLayout) + ".json"
-		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, fs.ErrNotExist) {
+		if name, seq, ok := freeCopyName(dir, t); ok {
+			// The tails first: the copy's snapshot is what makes them one.
+			if err := s.copyTails(dir, name, snap); err != nil {
+				errs = append(errs, err)
+			}
 			if err := s.writeAtomic(dir, name, data, true); err != nil {
 				errs = append(errs, err)
+				removeCopyTails(dir, name)
 			} else {
 				made = name
-				list = append(list, rotated{name, t})
+				list = append(list, rotated{name, t, seq})
 				sortRotated(list)
 			}
 		}
@@ -133,6 +151,9 @@ func (s *Store) keepCopy(data []byte, now time.Time, force bool) (string, error)
 		}
 		list = list[1:]
 	}
+	if err := pruneCopyTails(dir, list); err != nil {
+		errs = append(errs, err)
+	}
 	if made != "" {
 		made = filepath.Join(dir, made)
 	}
@@ -146,6 +167,7 @@ type Entry struct {
 	Bytes      int64
 	Workspaces int
 	Panes      int
+	TailsKept  bool  // the copy kept its panes' tails (copy_tails.go)
 	Err        error // the file could not be read or parsed; counts are 0
 }
 
@@ -159,7 +181,7 @@ func (s *Store) List() ([]Entry, error) {
 	out := make([]Entry, 0, len(list))
 	for i := len(list) - 1; i >= 0; i-- {
 		r := list[i]
-		e := Entry{Name: r.name, SavedAt: r.t}
+		e := Entry{Name: r.name, SavedAt: r.t, TailsKept: hasCopyTails(dir, r.name)}
 		path := filepath.Join(dir, r.name)
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -63,8 +63,16 @@ func TestRotation(t *testing.T) {
 		t.Errorf("kept %v … %v, want %v … %v", list[0].SavedAt, list[47].SavedAt, newest, oldest)
 	}
 	ents, _ := os.ReadDir(filepath.Join(dir, rotateDir))
-	if len(ents) != DefaultRotateKeep {
-		t.Errorf("%d files in snapshots/", len(ents))
+	files, tailDirs := 0, 0
+	for _, e := range ents {
+		if e.IsDir() && strings.HasSuffix(e.Name(), tailsDirExt) {
+			tailDirs++
+		} else {
+			files++
+		}
+	}
+	if files != DefaultRotateKeep || tailDirs != KeepTailCopies {
+		t.Errorf("%d files and %d tails directories in snapshots/, want %d and %d", files, tailDirs, DefaultRotateKeep, KeepTailCopies)
 	}
 }
 

@@ -219,7 +219,7 @@ func (s *Store) SaveFunc(snap *Snapshot, tails TailFunc) (SaveResult, error) {
 	res.TailErr = tailErr
 	s.pruneTails(snap)
 	if !snap.Empty() {
-		res.Rotated, res.RotateErr = s.rotate(data, now)
+		res.Rotated, res.RotateErr = s.rotate(snap, data, now)
 	}
 	res.Duration = time.Since(start)
 	return res, nil

@@ -75,7 +75,7 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 	ps := s.svc.PersistStatus()
 	p := srv.Persistence{Enabled: ps.Enabled, State_dir: ps.Dir, Dirty: ps.Dirty, Frozen: ps.Frozen,
 		Last_bytes: ps.LastBytes, Last_ms: ps.LastTook.Milliseconds(), Last_error: strOpt(ps.LastError),
-		Restored_from: ps.Restored}
+		Restored_from: ps.Restored, Restored_at_runtime: runtimeRestoreOut(ps.Runtime)}
 	if !ps.LastSave.IsZero() {
 		p.Last_saved_at = strOpt(timestamp(ps.LastSave))
 	}
@@ -86,6 +86,14 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Journal: journalOut(s.svc.JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
 		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts())}
+}
+
+// runtimeRestoreOut is the last snapshot restore while running, nil if none.
+func runtimeRestoreOut(r service.RuntimeRestore) *srv.RuntimeRestore {
+	if r.From == "" {
+		return nil
+	}
+	return &srv.RuntimeRestore{From: r.From, At: timestamp(r.At), Kept: strOpt(r.Kept), Rows_kept: r.TailsKept}
 }
 
 func journalOut(j service.JournalStatus) srv.Journal {
@@ -147,17 +155,17 @@ func (s *ServerIface) ListSnapshots(ctx context.Context, c srv.VarlinkCall) erro
 	out := make([]srv.SnapshotEntry, 0, len(list))
 	for _, e := range list {
 		out = append(out, srv.SnapshotEntry{Name: e.Name, Saved_at: timestamp(e.SavedAt), Bytes: e.Bytes,
-			Workspaces: int64(e.Workspaces), Panes: int64(e.Panes)})
+			Workspaces: int64(e.Workspaces), Panes: int64(e.Panes), Rows_kept: &e.TailsKept})
 	}
 	return c.ReplyListSnapshots(ctx, out)
 }
 
 func (s *ServerIface) RestoreSnapshot(ctx context.Context, c srv.VarlinkCall, name string) error {
-	st, err := s.svc.RestoreSnapshot(name)
+	r, err := s.svc.RestoreSnapshot(name)
 	if err != nil {
 		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
 	}
-	return c.ReplyRestoreSnapshot(ctx, s.status(st))
+	return c.ReplyRestoreSnapshot(ctx, s.status(r.Status), strOpt(r.Kept), &r.TailsKept)
 }
 
 func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {

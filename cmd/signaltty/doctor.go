@@ -71,6 +71,15 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 		} else {
 			say("restored at start from: %s", p.Restored_from)
 		}
+		if rr := p.Restored_at_runtime; rr != nil {
+			say("restored at runtime %s from: %s", ago(rr.At, now), rr.From)
+			if rr.Kept != nil {
+				say("the state that restore replaced is kept as snapshots/%s (snapshot restore %s brings it back)", *rr.Kept, *rr.Kept)
+			}
+			if !rr.Rows_kept {
+				say("that copy kept no rows: its panes came back without their earlier output")
+			}
+		}
 		if p.Last_saved_at != nil {
 			say("last save %s: %d bytes in %d ms", ago(*p.Last_saved_at, now), p.Last_bytes, p.Last_ms)
 		} else {

@@ -44,9 +44,13 @@ func snapshotCmd(a *app) *cobra.Command {
 					return err
 				}
 				tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tSAVED\tWORKSPACES\tPANES\tBYTES")
+				fmt.Fprintln(tw, "NAME\tSAVED\tWORKSPACES\tPANES\tBYTES\tROWS")
 				for _, e := range r.Snapshots {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", e.Name, e.Saved_at, e.Workspaces, e.Panes, e.Bytes)
+					rows := "no"
+					if e.Rows_kept != nil && *e.Rows_kept {
+						rows = "kept"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", e.Name, e.Saved_at, e.Workspaces, e.Panes, e.Bytes, rows)
 				}
 				return tw.Flush()
 			})
@@ -55,14 +59,33 @@ func snapshotCmd(a *app) *cobra.Command {
 	restore := &cobra.Command{
 		Use:   "restore NAME",
 		Short: "Replace the current state with an older snapshot; no pane may be live (Server.RestoreSnapshot)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Replace the current state with an older snapshot from "snapshot list", every
+pane as a tombstone (no process is started). It fails while a pane is live.
+
+First the current state is saved and copied into snapshots/ with its panes'
+rows; the reply names that copy, so restoring it gives back the state just
+replaced, rows included. Panes come back with the rows the restored copy
+kept: the newest 8 copies keep their panes' rows (ROWS "kept" in "snapshot
+list"), older ones snapshot.json only, and restoring one of those says that
+its panes come back without rows.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.run(cmd, "dev.signaltty.Server.RestoreSnapshot", map[string]any{"name": args[0]}, func(raw json.RawMessage) error {
-				var r struct{ Status srv.Status }
+				var r struct {
+					Status    srv.Status
+					Kept      *string
+					Rows_kept *bool
+				}
 				if err := decode(raw, &r); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.out, "restored %s: %d workspaces, %d tabs, %d panes\n", args[0], r.Status.Workspaces, r.Status.Tabs, r.Status.Panes)
+				if r.Rows_kept != nil && !*r.Rows_kept && r.Status.Panes > 0 {
+					fmt.Fprintf(a.out, "this copy kept no rows: its panes come back without their earlier output\n")
+				}
+				if r.Kept != nil {
+					fmt.Fprintf(a.out, "the state it replaced is kept as %s (snapshot restore %s brings it back)\n", *r.Kept, *r.Kept)
+				}
 				return nil
 			})
 		},

@@ -91,15 +91,24 @@ type Runs struct {
 
 // Saving of the state directory ($XDG_STATE_HOME/signaltty).
 type Persistence struct {
-	Enabled       bool    `json:"enabled"`
-	State_dir     string  `json:"state_dir"`
-	Dirty         bool    `json:"dirty"`
-	Frozen        bool    `json:"frozen"`
-	Last_saved_at *string `json:"last_saved_at,omitempty"`
-	Last_bytes    int64   `json:"last_bytes"`
-	Last_ms       int64   `json:"last_ms"`
-	Last_error    *string `json:"last_error,omitempty"`
-	Restored_from string  `json:"restored_from"`
+	Enabled             bool            `json:"enabled"`
+	State_dir           string          `json:"state_dir"`
+	Dirty               bool            `json:"dirty"`
+	Frozen              bool            `json:"frozen"`
+	Last_saved_at       *string         `json:"last_saved_at,omitempty"`
+	Last_bytes          int64           `json:"last_bytes"`
+	Last_ms             int64           `json:"last_ms"`
+	Last_error          *string         `json:"last_error,omitempty"`
+	Restored_from       string          `json:"restored_from"`
+	Restored_at_runtime *RuntimeRestore `json:"restored_at_runtime,omitempty"`
+}
+
+// A snapshot restore made while the daemon ran (RestoreSnapshot).
+type RuntimeRestore struct {
+	From      string  `json:"from"`
+	At        string  `json:"at"`
+	Kept      *string `json:"kept,omitempty"`
+	Rows_kept bool    `json:"rows_kept"`
 }
 
 // The host-shutdown monitor: a delay inhibitor taken from systemd-logind
@@ -128,6 +137,7 @@ type SnapshotEntry struct {
 	Bytes      int64  `json:"bytes"`
 	Workspaces int64  `json:"workspaces"`
 	Panes      int64  `json:"panes"`
+	Rows_kept  *bool  `json:"rows_kept,omitempty"`
 }
 
 // Limits of trusted runs (dev.signaltty.Run).
@@ -536,22 +546,25 @@ func (m ListSnapshots_methods) Upgrade(ctx context.Context, c *varlink.Connectio
 
 // Replaces the current state with an older snapshot's, every pane as a
 // tombstone; only while no pane is live (conflict.pane_live). The state it
-// replaces is saved and kept in snapshots/ first, so it can be restored too. Errors:
-// not_found.snapshot, conflict.pane_live, unavailable.persistence.
+// replaces is saved and kept in snapshots/ first, with its rows, so it can be
+// restored too: kept names that copy. rows_kept is false when the restored
+// copy had no rows kept (older than the newest 8 copies): its panes come back
+// without rows. Errors: not_found.snapshot, conflict.pane_live,
+// unavailable.persistence.
 type RestoreSnapshot_methods struct{}
 
 func RestoreSnapshot() RestoreSnapshot_methods { return RestoreSnapshot_methods{} }
 
-func (m RestoreSnapshot_methods) Call(ctx context.Context, c *varlink.Connection, name_in_ string) (status_out_ Status, err_ error) {
+func (m RestoreSnapshot_methods) Call(ctx context.Context, c *varlink.Connection, name_in_ string) (status_out_ Status, kept_out_ *string, rows_kept_out_ *bool, err_ error) {
 	receive, err_ := m.Send(ctx, c, 0, name_in_)
 	if err_ != nil {
 		return
 	}
-	status_out_, _, err_ = receive(ctx)
+	status_out_, kept_out_, rows_kept_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m RestoreSnapshot_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, name_in_ string) (func(ctx context.Context) (Status, uint64, error), error) {
+func (m RestoreSnapshot_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, name_in_ string) (func(ctx context.Context) (Status, *string, *bool, uint64, error), error) {
 	var in struct {
 		Name string `json:"name"`
 	}
@@ -560,9 +573,11 @@ func (m RestoreSnapshot_methods) Send(ctx context.Context, c *varlink.Connection
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (status_out_ Status, flags uint64, err error) {
+	return func(context.Context) (status_out_ Status, kept_out_ *string, rows_kept_out_ *bool, flags uint64, err error) {
 		var out struct {
-			Status Status `json:"status"`
+			Status    Status  `json:"status"`
+			Kept      *string `json:"kept,omitempty"`
+			Rows_kept *bool   `json:"rows_kept,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -570,11 +585,13 @@ func (m RestoreSnapshot_methods) Send(ctx context.Context, c *varlink.Connection
 			return
 		}
 		status_out_ = out.Status
+		kept_out_ = out.Kept
+		rows_kept_out_ = out.Rows_kept
 		return
 	}, nil
 }
 
-func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connection, name_in_ string) (func(ctx context.Context) (status_out_ Status, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connection, name_in_ string) (func(ctx context.Context) (status_out_ Status, kept_out_ *string, rows_kept_out_ *bool, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Name string `json:"name"`
 	}
@@ -583,9 +600,11 @@ func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connect
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (status_out_ Status, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (status_out_ Status, kept_out_ *string, rows_kept_out_ *bool, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
-			Status Status `json:"status"`
+			Status    Status  `json:"status"`
+			Kept      *string `json:"kept,omitempty"`
+			Rows_kept *bool   `json:"rows_kept,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -593,6 +612,8 @@ func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connect
 			return
 		}
 		status_out_ = out.Status
+		kept_out_ = out.Kept
+		rows_kept_out_ = out.Rows_kept
 		return
 	}, nil
 }
@@ -906,11 +927,15 @@ func (c *VarlinkCall) ReplyListSnapshots(ctx context.Context, snapshots_ []Snaps
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyRestoreSnapshot(ctx context.Context, status_ Status) error {
+func (c *VarlinkCall) ReplyRestoreSnapshot(ctx context.Context, status_ Status, kept_ *string, rows_kept_ *bool) error {
 	var out struct {
-		Status Status `json:"status"`
+		Status    Status  `json:"status"`
+		Kept      *string `json:"kept,omitempty"`
+		Rows_kept *bool   `json:"rows_kept,omitempty"`
 	}
 	out.Status = status_
+	out.Kept = kept_
+	out.Rows_kept = rows_kept_
 	return c.Reply(ctx, &out)
 }
 
@@ -973,8 +998,11 @@ func (s *VarlinkInterface) ListSnapshots(ctx context.Context, c VarlinkCall) err
 
 // Replaces the current state with an older snapshot's, every pane as a
 // tombstone; only while no pane is live (conflict.pane_live). The state it
-// replaces is saved and kept in snapshots/ first, so it can be restored too. Errors:
-// not_found.snapshot, conflict.pane_live, unavailable.persistence.
+// replaces is saved and kept in snapshots/ first, with its rows, so it can be
+// restored too: kept names that copy. rows_kept is false when the restored
+// copy had no rows kept (older than the newest 8 copies): its panes come back
+// without rows. Errors: not_found.snapshot, conflict.pane_live,
+// unavailable.persistence.
 func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.RestoreSnapshot")
 }
@@ -1158,7 +1186,8 @@ type Runs (
   active: int,
   # Run records kept, completed or not.
   retained: int,
-  # Run ids handed out since the daemon started.
+  # Runs that started since the daemon started (a start that failed is not
+  # counted, though it used up an id).
   started: int,
   # Panes (runs included) whose leader exited while another process still
   # held the PTY open: descendants that left the process group and outlived
@@ -1182,7 +1211,20 @@ type Persistence (
   last_error: ?string,
   # What startup restored from: "snapshot.json", "empty" (no snapshot), or
   # "corrupt: <backup path>".
-  restored_from: string
+  restored_from: string,
+  # The last RestoreSnapshot since start; absent when there was none.
+  restored_at_runtime: ?RuntimeRestore
+)
+
+# A snapshot restore made while the daemon ran (RestoreSnapshot).
+type RuntimeRestore (
+  # "snapshots/<name>".
+  from: string,
+  at: string,
+  # The copy in snapshots/ of the state it replaced.
+  kept: ?string,
+  # Whether the copy had its panes' rows (docs/persistence.md, "Rotation").
+  rows_kept: bool
 )
 
 # The host-shutdown monitor: a delay inhibitor taken from systemd-logind
@@ -1225,7 +1267,9 @@ type SnapshotEntry (
   saved_at: string,
   bytes: int,
   workspaces: int,
-  panes: int
+  panes: int,
+  # The copy kept its panes' rows (only the newest 8 copies do).
+  rows_kept: ?bool
 )
 
 # Limits of trusted runs (dev.signaltty.Run).
@@ -1319,9 +1363,12 @@ method ListSnapshots() -> (snapshots: []SnapshotEntry)
 
 # Replaces the current state with an older snapshot's, every pane as a
 # tombstone; only while no pane is live (conflict.pane_live). The state it
-# replaces is saved and kept in snapshots/ first, so it can be restored too. Errors:
-# not_found.snapshot, conflict.pane_live, unavailable.persistence.
-method RestoreSnapshot(name: string) -> (status: Status)
+# replaces is saved and kept in snapshots/ first, with its rows, so it can be
+# restored too: kept names that copy. rows_kept is false when the restored
+# copy had no rows kept (older than the newest 8 copies): its panes come back
+# without rows. Errors: not_found.snapshot, conflict.pane_live,
+# unavailable.persistence.
+method RestoreSnapshot(name: string) -> (status: Status, kept: ?string, rows_kept: ?bool)
 
 # Returns the caller's principal as the daemon resolved its connection:
 # "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
