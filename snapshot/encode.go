@@ -271,7 +271,7 @@ func cloneNotification(n Notification) Notification {
 func samePane(a, b *Pane) bool {
 	return a.ID == b.ID && a.Workspace == b.Workspace && a.Tab == b.Tab && a.Title == b.Title && a.Cwd == b.Cwd &&
 		slices.Equal(a.Argv, b.Argv) && (a.Env == nil) == (b.Env == nil) && maps.Equal(a.Env, b.Env) &&
-		a.Cols == b.Cols && a.Rows == b.Rows && a.State == b.State && sameStatus(a.Status, b.Status) &&
+		slices.Equal(a.EnvUnset, b.EnvUnset) && (a.EnvUnset == nil) == (b.EnvUnset == nil) && a.Cols == b.Cols && a.Rows == b.Rows && a.State == b.State && sameStatus(a.Status, b.Status) &&
 		a.RestoreState == b.RestoreState && a.Lifecycle == b.Lifecycle && a.Attention == b.Attention &&
 		a.LastMessage == b.LastMessage && sameAgent(a.Agent, b.Agent) && sameTime(&a.CreatedAt, &b.CreatedAt) &&
 		samePtr(a.ExitedAt, b.ExitedAt, sameTime) && a.Epoch == b.Epoch && a.ShutdownSave == b.ShutdownSave
@@ -306,6 +306,7 @@ func samePtr[T any](a, b *T, same func(a, b *T) bool) bool {
 func clonePane(p Pane) Pane {
 	p.Argv = slices.Clone(p.Argv)
 	p.Env = maps.Clone(p.Env)
+	p.EnvUnset = slices.Clone(p.EnvUnset)
 	if p.Status != nil {
 		st := *p.Status
 		if st.Code != nil {

@@ -62,7 +62,7 @@ func fullSnapshot() *Snapshot {
 		}},
 		Panes: []Pane{{
 			ID: "pane_1", Workspace: "ws_1", Tab: "tab_1", Title: "claude", Cwd: "/home/u/src",
-			Argv: []string{"claude"}, Env: map[string]string{"TERM": "xterm-256color", "LANG": "C.UTF-8"},
+			Argv: []string{"claude"}, Env: map[string]string{"TERM": "xterm-256color", "LANG": "C.UTF-8"}, EnvUnset: []string{"OLDPWD"},
 			Cols: 120, Rows: 40, State: "exited",
 			Status:       &WaitStatus{Code: ptr(3), Signal: "SIGTERM", CoreDumped: true},
 			RestoreState: RestoreResumable, Lifecycle: "idle", Attention: "unread", LastMessage: "done",
