@@ -43,7 +43,7 @@ func throughputManySignaltty(b *bench, m manyWorkload, key string) (time.Duratio
 	conn := d.conn
 	// All are started before any is waited for: the runs not yet completed
 	// must fit max_active (default 64), whatever the machine's speed.
-	if err := call(conn, "dev.signaltty.Server.SetConfig", map[string]any{"max_active": max(m.panes, 64)}, nil); err != nil {
+	if err := call(conn, "dev.signaltty.Server.SetConfig", map[string]any{"run_max_active": max(m.panes, 64)}, nil); err != nil {
 		return 0, err
 	}
 	t0 := time.Now()
