@@ -380,6 +380,7 @@ func (t *Terminal) parkLocked() bool {
 	}
 
 	t.parked = st
+	t.hostless.Store(true) // the next output rebuilds it
 	pool.give(t.host)
 	t.host, t.emu = nil, nil
 	t.fs = fastState{}
@@ -395,7 +396,7 @@ func (t *Terminal) unparkLocked() {
 		return
 	}
 	t.parked = nil
-	t.host = pool.take(t, t.cols, t.rows)
+	t.host = t.hostLocked()
 	t.emu = t.host.e
 	t.quiet = true
 	e := t.emu

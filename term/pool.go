@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
@@ -38,8 +39,9 @@ type vtHost struct {
 type emuPool struct {
 	once sync.Once
 	mu   sync.Mutex
-	// making is held while an emulator is made, by the filler or by a
-	// terminal that found none ready: one is made at a time. A burst of
+	// making is held while an emulator is made by the filler or for a
+	// terminal's first output (reserve(true), without the terminal's
+	// lock): one is made at a time. A burst of
 	// first outputs (a thousand idle panes, each given input) would
 	// otherwise have as many goroutines making emulators at once, each
 	// allocating the library's 4 MiB parser buffer, queueing every other
@@ -49,8 +51,10 @@ type emuPool struct {
 	making sync.Mutex
 	free   []*vtHost
 	want   chan struct{}
-	made   int  // hosts made (for tests)
-	off    bool // SetEmulatorPool(false): made on demand, never reused
+	made   int // hosts made (for tests)
+	// serialWaits counts reserve(true) calls waiting for making (for tests)
+	serialWaits atomic.Int32
+	off         bool // SetEmulatorPool(false): made on demand, never reused
 }
 
 // SetEmulatorPool turns the emulator pool on (the default) or off (each
@@ -83,8 +87,19 @@ func newHost() *vtHost {
 	return h
 }
 
-// take returns a host sized cols×rows for t, ready or made now.
+// take returns a host sized cols×rows for t, ready or made now (by this
+// goroutine, not in turn with the filler: a request that needs an emulator
+// does not wait behind a burst of first outputs).
 func (p *emuPool) take(t *Terminal, cols, rows int) *vtHost {
+	h := p.reserve(false)
+	h.attach(t, cols, rows)
+	return h
+}
+
+// reserve returns a host serving no terminal, ready or made now; serial
+// makes it in turn with the filler and other serial reserves (p.making).
+// A host reserved and not attached goes back with unreserve.
+func (p *emuPool) reserve(serial bool) *vtHost {
 	p.once.Do(func() {
 		p.want = make(chan struct{}, 1)
 		go p.fill()
@@ -102,17 +117,37 @@ func (p *emuPool) take(t *Terminal, cols, rows int) *vtHost {
 		default:
 		}
 	}
-	if h == nil {
+	if h == nil && serial {
 		h = p.make(off)
 	}
-	h.attach(t, cols, rows)
+	if h == nil {
+		h = newHost()
+		p.mu.Lock()
+		p.made++
+		p.mu.Unlock()
+	}
 	return h
+}
+
+// unreserve takes back a host reserve gave that never served a terminal:
+// kept when there is room, else closed.
+func (p *emuPool) unreserve(h *vtHost) {
+	p.mu.Lock()
+	if len(p.free) < poolMax && !p.off {
+		p.free = append(p.free, h)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	h.close()
 }
 
 // make returns a host made now, or one the filler made while this waited
 // for p.making (unless off).
 func (p *emuPool) make(off bool) *vtHost {
+	p.serialWaits.Add(1)
 	p.making.Lock()
+	p.serialWaits.Add(-1)
 	defer p.making.Unlock()
 	p.mu.Lock()
 	if n := len(p.free); n > 0 && !off {

@@ -55,11 +55,19 @@ const (
 // Write must be called from one goroutine at a time; every other method may
 // be called concurrently with it and with each other.
 type Terminal struct {
-	mu      sync.Mutex
-	emu     *vt.Emulator // nil once released
-	cols    int
-	rows    int
-	onEvent func(Event)
+	mu  sync.Mutex
+	emu *vt.Emulator // nil once released
+	// hostless is set while the terminal has no emulator that its next
+	// output would make or rebuild (lazy or parked): Write then reserves
+	// one before taking mu, so that a wait for the pool never holds the
+	// terminal (its captures, resizes and attaches) up. spare is that
+	// host until it is attached or handed back; both under mu but
+	// hostless is read without it.
+	hostless atomic.Bool
+	spare    *vtHost
+	cols     int
+	rows     int
+	onEvent  func(Event)
 
 	epoch  int64
 	pushed int64 // rows moved to history in this epoch (H)
@@ -163,6 +171,7 @@ func NewTerminal(cfg Config) *Terminal {
 		budget:     cfg.Budget,
 		parker:     cfg.Parker,
 	}
+	t.hostless.Store(true) // lazy
 	t.tr.init()
 	t.preloadLocked(cfg.History)
 	t.chargeLocked() // joins the budget, if any
@@ -172,8 +181,20 @@ func NewTerminal(cfg Config) *Terminal {
 // startEmulator gives the terminal an emulator (a pooled one, pool.go) on
 // the first output; t.mu is held.
 func (t *Terminal) startEmulator() {
-	t.host = pool.take(t, t.cols, t.rows)
+	t.host = t.hostLocked()
 	t.emu, t.lazy = t.host.e, false
+}
+
+// hostLocked is the spare host Write reserved, else one from the pool,
+// attached to t at its size; t.mu is held.
+func (t *Terminal) hostLocked() *vtHost {
+	t.hostless.Store(false)
+	if h := t.spare; h != nil {
+		t.spare = nil
+		h.attach(t, t.cols, t.rows)
+		return h
+	}
+	return pool.take(t, t.cols, t.rows)
 }
 
 func clampDim(n int) int { return min(max(n, 1), maxDim) }
@@ -333,11 +354,24 @@ func (t *Terminal) clearHistory() {
 // character, escape sequence or grapheme cluster may continue in the next
 // Write). It does nothing after Release. Call it from one goroutine only.
 func (t *Terminal) Write(p []byte) {
+	var spare *vtHost
 	if len(p) > 0 {
 		idleFree.noteOutput() // idlefree.go
+		if t.hostless.Load() {
+			spare = pool.reserve(true)
+		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if spare != nil {
+		t.spare = spare
+		defer func() { // unused: something else gave it one meanwhile, or it was released
+			if t.spare != nil {
+				pool.unreserve(t.spare)
+				t.spare = nil
+			}
+		}()
+	}
 	if len(p) > 0 {
 		t.unparkLocked()
 	}
@@ -921,6 +955,7 @@ func (t *Terminal) releaseLocked() {
 		if t.lazy { // never printed anything: a blank screen
 			t.lazy, t.frozen = false, make([]storedRow, t.rows)
 		}
+		t.hostless.Store(false) // released: output is dropped, nothing to make
 		return
 	}
 	t.flushHeld()
