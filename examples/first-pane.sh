@@ -3,7 +3,7 @@
 # types a command into it, prints the pane's screen, and stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CGO_ENABLED=0 go build -o bin/ ./cmd/signalttyd ./cmd/signaltty ./cmd/signaltty-mcp
+CGO_ENABLED=0 go build -o bin/ ./cmd/signalttyd ./cmd/signaltty ./cmd/signaltty-mcp ./cmd/signaltty-attach
 export PATH=$PWD/bin:$PATH
 
 run=$(mktemp -d)
