@@ -129,8 +129,8 @@ func (p *emuPool) reserve(serial bool) *vtHost {
 	return h
 }
 
-// unreserve takes back a host reserve gave that never served a terminal:
-// kept when there is room, else closed.
+// unreserve takes back a host serving no terminal (one reserve gave and
+// nobody used, or one give reset): kept when there is room, else closed.
 func (p *emuPool) unreserve(h *vtHost) {
 	p.mu.Lock()
 	if len(p.free) < poolMax && !p.off {
@@ -221,16 +221,11 @@ func (p *emuPool) give(h *vtHost) {
 	h.t = &Terminal{} // the reset's mode changes and handlers act on a scratch terminal
 	ok := !h.altUsed && resetHost(h)
 	h.t = nil
-	if ok {
-		p.mu.Lock()
-		if len(p.free) < poolMax && !p.off {
-			p.free = append(p.free, h)
-			p.mu.Unlock()
-			return
-		}
-		p.mu.Unlock()
+	if !ok {
+		h.close()
+		return
 	}
-	h.close()
+	p.unreserve(h) // now as a new one
 }
 
 // resetHost brings an emulator that never showed the alternate screen back
