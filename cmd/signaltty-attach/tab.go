@@ -105,7 +105,7 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	defer signal.Stop(winch)
-	keys := readKeys(ctx, tio)
+	keys := tio.Keys(ctx)
 	pending := false // the prefix key was pressed
 	last := time.Time{}
 	for {
@@ -172,29 +172,6 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 			v.flush(ctx, send)
 		}
 	}
-}
-
-// readKeys reads the terminal's input.
-func readKeys(ctx context.Context, tio *attachio.Terminal) <-chan []byte {
-	keys := make(chan []byte)
-	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			n, err := tio.In.Read(buf)
-			if n > 0 {
-				select {
-				case keys <- append([]byte(nil), buf[:n]...):
-				case <-ctx.Done():
-					return
-				}
-			}
-			if err != nil {
-				close(keys)
-				return
-			}
-		}
-	}()
-	return keys
 }
 
 func drainReplies(e *vt.Emulator) {

@@ -176,25 +176,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 
 	// Input: keys go to the pane (on the control connection) until the
 	// detach key; after the end, any key.
-	keys := make(chan []byte)
-	go func() {
-		buf := make([]byte, 64<<10)
-		for {
-			n, err := tio.In.Read(buf)
-			if n > 0 {
-				b := append([]byte(nil), buf[:n]...)
-				select {
-				case keys <- b:
-				case <-ctx.Done():
-					return
-				}
-			}
-			if err != nil {
-				close(keys)
-				return
-			}
-		}
-	}()
+	keys := tio.Keys(ctx)
 
 	var end *ending
 	for {

@@ -6,6 +6,7 @@
 package attachio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -83,6 +84,30 @@ func (t *Terminal) Size() (cols, rows int) {
 		return 80, 24
 	}
 	return cols, rows
+}
+
+// Keys reads the terminal's input until it fails (then the channel is
+// closed) or ctx ends; each value is one read's bytes, at most 64 KiB.
+func (t *Terminal) Keys(ctx context.Context) <-chan []byte {
+	keys := make(chan []byte)
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := t.In.Read(buf)
+			if n > 0 {
+				select {
+				case keys <- append([]byte(nil), buf[:n]...):
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				close(keys)
+				return
+			}
+		}
+	}()
+	return keys
 }
 
 // Restore leaves the alternate screen and raw mode (once).
