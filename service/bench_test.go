@@ -83,22 +83,7 @@ func BenchmarkSave1000(b *testing.B) {
 	s := newBenchService(b)
 	s.StartPersistence(snapshot.Open(b.TempDir()), 0)
 	b.Cleanup(s.StopPersistence)
-	var ids []string
-	var ws string
-	for i := 0; i < 1000; i++ {
-		if i%100 == 0 {
-			w, err := s.CreateWorkspace("bench", "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			ws = w.ID
-		}
-		p, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ids = append(ids, p.ID)
-	}
+	ids, _ := spawnIdlePanes(b, s, 1000)
 	if _, err := s.Save("bench"); err != nil {
 		b.Fatal(err)
 	}
@@ -168,19 +153,7 @@ func (l latencies) report(b *testing.B) {
 // the panes there are.
 func BenchmarkSpawnPaneAmong3000(b *testing.B) {
 	s := newBenchService(b)
-	var ws string
-	for i := 0; i < 3000; i++ {
-		if i%100 == 0 {
-			w, err := s.CreateWorkspace("bench", "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			ws = w.ID
-		}
-		if _, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	_, ws := spawnIdlePanes(b, s, 3000)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -192,4 +165,24 @@ func BenchmarkSpawnPaneAmong3000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// spawnIdlePanes spawns n panes of `sleep 1000` in workspaces of 100; it
+// returns their ids and the last workspace.
+func spawnIdlePanes(b *testing.B, s *Service, n int) (ids []string, ws string) {
+	for i := 0; i < n; i++ {
+		if i%100 == 0 {
+			w, err := s.CreateWorkspace("bench", "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws = w.ID
+		}
+		p, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	return ids, ws
 }

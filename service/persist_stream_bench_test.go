@@ -27,22 +27,11 @@ func BenchmarkSavePrinted1000(b *testing.B) {
 	s.StartPersistence(snapshot.Open(b.TempDir()), 0)
 	b.Cleanup(s.StopPersistence)
 	var printed []*term.Terminal
-	var ws string
-	for i := 0; i < 1000; i++ {
-		if i%100 == 0 {
-			w, err := s.CreateWorkspace("bench", "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			ws = w.ID
-		}
-		p, err := s.SpawnPane(SpawnRequest{Workspace: ws, Argv: []string{"sleep", "1000"}})
-		if err != nil {
-			b.Fatal(err)
-		}
+	ids, _ := spawnIdlePanes(b, s, 1000)
+	for i, id := range ids {
 		if i%10 == 0 {
 			s.mu.Lock()
-			t := s.panes[p.ID].term
+			t := s.panes[id].term
 			s.mu.Unlock()
 			printed = append(printed, t)
 		}
