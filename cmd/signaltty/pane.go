@@ -68,7 +68,7 @@ func paneListCmd(a *app) *cobra.Command {
 			if f := arrayFlag(cmd.Flags(), "fields"); len(f) > 0 {
 				return a.listPaneFields(cmd, f)
 			} else if cmd.Flags().Changed("limit") || cmd.Flags().Changed("after") {
-				return &callError{Code: "invalid_params.usage", Message: "--limit and --after need --fields", Data: map[string]any{}}
+				return usageError("--limit and --after need --fields")
 			}
 			return a.run(cmd, "dev.signaltty.Mux.ListPanes", params(cmd, "workspace", "tab"), func(raw json.RawMessage) error {
 				var r struct{ Panes []mux.Pane }

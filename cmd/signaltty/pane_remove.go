@@ -21,13 +21,13 @@ prints their ids.`,
 			f := cmd.Flags()
 			switch {
 			case exited && (f.Changed("pane") || f.Changed("kill")):
-				return &callError{Code: "invalid_params.usage", Message: "--exited goes with --workspace, not --pane or --kill", Data: map[string]any{}}
+				return usageError("--exited goes with --workspace, not --pane or --kill")
 			case exited && !f.Changed("workspace"):
-				return &callError{Code: "invalid_params.usage", Message: "--exited needs --workspace", Data: map[string]any{}}
+				return usageError("--exited needs --workspace")
 			case !exited && f.Changed("workspace"):
-				return &callError{Code: "invalid_params.usage", Message: "--workspace goes with --exited", Data: map[string]any{}}
+				return usageError("--workspace goes with --exited")
 			case !exited && !f.Changed("pane"):
-				return &callError{Code: "invalid_params.usage", Message: "remove needs --pane (or --exited --workspace)", Data: map[string]any{}}
+				return usageError("remove needs --pane (or --exited --workspace)")
 			case exited:
 				return a.run(cmd, "dev.signaltty.Mux.RemoveExitedPanes", params(cmd, "workspace"), func(raw json.RawMessage) error {
 					var r struct{ Panes []string }
