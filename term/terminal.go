@@ -105,7 +105,8 @@ type Terminal struct {
 	fastPartial int // of them, short runs (fewer line feeds than rows)
 	directRows  int // rows the fast path stored from the input (fastlines.go; for tests)
 
-	ww wideWrap // wide characters at the right margin (widewrap.go)
+	ww wideWrap    // wide characters at the right margin (widewrap.go)
+	u8 utf8Decoder // makes the output well-formed UTF-8 for the parser (utf8.go)
 
 	host      *vtHost     // the emulator's host (pool.go); nil with emu
 	frozen    []storedRow // the screen, once released
@@ -381,7 +382,7 @@ func (t *Terminal) Write(p []byte) {
 		}
 		t.startEmulator()
 	}
-	t.process(p)
+	t.process(t.u8.decode(p))
 	t.settleLocked()
 	t.notifyLocked()
 	t.touchLocked()

@@ -886,7 +886,7 @@ func TestConcurrentUse(t *testing.T) {
 // ---- differential checks ----
 
 // plainRows feeds data to a plain emulator with a huge scrollback, in writes
-// of chunk bytes, and returns the text of every row, history then screen,
+// of chunk bytes (made well-formed first), and returns the text of every row, history then screen,
 // trailing spaces trimmed.
 func plainRows(t testing.TB, data []byte, cols, rows, chunk int) []string {
 	t.Helper()
@@ -894,7 +894,7 @@ func plainRows(t testing.TB, data []byte, cols, rows, chunk int) []string {
 	e.SetScrollbackSize(1 << 22)
 	go func() { _, _ = io.Copy(io.Discard, e) }()
 	defer e.InputPipe().(*io.PipeWriter).Close()
-	for b := data; len(b) > 0; {
+	for b := wellFormed(data); len(b) > 0; {
 		n := min(chunk, len(b))
 		_, _ = e.Write(b[:n])
 		b = b[n:]
