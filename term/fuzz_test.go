@@ -9,26 +9,39 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// Sizes of FuzzTerminalPipeline's executions.
+const (
+	fuzzMaxInput  = 1024 // bytes of an input used
+	fuzzSeedBytes = 384  // bytes of each seed stream
+	fuzzMaxCols   = 24
+	fuzzMaxRows   = 8
+)
+
 // FuzzTerminalPipeline: arbitrary PTY byte streams, cut into arbitrary
 // writes, into a Terminal with and without the fast path: no panic, the
 // history stays within its bounds, every captured row (history and screen)
 // is exactly Cols cells wide with no control characters, and both paths
 // agree on every stored row, screen cell and the cursor.
 // Longer runs: go test -run '^$' -fuzz FuzzTerminalPipeline -fuzztime 10m ./term/
+//
+// Each execution is kept cheap, so that the fuzzer gets through many: the
+// cost of emulation is per byte and per scrolled row times the screen's
+// size, so inputs are cut at fuzzMaxInput bytes and screens are at most
+// fuzzMaxCols×fuzzMaxRows (wrapping, scrolling, margins and wide
+// characters at the edge happen there as on any size); the seeds are short
+// pieces of the differential tests' streams.
 func FuzzTerminalPipeline(f *testing.F) {
 	for name, data := range streams() {
-		if len(data) > 4096 {
-			data = data[:4096]
-		}
-		f.Add(data, uint8(len(name)), uint8(7), uint16(777))
+		f.Add(data[:min(len(data), fuzzSeedBytes)], uint8(len(name)), uint8(7), uint16(97))
 	}
 	f.Add([]byte("\x1b[?1049h\x1b[2J\x1b[5;5Hx\x1b[?1049l日本\u0301\r\n"), uint8(2), uint8(1), uint16(1))
 	f.Fuzz(func(t *testing.T, data []byte, c, r uint8, chunk uint16) {
 		// A stuck input crashes the worker, so the fuzzer keeps it.
 		watchdog := time.AfterFunc(20*time.Second, func() { panic(fmt.Sprintf("input of %d bytes stuck for 20 s", len(data))) })
 		t.Cleanup(func() { watchdog.Stop() }) // after the terminals' Close (cleanups run last first)
-		cols, rows := 1+int(c)%100, 1+int(r)%40
-		n := 1 + int(chunk)%4096
+		data = data[:min(len(data), fuzzMaxInput)]
+		cols, rows := 1+int(c)%fuzzMaxCols, 1+int(r)%fuzzMaxRows
+		n := 1 + int(chunk)%fuzzMaxInput
 		const histRows, histBytes = 200, 1 << 16
 		slow := newTerm(t, cols, rows, histRows, histBytes)
 		slow.fast = false
