@@ -45,11 +45,11 @@ mkdir -p "$OUT"
 TAR=$OUT/bookworm-minbase.tar
 if [ ! -s "$TAR" ] || [ -n "$(find "$TAR" -mtime +7)" ]; then
   echo "fresh-machine.sh: building a Debian 12 root file system (mmdebstrap --variant=minbase bookworm)"
-  mmdebstrap --variant=minbase --include=ca-certificates bookworm "$TAR.tmp" \
+  mmdebstrap --variant=minbase --include=ca-certificates bookworm "$OUT/new.tar" \
     "deb http://deb.debian.org/debian bookworm main" \
     "deb http://deb.debian.org/debian bookworm-updates main" \
     "deb http://deb.debian.org/debian-security bookworm-security main" || exit 1
-  mv "$TAR.tmp" "$TAR"
+  mv "$OUT/new.tar" "$TAR"
 fi
 
 # The README's set-up for root: the sh block after the line "As root:" in
@@ -70,19 +70,28 @@ inside() {
   git -C "$R/src/signaltty" init -q && git -C "$R/src/signaltty" add -A &&
     git -C "$R/src/signaltty" -c user.name=fresh-machine -c user.email=fresh@localhost commit -qm checkout || return 1
   cp /etc/resolv.conf "$R/etc/resolv.conf"
+  # This machine's trusted certificates too, unless SIGNALTTY_FRESH_HOST_CA=0:
+  # a network behind a TLS-inspecting proxy needs its authority inside.
+  if [ "${SIGNALTTY_FRESH_HOST_CA:-1}" != 0 ] && [ -s /etc/ssl/certs/ca-certificates.crt ]; then
+    cp /etc/ssl/certs/ca-certificates.crt "$R/usr/local/share/ca-certificates/fresh-machine-host.crt" &&
+      chroot "$R" update-ca-certificates >/dev/null || return 1
+  fi
   cat >"$R/run-inside.sh" <<INNER
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/root
 cd /src/signaltty
 if [ "$who" = root ]; then
   echo "=== fresh-machine: README.md set-up, as root"
-  ( set -e; $setup ) || { echo "fresh-machine: the README's set-up failed"; exit 1; }
+  ( set -e
+$setup
+  ) || { echo "fresh-machine: the README's set-up failed"; exit 1; }
   . <(grep '^export PATH=' /root/.profile)
   echo "=== fresh-machine: ./tests/run as root"
   SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips ./tests/run ${args[*]@Q}
 else
   echo "=== fresh-machine: README.md set-up: its apt-get lines and tests/debian-packages by root"
-  ( set -e; $(printf '%s\n' "$setup" | grep apt-get)
+  ( set -e
+$(printf '%s\n' "$setup" | grep apt-get)
     apt-get install -y --no-install-recommends \$(sed 's/#.*//' tests/debian-packages) ) ||
     { echo "fresh-machine: the README's set-up failed"; exit 1; }
   useradd -m -u 1000 -s /bin/bash tester
