@@ -8,7 +8,7 @@
 #   - a file in /etc, /run, /usr/local, /var/lib, $HOME (down to three
 #     levels, outside the test cache $TOOLS and Go's caches), a signaltty
 #     directory in /tmp, or anything in the run's own temporary directory
-#     ($RUN_TMP) besides its programs, events and snapshot.
+#     ($RUN_TMP) besides its programs, events, .deb and snapshot.
 
 # endcheck_list prints one sorted line per thing the check compares.
 endcheck_list() {
@@ -57,7 +57,7 @@ endcheck() {
   left=$( {
     comm -13 "$before" <(endcheck_list)
     endcheck_processes
-    find "$RUN_TMP" -mindepth 1 -maxdepth 1 -not -name bin -not -name events -not -name "$(basename "$1")" -print | sed 's/^/file /'
+    find "$RUN_TMP" -mindepth 1 -maxdepth 1 -not -name bin -not -name events -not -name deb -not -name "$(basename "$1")" -print | sed 's/^/file /'
   } )
   if [ -n "$left" ]; then
     echo "tests/run: the run left these behind (not there before it):"
