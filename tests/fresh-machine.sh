@@ -20,6 +20,9 @@
 #
 #   -root-only / -user-only   one of the two runs
 #   -keep                     keep the root file systems (their paths are printed)
+# SIGNALTTY_FRESH_HOST_CA=0 leaves out this machine's trusted certificates,
+# which are otherwise added to the copy (a network behind a TLS-inspecting
+# proxy needs its authority there to reach the Go module proxy).
 # Needs root, mmdebstrap (apt-get install mmdebstrap), network access to
 # deb.debian.org and the Go module proxy, and time: each run is a whole
 # tests/run plus the set-up (about 15-25 minutes on 2 cores).
