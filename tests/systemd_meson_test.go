@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,5 +81,52 @@ func TestMesonInstallUnderAUserManager(t *testing.T) {
 	r = busctl(t, m, bus.Address, "call", "dev.signaltty1", "/dev/signaltty1", "dev.signaltty1", "GetStatus")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "ssu ") {
 		t.Fatalf("GetStatus over D-Bus:\n%s", r)
+	}
+}
+
+// TestMesonHomePrefixInstallsUnitsWhereTheUserManagerLooks: `meson setup
+// --prefix=$HOME/.local` puts the user units into a directory of the user
+// manager's search path ($XDG_DATA_HOME/systemd/user), not into
+// ~/.local/lib/systemd/user, which no user manager reads.
+func TestMesonHomePrefixInstallsUnitsWhereTheUserManagerLooks(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/meson"); err != nil {
+		t.Skip("needs meson (Debian package meson)")
+	}
+	home := harness.TempDir(t)
+	prefix := filepath.Join(home, ".local")
+	build := filepath.Join(home, "build")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HOME="+home)
+	if r := harness.RunTimeout(t, harness.CallTimeout, env, "meson", "setup", build, harness.ModuleRoot(t), "--prefix="+prefix); r.Code != 0 {
+		t.Fatalf("meson setup:\n%s", r)
+	}
+	r := harness.RunTimeout(t, harness.CallTimeout, env, "meson", "introspect", "--installed", build)
+	if r.Code != 0 {
+		t.Fatalf("meson introspect:\n%s", r)
+	}
+	var installed map[string]string
+	if err := json.Unmarshal([]byte(r.Stdout), &installed); err != nil {
+		t.Fatalf("meson introspect --installed: %v\n%s", err, r.Stdout)
+	}
+	var socketDir string
+	for _, to := range installed {
+		if filepath.Base(to) == "signaltty.socket" {
+			socketDir = filepath.Dir(to)
+		}
+	}
+	if socketDir == "" {
+		t.Fatalf("meson installs no signaltty.socket:\n%s", r.Stdout)
+	}
+	paths := harness.RunTimeout(t, harness.CallTimeout, env, "systemd-analyze", "--user", "unit-paths")
+	if paths.Code != 0 {
+		t.Fatalf("systemd-analyze --user unit-paths:\n%s", paths)
+	}
+	if !slices.Contains(strings.Fields(paths.Stdout), socketDir) {
+		t.Fatalf("meson installs the user units into %s, which the user manager of HOME=%s does not search:\n%s", socketDir, home, paths.Stdout)
 	}
 }

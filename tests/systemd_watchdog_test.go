@@ -13,7 +13,7 @@ import (
 // TestWatchdogRestartsAWedgedDaemon: with WatchdogSec= the daemon feeds the
 // watchdog only while its state can be taken (docs/systemd.md, "Watchdog");
 // wedged through the test hook, systemd kills it and starts it again
-// (Restart=on-watchdog), and the CLI reaches the new one.
+// (Restart=on-failure covers it), and the CLI reaches the new one.
 func TestWatchdogRestartsAWedgedDaemon(t *testing.T) {
 	m := harness.StartUserManager(t)
 	hooks := harness.TempDir(t)

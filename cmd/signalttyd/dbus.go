@@ -97,9 +97,11 @@ func startBus(log *slog.Logger, svc *service.Service, version, address string) *
 	if addr == "" { // the user manager's environment often lacks it
 		rt := os.Getenv("XDG_RUNTIME_DIR")
 		if rt == "" {
+			log.Info("no session bus: not on D-Bus", "reason", "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set")
 			return nil
 		}
 		if _, err := os.Stat(rt + "/bus"); err != nil {
+			log.Info("no session bus: not on D-Bus", "reason", "DBUS_SESSION_BUS_ADDRESS is unset and "+rt+"/bus is missing (Debian: dbus-user-session)")
 			return nil
 		}
 		addr = "unix:path=" + rt + "/bus"

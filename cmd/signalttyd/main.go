@@ -174,7 +174,9 @@ func run(log *slog.Logger, address string) error {
 	case err := <-served:
 		log.Error("accept failed", "err", err)
 	}
-	daemon.SdNotify(false, "STOPPING=1")
+	// STATUS= tells `systemctl --user status` what a long stop is doing
+	// (docs/systemd.md, "Crashes and restarts").
+	daemon.SdNotify(false, "STOPPING=1\nSTATUS=stopping: saving the snapshot")
 	stateLockHeld.stopping()
 	ln.Close() // no new connections
 	sock.remove()
@@ -188,8 +190,10 @@ func run(log *slog.Logger, address string) error {
 	lg.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	daemon.SdNotify(false, "STATUS=stopping: ending the panes")
 	svc.Shutdown(ctx)
 	svc.StopPersistence()
+	daemon.SdNotify(false, "STATUS=stopping: finishing calls")
 	if !server.Drain(2 * time.Second) { // let waiters get their completed runs
 		log.Warn("some calls were still running at shutdown")
 	}

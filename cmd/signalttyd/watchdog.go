@@ -13,7 +13,7 @@ import (
 // service for its status, which takes the lock every state change holds;
 // only when that returns is the watchdog fed. A state owner wedged on its
 // lock (a deadlock, a call stuck while holding it) thus stops the pings,
-// and systemd restarts the service (Restart=on-watchdog). Without
+// and systemd restarts the service (Restart=on-failure, which covers the watchdog). Without
 // $WATCHDOG_USEC for this process it does nothing. stop ends it.
 func startWatchdog(log *slog.Logger, svc *service.Service, stop <-chan struct{}) {
 	interval, err := daemon.SdWatchdogEnabled(false)

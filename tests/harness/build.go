@@ -40,12 +40,25 @@ var binDir string
 // the compiler's output (it never skips).
 //
 // SIGNALTTY_TEST_RACE=1 builds the programs with the race detector.
+// SIGNALTTY_TEST_BIN=DIR uses the four programs already built in DIR
+// instead (tests/run builds them once for all its steps; DIR must hold
+// the build SIGNALTTY_TEST_RACE asks for); DIR is left in place.
 func Main(m *testing.M) {
 	os.Exit(mainCode(m))
 }
 
 func mainCode(m *testing.M) int {
 	flag.Parse() // for testing.Verbose and testing.Short
+	if dir := os.Getenv("SIGNALTTY_TEST_BIN"); dir != "" {
+		for _, b := range []string{"signalttyd", "signaltty", "signaltty-mcp", "signaltty-attach"} {
+			if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+				fmt.Fprintln(os.Stderr, "harness: SIGNALTTY_TEST_BIN:", err)
+				return 1
+			}
+		}
+		binDir = dir
+		return m.Run()
+	}
 	dir, err := os.MkdirTemp("", "signaltty-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)

@@ -55,7 +55,7 @@ func LogindEnv(address string) []string {
 func needLogindTools(t testing.TB, real bool) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Fatal("the logind tests need root (private mount namespace, owning org.freedesktop.login1)")
+		t.Skip("needs root: the logind tests run logind in a private mount namespace, owning org.freedesktop.login1")
 	}
 	need := []string{"dbus-daemon"}
 	if real {

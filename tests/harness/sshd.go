@@ -59,17 +59,15 @@ func sshClient(t testing.TB, unixForward bool) string {
 // remote unix socket (see sshClient).
 func StartSSHD(t testing.TB, unixForward bool) *SSHD {
 	t.Helper()
-	sshd, err := exec.LookPath("sshd")
-	if err != nil {
+	sshd := os.Getenv("SIGNALTTY_TEST_SSHD")
+	if sshd == "" {
+		var err error
 		if sshd, err = exec.LookPath("/usr/sbin/sshd"); err != nil {
-			t.Fatal("no sshd: run the suite with tests/run (it installs openssh-server)")
+			t.Fatal("no sshd: run the suite with tests/run (get-sshd.sh unpacks one into the test cache), " +
+				"or bash tests/harness/get-sshd.sh DIR and export SIGNALTTY_TEST_SSHD=DIR/bin/sshd")
 		}
 	}
 	client := sshClient(t, unixForward)
-	if os.Getuid() == 0 {
-		// sshd's privilege separation directory, as Debian's service makes it.
-		_ = os.MkdirAll("/run/sshd", 0o755)
-	}
 	dir := TempDir(t)
 	s := &SSHD{Dir: dir, log: filepath.Join(dir, "sshd.log")}
 	for _, k := range []string{"host", "user"} {
@@ -122,7 +120,7 @@ Host *
 		t.Fatal(err)
 	}
 	s.SSHEnv = []string{"SIGNALTTY_SSH=" + s.SSH, "SYSTEMD_SSH=" + s.SSH}
-	s.cmd = exec.Command(sshd, "-D", "-f", cfg, "-E", s.log)
+	s.cmd = sshdCommand(dir, sshd, "-D", "-f", cfg, "-E", s.log)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +146,27 @@ Host *
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// sshdCommand runs sshd. As root, sshd wants its privilege separation
+// user (sshd) and directory (/run/sshd), which openssh-server's package
+// would add to the system: here they exist only in a private mount
+// namespace (a copy of /etc/passwd with the user, a tmpfs on /run), and
+// nothing outlives the test. The namespace's shell execs sshd, so the
+// command's process is sshd itself.
+func sshdCommand(dir, sshd string, args ...string) *exec.Cmd {
+	if os.Geteuid() != 0 {
+		return exec.Command(sshd, args...)
+	}
+	script := `set -e
+if ! getent passwd sshd >/dev/null; then
+  cp /etc/passwd "$0/passwd"
+  echo 'sshd:x:65534:65534:sshd privilege separation:/run/sshd:/usr/sbin/nologin' >>"$0/passwd"
+  mount --bind "$0/passwd" /etc/passwd
+fi
+if [ ! -d /run/sshd ]; then mount -t tmpfs -o mode=755,size=1m tmpfs /run && mkdir -m 755 /run/sshd; fi
+exec "$@"`
+	return exec.Command("unshare", append([]string{"-m", "--propagation", "private", "sh", "-c", script, dir, sshd}, args...)...)
 }
 
 func freePort(t testing.TB) int {

@@ -47,7 +47,11 @@ func StartUserManagerIn(t testing.TB, dir string, opts ...ManagerOption) *UserMa
 		t.Skip("needs root for user-systemd.sh (its own cgroup and mount namespace)")
 	}
 	script := filepath.Join(ModuleRoot(t), "tests", "harness", "user-systemd.sh")
-	out, err := exec.Command(script, "start", dir).Output()
+	cmd := exec.Command(script, "start", dir)
+	if slices.Contains(opts, WithJournal) {
+		cmd.Env = append(os.Environ(), "USD_JOURNAL=1")
+	}
+	out, err := cmd.Output()
 	if err != nil {
 		var stderr string
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -86,8 +90,29 @@ func StartUserManagerIn(t testing.TB, dir string, opts ...ManagerOption) *UserMa
 // ManagerOption changes StartUserManagerIn.
 type ManagerOption int
 
-// NoUnits: do not install units/ (the test installs them, e.g. with meson).
-const NoUnits ManagerOption = 1
+const (
+	// NoUnits: do not install units/ (the test installs them, e.g. with meson).
+	NoUnits ManagerOption = iota + 1
+	// WithJournal: a private systemd-journald takes the units' output
+	// (read it with Journal) instead of the manager's log.
+	WithJournal
+)
+
+// Journal runs journalctl on the manager's private journal (WithJournal)
+// with args (e.g. "--user-unit", "signaltty.service", "-p", "err") and
+// returns its output.
+func (m *UserManager) Journal(t testing.TB, args ...string) string {
+	t.Helper()
+	dir := m.env["USD_JOURNAL_DIR"]
+	if dir == "" {
+		t.Fatal("harness: Journal needs StartUserManagerIn(..., WithJournal)")
+	}
+	r := RunTimeout(t, CallTimeout, m.Env(), "journalctl", append([]string{"-D", dir, "--no-pager", "-o", "cat"}, args...)...)
+	if r.Code != 0 && !strings.Contains(r.Stderr, "No entries") {
+		t.Fatalf("journalctl: %s", r)
+	}
+	return r.Stdout
+}
 
 // installUnits writes units/signaltty.{socket,service} with @bindir@ set
 // to the built programs' directory, as meson's configure_file does, and

@@ -52,11 +52,17 @@ func startSocketUnit(ctx context.Context, addr string) error {
 	}
 	defer conn.Close()
 	load, err := conn.GetUnitPropertyContext(ctx, socketUnit, "LoadState")
-	if err != nil || load.Value.Value() != "loaded" {
+	if err != nil {
 		return errNoManager
+	}
+	if err := loadStateError(load.Value.Value()); err != nil {
+		return err
 	}
 	if !socketListensOn(ctx, conn, path) {
 		return errNoManager
+	}
+	if err := startLimitError(ctx, conn); err != nil {
+		return err
 	}
 	if st := unitState(ctx, conn, socketUnit); st == "active" {
 		// The unit listens, yet the path does not answer: someone removed
@@ -81,6 +87,77 @@ func startSocketUnit(ctx context.Context, addr string) error {
 		return fmt.Errorf("starting %s: %w", socketUnit, ctx.Err())
 	}
 	return nil
+}
+
+// loadStateError is what a socket unit's LoadState means for autostart
+// (docs/systemd.md, "Autostart"): nil for loaded; errNoManager only for
+// not-found (no such unit: the CLI starts the daemon itself); for masked,
+// bad-setting, error and any other state an error naming the unit and the
+// command that fixes it. The CLI never starts a daemon outside a manager
+// that has the unit but will not start it.
+func loadStateError(state any) error {
+	switch state {
+	case "loaded":
+		return nil
+	case "not-found":
+		return errNoManager
+	case "masked":
+		return fmt.Errorf("%s is masked, so the user manager will not start it (and signaltty starts no daemon outside it); "+
+			"run `systemctl --user unmask %s`", socketUnit, socketUnit)
+	}
+	return fmt.Errorf("the user manager cannot load %s (LoadState %v); see `systemctl --user status %s`, "+
+		"fix the unit file, then run `systemctl --user daemon-reload`", socketUnit, state, socketUnit)
+}
+
+// startLimitError reports a tripped start limit: signaltty.service
+// started too often in a short time (its Result start-limit-hit, or the
+// socket's service-start-limit-hit or trigger-limit-hit). Starting the
+// socket again would only fail the next connection, so the CLI does not;
+// it says how to reset the limit. nil otherwise, also when the properties
+// cannot be read.
+func startLimitError(ctx context.Context, conn *sd.Conn) error {
+	const service = "signaltty.service"
+	svc, _ := conn.GetUnitTypePropertyContext(ctx, service, "Service", "Result")
+	sock, _ := conn.GetUnitTypePropertyContext(ctx, socketUnit, "Socket", "Result")
+	result := func(p *sd.Property) string {
+		if p == nil {
+			return ""
+		}
+		s, _ := p.Value.Value().(string)
+		return s
+	}
+	switch r := result(sock); {
+	case result(svc) == "start-limit-hit", r == "service-start-limit-hit", r == "trigger-limit-hit":
+		return fmt.Errorf("%s was started too often in a short time and hit the user manager's start limit (%s: %s, %s: %s); "+
+			"see why it failed with `journalctl --user -u %s` (or `systemctl --user status %s`), "+
+			"then run `systemctl --user reset-failed %s %s`",
+			service, service, result(svc), socketUnit, r, service, service, service, socketUnit)
+	}
+	return nil
+}
+
+// lostToStartLimit explains a connection to addr lost before any reply:
+// when signaltty.socket listens on addr's path and the user manager says
+// the service's start limit tripped (startLimitError), that error; nil
+// otherwise. It asks the manager only on this path (a lost connection),
+// for at most 2 s.
+func lostToStartLimit(addr string) error {
+	path, err := address.SocketPath(addr)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := userManager(ctx)
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	if load, err := conn.GetUnitPropertyContext(ctx, socketUnit, "LoadState"); err != nil || load.Value.Value() != "loaded" ||
+		!socketListensOn(ctx, conn, path) {
+		return nil
+	}
+	return startLimitError(ctx, conn)
 }
 
 // userManager connects to the user's systemd: its private socket

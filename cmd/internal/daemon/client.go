@@ -267,6 +267,9 @@ func (c *Client) Stream(ctx context.Context, method string, params any, fn func(
 	}
 }
 
+// lostPrefix begins the message of a connection lost before its reply.
+const lostPrefix = "connection to signalttyd lost: "
+
 // replyError turns a varlink error reply into a *Error.
 func replyError(err error) error {
 	var ve *vl.Error
@@ -292,7 +295,7 @@ func replyError(err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
-		return &Error{Code: "unavailable.daemon", Message: "connection to signalttyd lost: " + err.Error(), Data: map[string]any{}}
+		return &Error{Code: "unavailable.daemon", Message: lostPrefix + err.Error(), Data: map[string]any{}}
 	}
 	return &Error{Code: "internal", Message: err.Error(), Data: map[string]any{}}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/signaltty/signaltty/varlink/address"
 	vl "github.com/varlink/go/varlink"
@@ -75,5 +76,11 @@ func (c *Client) fail(err error) error {
 			return transportError(c.address, f)
 		}
 	}
-	return replyError(err)
+	e := replyError(err)
+	if ce, ok := e.(*Error); ok && c.ssh == nil && strings.HasPrefix(ce.Message, lostPrefix) {
+		if why := lostToStartLimit(c.address); why != nil { // socket activation refused: say why
+			ce.Message += "; " + why.Error()
+		}
+	}
+	return e
 }
