@@ -36,8 +36,9 @@ func (s *Service) historyRowsLocked() int {
 	return DefaultHistoryRows
 }
 
-// paneHistoryRows is p's history depth: its own, or (restored from a
-// snapshot, which does not record it) the daemon's setting; s.mu is held.
+// paneHistoryRows is p's history depth: its own (saved and restored with
+// it, docs/persistence.md, "What is saved"), or the daemon's setting for a
+// pane that has none; s.mu is held.
 func (s *Service) paneHistoryRows(p *pane) int {
 	if p.historyRows > 0 {
 		return p.historyRows

@@ -401,7 +401,7 @@ func exportLayout(n *node) *snapshot.Layout {
 func exportPane(p *pane) snapshot.Pane {
 	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
 		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), EnvUnset: slices.Clone(p.envUnset), Cols: p.cols, Rows: p.rows,
-		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave}
+		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave, HistoryRows: p.historyRows}
 	exportAgent(p, &sp)
 	switch st := p.shown(); {
 	case p.shutdownSave || st.hasProcess():
@@ -460,6 +460,12 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 			p.env[k] = v
 		}
 		p.envUnset = restoredUnset(sp.EnvUnset)
+		// The depth it was spawned with, kept by relaunch and resume; a file
+		// without one gives it the daemon's setting now (docs/persistence.md).
+		p.historyRows = sp.HistoryRows
+		if CheckHistoryRows(p.historyRows) != nil {
+			p.historyRows = s.historyRowsLocked()
+		}
 		importAgent(p, &sp)
 		switch {
 		case sp.State == StateExited:

@@ -274,7 +274,8 @@ func samePane(a, b *Pane) bool {
 		slices.Equal(a.EnvUnset, b.EnvUnset) && (a.EnvUnset == nil) == (b.EnvUnset == nil) && a.Cols == b.Cols && a.Rows == b.Rows && a.State == b.State && sameStatus(a.Status, b.Status) &&
 		a.RestoreState == b.RestoreState && a.Lifecycle == b.Lifecycle && a.Attention == b.Attention &&
 		a.LastMessage == b.LastMessage && sameAgent(a.Agent, b.Agent) && sameTime(&a.CreatedAt, &b.CreatedAt) &&
-		samePtr(a.ExitedAt, b.ExitedAt, sameTime) && a.Epoch == b.Epoch && a.ShutdownSave == b.ShutdownSave
+		samePtr(a.ExitedAt, b.ExitedAt, sameTime) && a.Epoch == b.Epoch && a.ShutdownSave == b.ShutdownSave &&
+		a.HistoryRows == b.HistoryRows
 }
 
 func sameStatus(a, b *WaitStatus) bool {

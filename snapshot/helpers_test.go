@@ -69,7 +69,7 @@ func fullSnapshot() *Snapshot {
 			Agent: &Agent{Kind: "claude", SessionID: "sess-1", ResumeArgv: []string{"claude", "--resume", "sess-1"},
 				Model: "opus", ConfigEnv: map[string]string{"CLAUDE_CONFIG_DIR": "/home/u/.claude"}, ResumeSource: ResumeOfficial},
 			CreatedAt: t0, ExitedAt: ptr(t0.Add(time.Hour)), Epoch: 2,
-			ShutdownSave: true,
+			ShutdownSave: true, HistoryRows: 500,
 		}, {
 			ID: "pane_2", Workspace: "ws_1", Tab: "tab_1", Title: "bash", Cwd: "/tmp",
 			Argv: []string{"bash", "-l"}, Cols: 80, Rows: 24, State: "live", RestoreState: RestoreLive,

@@ -117,6 +117,10 @@ type Pane struct {
 	// EnvUnset names the inherited variables the spawn removed (names
 	// only, sorted), so that a relaunch removes them again.
 	EnvUnset []string `json:"env_unset,omitempty"`
+	// HistoryRows is how many rows of history the pane's terminal keeps
+	// once they scrolled off the screen (1..1000000); 0 (absent, in files
+	// written before it existed) reads as the daemon's setting at start.
+	HistoryRows int `json:"history_rows,omitempty"`
 }
 
 // WaitStatus is how a pane's leader ended.
