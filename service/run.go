@@ -173,6 +173,8 @@ type runState struct {
 	// progress and starts that failed (run_ids.go); lookupRun calls them
 	// unknown, never expired.
 	notRuns runIDs
+	// ids reserves run ids durably in the state directory (run_ids.go).
+	ids idLease
 	// started counts the runs that started (committed) since start.
 	started int64
 }
@@ -183,7 +185,7 @@ func newRunState() runState {
 		panic(err)
 	}
 	return runState{cfg: DefaultRunConfig, hmacKey: k, runs: map[string]*run{}, keys: map[keyRef]*run{},
-		preparing: map[keyRef]*preparing{}}
+		preparing: map[keyRef]*preparing{}, ids: newIDLease()}
 }
 
 // CheckSource fails with conflict.source unless src is "" or this daemon's
@@ -353,14 +355,12 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 		rec.deadlineAfter = time.Duration(*r.DeadlineMs) * time.Millisecond
 	}
 
+	n, err := s.takeRunID()
+	if err != nil {
+		return RunStart{}, err
+	}
+	rec.n, rec.id = n, "r"+strconv.FormatInt(n, 10)
 	s.mu.Lock()
-	rec.n = s.runs.next
-	// Never handed out again, even if the start fails; until it commits the
-	// id is not a run: unknown, not expired (docs/run-wait.md, "Run ids and
-	// source").
-	s.runs.next++
-	s.runs.notRuns.add(rec.n)
-	rec.id = "r" + strconv.FormatInt(rec.n, 10)
 	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.id}
 	st, err := s.reserveNew(spec)
 	if err == nil {
@@ -463,9 +463,9 @@ func (s *Service) lookupRun(id string) (*run, *Error) {
 	if rec, ok := s.runs.runs[id]; ok {
 		return rec, nil
 	}
-	reason := "unknown"
+	reason := "unknown" // never a run, or one of an earlier daemon (below base)
 	if n, err := strconv.ParseInt(strings.TrimPrefix(id, "r"), 10, 64); err == nil && strings.HasPrefix(id, "r") &&
-		n >= 0 && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id && !s.runs.notRuns.has(n) {
+		n >= s.runs.ids.base && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id && !s.runs.notRuns.has(n) {
 		reason = "expired" // a run whose record was evicted
 	}
 	return nil, newError("not_found.run", map[string]any{"run": id, "reason": reason}, "no run %s (%s)", id, reason)

@@ -116,6 +116,10 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	svc.RecoverGit(context.Background()) // worktree associations, before the first call
+	// Run ids never repeat for the state directory (docs/run-wait.md, "Run ids and source").
+	if err := svc.StartRunIDs(store); err != nil {
+		log.Error("run ids", "err", err)
+	}
 	svc.SetSaveOutputInterval(saveOutputInterval(log))
 	svc.SetEmulatorReleaseAfter(emulatorReleaseAfter(log))
 	svc.StartPersistence(store, periodicSave())
