@@ -2,7 +2,7 @@ package service
 
 import "github.com/signaltty/signaltty/term"
 
-// History depth (docs/rows.md "Bounds"): how many rows a pane's terminal
+// History depth (docs/rows.md, "Scrollback bounds"): how many rows a pane's terminal
 // keeps once they scrolled off the screen. Each pane has its own, fixed
 // when it is spawned (SpawnRequest.HistoryRows, or the daemon's setting at
 // that moment) and kept by relaunches; the byte budget (Config.HistoryBytes)

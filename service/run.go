@@ -728,15 +728,8 @@ func (s *Service) RunConfig() RunConfig {
 
 // SetRunConfig changes run limits (nil fields stay) and applies them at once.
 func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) (RunConfig, error) {
-	switch {
-	case maxActive != nil && (*maxActive < 1 || *maxActive > 4096):
-		return RunConfig{}, invalid("max_active", "range", "max_active must be 1..4096")
-	case retainCount != nil && (*retainCount < 0 || *retainCount > 65536):
-		return RunConfig{}, invalid("retain_count", "range", "retain_count must be 0..65536")
-	case retainMs != nil && (*retainMs < 0 || *retainMs > 604800000):
-		return RunConfig{}, invalid("retain_ms", "range", "retain_ms must be 0..604800000")
-	case retainBytes != nil && (*retainBytes < 0 || *retainBytes > 1<<30):
-		return RunConfig{}, invalid("retain_bytes", "range", "retain_bytes must be 0..1073741824")
+	if err := checkRunConfig(maxActive, retainCount, retainMs, retainBytes); err != nil {
+		return RunConfig{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -768,6 +761,22 @@ func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainByte
 	}
 	s.evictRuns()
 	return *c, nil
+}
+
+// checkRunConfig checks the run limits SetRunConfig would set (nil: not
+// set). Errors: invalid_params.<field> (range).
+func checkRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) *Error {
+	switch {
+	case maxActive != nil && (*maxActive < 1 || *maxActive > 4096):
+		return invalid("max_active", "range", "max_active must be 1..4096")
+	case retainCount != nil && (*retainCount < 0 || *retainCount > 65536):
+		return invalid("retain_count", "range", "retain_count must be 0..65536")
+	case retainMs != nil && (*retainMs < 0 || *retainMs > 604800000):
+		return invalid("retain_ms", "range", "retain_ms must be 0..604800000")
+	case retainBytes != nil && (*retainBytes < 0 || *retainBytes > 1<<30):
+		return invalid("retain_bytes", "range", "retain_bytes must be 0..1073741824")
+	}
+	return nil
 }
 
 // signalNumber maps "SIGSEGV" to 11.

@@ -1,7 +1,7 @@
 package tests
 
 // History depth: per pane at spawn, and the daemon's setting for panes
-// spawned without one (docs/rows.md "Bounds").
+// spawned without one (docs/rows.md, "Scrollback bounds").
 
 import (
 	"testing"

@@ -168,12 +168,20 @@ type Limits struct {
 // Settings that can change while the daemon runs, and the limits fixed at
 // its start.
 type Config struct {
-	Run                     RunConfig `json:"run"`
-	Save_interval_ms        int64     `json:"save_interval_ms"`
-	History_rows            int64     `json:"history_rows"`
-	Save_output_interval_ms int64     `json:"save_output_interval_ms"`
-	Emulator_release_ms     int64     `json:"emulator_release_ms"`
-	Limits                  Limits    `json:"limits"`
+	Run                     RunConfig       `json:"run"`
+	Save_interval_ms        int64           `json:"save_interval_ms"`
+	History_rows            int64           `json:"history_rows"`
+	Save_output_interval_ms int64           `json:"save_output_interval_ms"`
+	Emulator_release_ms     int64           `json:"emulator_release_ms"`
+	Limits                  Limits          `json:"limits"`
+	Origins                 []SettingOrigin `json:"origins"`
+	Settings_file           *string         `json:"settings_file,omitempty"`
+}
+
+// Where a setting's value came from.
+type SettingOrigin struct {
+	Name   string `json:"name"`
+	Origin string `json:"origin"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -736,10 +744,13 @@ func (m GetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection) (
 	}, nil
 }
 
-// Changes settings; absent fields keep their value. New limits apply at once:
-// completed run records over a retention limit are evicted (oldest completed
-// first, with run.expired events); lowering max_active stops no run.
-// Errors: invalid_params.<field> when out of range (nothing is changed).
+// Changes settings; absent fields keep their value. The settings file is
+// rewritten with them first (atomically), so they hold after a restart
+// too, unless the environment sets them at that start. New limits apply at
+// once: completed run records over a retention limit are evicted (oldest
+// completed first, with run.expired events); lowering max_active stops no
+// run. Errors: invalid_params.<field> when out of range, internal when the
+// settings file cannot be written (data.path); nothing is changed then.
 type SetConfig_methods struct{}
 
 func SetConfig() SetConfig_methods { return SetConfig_methods{} }
@@ -1019,10 +1030,13 @@ func (s *VarlinkInterface) GetConfig(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.GetConfig")
 }
 
-// Changes settings; absent fields keep their value. New limits apply at once:
-// completed run records over a retention limit are evicted (oldest completed
-// first, with run.expired events); lowering max_active stops no run.
-// Errors: invalid_params.<field> when out of range (nothing is changed).
+// Changes settings; absent fields keep their value. The settings file is
+// rewritten with them first (atomically), so they hold after a restart
+// too, unless the environment sets them at that start. New limits apply at
+// once: completed run records over a retention limit are evicted (oldest
+// completed first, with run.expired events); lowering max_active stops no
+// run. Errors: invalid_params.<field> when out of range, internal when the
+// settings file cannot be written (data.path); nothing is changed then.
 func (s *VarlinkInterface) SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.SetConfig")
 }
@@ -1341,7 +1355,26 @@ type Config (
   # milliseconds; 0: never ($SIGNALTTY_EMULATOR_RELEASE_MS at start,
   # default 30000; docs/emulator-release.md).
   emulator_release_ms: int,
-  limits: Limits
+  limits: Limits,
+  # Where the value of each setting SetConfig changes came from, in the
+  # order run.max_active, run.retain_count, run.retain_ms,
+  # run.retain_bytes, save_interval_ms, history_rows (docs/persistence.md,
+  # "Settings").
+  origins: []SettingOrigin,
+  # The settings file: read at start, rewritten by every SetConfig; absent
+  # when the daemon has none (no $XDG_CONFIG_HOME and no $HOME).
+  settings_file: ?string
+)
+
+# Where a setting's value came from.
+type SettingOrigin (
+  # run.max_active, run.retain_count, run.retain_ms, run.retain_bytes,
+  # save_interval_ms or history_rows.
+  name: string,
+  # "default" (nothing set it), "file" (the settings file, at start),
+  # "environment" (a variable at start, which overrides the file) or
+  # "runtime" (SetConfig since start).
+  origin: string
 )
 
 # Returns the daemon's status.
@@ -1378,10 +1411,13 @@ method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant)
 # Returns the current settings.
 method GetConfig() -> (config: Config)
 
-# Changes settings; absent fields keep their value. New limits apply at once:
-# completed run records over a retention limit are evicted (oldest completed
-# first, with run.expired events); lowering max_active stops no run.
-# Errors: invalid_params.<field> when out of range (nothing is changed).
+# Changes settings; absent fields keep their value. The settings file is
+# rewritten with them first (atomically), so they hold after a restart
+# too, unless the environment sets them at that start. New limits apply at
+# once: completed run records over a retention limit are evicted (oldest
+# completed first, with run.expired events); lowering max_active stops no
+# run. Errors: invalid_params.<field> when out of range, internal when the
+# settings file cannot be written (data.path); nothing is changed then.
 method SetConfig(
   run_max_active: ?int,
   run_retain_count: ?int,
