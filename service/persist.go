@@ -377,7 +377,7 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 		for _, tid := range w.tabs {
 			t := s.tabs[tid]
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
-				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt})
+				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt, Run: t.run})
 			for _, p := range s.tabPanes(t) {
 				snap.Panes = append(snap.Panes, s.exportPaneKept(p))
 			}
@@ -450,7 +450,7 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 	}
 	for _, st := range snap.Tabs {
 		s.tabs[st.ID] = &tab{id: st.ID, workspace: st.Workspace, title: st.Title, layout: importLayout(st.Layout),
-			activePane: st.ActivePane, createdAt: st.CreatedAt}
+			activePane: st.ActivePane, createdAt: st.CreatedAt, run: st.Run}
 	}
 	for _, sp := range snap.Panes {
 		p := &pane{id: sp.ID, workspace: sp.Workspace, tab: sp.Tab, title: sp.Title, argv: sp.Argv, cwd: sp.Cwd,

@@ -360,6 +360,7 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 		return RunStart{}, err
 	}
 	rec.n, rec.id = n, "r"+strconv.FormatInt(n, 10)
+	spec.run = rec.id
 	s.mu.Lock()
 	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.id}
 	st, err := s.reserveNew(spec)

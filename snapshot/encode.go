@@ -213,7 +213,7 @@ func sameGit(a, b *Git) bool {
 
 func sameTab(a, b *Tab) bool {
 	return a.ID == b.ID && a.Workspace == b.Workspace && a.Title == b.Title && samePtr(a.Layout, b.Layout, sameLayout) &&
-		a.ActivePane == b.ActivePane && sameTime(&a.CreatedAt, &b.CreatedAt)
+		a.ActivePane == b.ActivePane && sameTime(&a.CreatedAt, &b.CreatedAt) && a.Run == b.Run
 }
 
 // sameLayout compares ratios as numbers: a NaN never equals, so such a

@@ -58,7 +58,7 @@ func fullSnapshot() *Snapshot {
 			Layout: &Layout{Kind: "split", Axis: "cols", Ratio: 0.25,
 				First:  &Layout{Kind: "pane", Pane: "pane_1"},
 				Second: &Layout{Kind: "pane", Pane: "pane_2"}},
-			ActivePane: "pane_2", CreatedAt: t0,
+			ActivePane: "pane_2", CreatedAt: t0, Run: "r7",
 		}},
 		Panes: []Pane{{
 			ID: "pane_1", Workspace: "ws_1", Tab: "tab_1", Title: "claude", Cwd: "/home/u/src",

@@ -62,6 +62,9 @@ type Tab struct {
 	Layout     *Layout   `json:"layout"` // null for a tab without panes
 	ActivePane string    `json:"active_pane,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Run is the id of the run whose start made the tab; "" (absent) for
+	// the user's tabs.
+	Run string `json:"run,omitempty"`
 }
 
 // Layout is a node of a tab's split tree: Kind "pane" (Pane set) or "split"
