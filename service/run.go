@@ -108,6 +108,9 @@ type RunConfig struct {
 	RetainCount int   // 0..65536: completed records kept
 	RetainMs    int64 // 0..604800000: how long a completed record is kept
 	RetainBytes int64 // 0..1073741824: total retained output line bytes
+	// RemovePanes: a run's pane is removed when its record is evicted,
+	// if it has exited by then (docs/workspaces.md, "Run tabs").
+	RemovePanes bool
 }
 
 // DefaultRunConfig is the default limits.
@@ -705,6 +708,9 @@ func (s *Service) dropRun(r *run) {
 	s.runs.completedBytes -= r.keptBytes()
 	s.runs.order = without(s.runs.order, r)
 	s.emit(RunExpired{Run: r.id})
+	if s.runs.cfg.RemovePanes && r.pane != nil {
+		go s.removeRunPane(r.pane) // after this critical section: the pane may be exiting in it
+	}
 }
 
 // without removes r from rs, in order. The oldest record, the one eviction
@@ -762,6 +768,14 @@ func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainByte
 	}
 	s.evictRuns()
 	return *c, nil
+}
+
+// setRunRemovePanes turns run.remove_panes on or off; records evicted
+// from then on follow it.
+func (s *Service) setRunRemovePanes(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs.cfg.RemovePanes = on
 }
 
 // checkRunConfig checks the run limits SetRunConfig would set (nil: not

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -28,13 +29,14 @@ const (
 	SettingRunRetainCount = "run.retain_count"
 	SettingRunRetainMs    = "run.retain_ms"
 	SettingRunRetainBytes = "run.retain_bytes"
+	SettingRunRemovePanes = "run.remove_panes" // a boolean, 0 or 1 (false or true in the file)
 	SettingSaveInterval   = "save_interval_ms"
 	SettingHistoryRows    = "history_rows"
 )
 
 // SettingNames lists every setting in the order config get shows them.
 var SettingNames = []string{SettingRunMaxActive, SettingRunRetainCount, SettingRunRetainMs, SettingRunRetainBytes,
-	SettingSaveInterval, SettingHistoryRows}
+	SettingRunRemovePanes, SettingSaveInterval, SettingHistoryRows}
 
 // SettingOrigin is where one setting's value came from.
 type SettingOrigin struct{ Name, Origin string }
@@ -67,6 +69,11 @@ func checkSetting(name string, v int64) *Error {
 		return checkRunConfig(nil, nil, &v, nil)
 	case SettingRunRetainBytes:
 		return checkRunConfig(nil, nil, nil, &v)
+	case SettingRunRemovePanes:
+		if v != 0 && v != 1 {
+			return invalid("remove_panes", "range", "remove_panes must be true or false")
+		}
+		return nil
 	case SettingSaveInterval:
 		if err := CheckSaveInterval(time.Duration(v) * time.Millisecond); err != nil {
 			return err.(*Error)
@@ -90,11 +97,41 @@ func (s *Service) applySetting(name string, v int64) {
 		_, _ = s.SetRunConfig(nil, nil, &v, nil)
 	case SettingRunRetainBytes:
 		_, _ = s.SetRunConfig(nil, nil, nil, &v)
+	case SettingRunRemovePanes:
+		s.setRunRemovePanes(v == 1)
 	case SettingSaveInterval:
 		_ = s.SetSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:
 		_ = s.SetHistoryRows(n)
 	}
+}
+
+// parseSetting reads a value of the settings file: a decimal integer, or
+// for run.remove_panes a boolean (true, false, 1, 0, …; strconv.ParseBool).
+func parseSetting(name, text string) (int64, error) {
+	if name == SettingRunRemovePanes {
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return 0, fmt.Errorf("not true or false: %s", text)
+		}
+		if b {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not an integer: %s", text)
+	}
+	return v, nil
+}
+
+// formatSetting writes a value as parseSetting reads it.
+func formatSetting(name string, v int64) string {
+	if name == SettingRunRemovePanes {
+		return strconv.FormatBool(v == 1)
+	}
+	return strconv.FormatInt(v, 10)
 }
 
 // LoadSettings applies the settings file at path ("" for none; a missing
@@ -115,9 +152,9 @@ func (s *Service) LoadSettings(path string, env map[string]int64) (problems []st
 	}
 	file := map[string]int64{}
 	for _, name := range slices.Sorted(maps.Keys(vals)) {
-		v, err := strconv.ParseInt(vals[name], 10, 64)
+		v, err := parseSetting(name, vals[name])
 		if err != nil {
-			problems = append(problems, name+": not an integer: "+vals[name])
+			problems = append(problems, name+": "+err.Error())
 			continue
 		}
 		if cerr := checkSetting(name, v); cerr != nil {
@@ -170,13 +207,14 @@ func (s *Service) SetSettings(change map[string]int64) error {
 	if path != "" && len(change) > 0 {
 		text := map[string]string{}
 		for k, v := range file {
-			text[k] = strconv.FormatInt(v, 10)
+			text[k] = formatSetting(k, v)
 		}
 		if err := snapshot.WriteSettings(path, text); err != nil {
 			return newError("internal", map[string]any{"path": path}, "the settings were not changed: %v", err)
 		}
 	}
-	for _, name := range SettingNames {
+	// run.remove_panes first: records the new retention evicts follow it.
+	for _, name := range append([]string{SettingRunRemovePanes}, SettingNames...) {
 		if v, ok := change[name]; ok {
 			s.applySetting(name, v)
 		}

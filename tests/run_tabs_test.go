@@ -4,6 +4,8 @@ package tests
 // tab, before and after a restart (docs/workspaces.md, "Run tabs").
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/signaltty/signaltty/tests/harness"
@@ -42,4 +44,33 @@ func TestRunTabsNeverBecomeActiveAndAreMarked(t *testing.T) {
 	check(d, "after two runs")
 	d.Stop(t)
 	check(harness.Start(t, harness.Options{Dir: d.Dir}), "after a restart")
+}
+
+// With run.remove_panes on, a run's exited pane goes with its evicted
+// record, and the run tab it empties with it; the user's tab stays.
+func TestRunPanesRemovedWithTheirRecords(t *testing.T) {
+	d := harness.Start(t)
+	d.CreateWorkspace(t, "tidy")
+	user := d.Spawn(t, []string{"--workspace", "tidy"}, "sleep", "100")
+	var st struct{ Run, Pane, Tab string }
+	d.JSON(t, &st, "run", "--key", "kept", "--workspace", "tidy", "--", "true")
+	d.JSON(t, &struct{}{}, "run", "wait", "--run", st.Run)
+	if _, tabs, _ := d.GetWorkspace(t, "tidy"); len(tabs) != 2 {
+		t.Fatalf("with run.remove_panes off the run's tab must stay: %d tabs", len(tabs))
+	}
+	var cfg settingsReply
+	d.JSON(t, &cfg, "config", "set", "--run-remove-panes", "--run-retain-ms", "200")
+	if cfg.origin("run.remove_panes") != "runtime" {
+		t.Errorf("run.remove_panes origin %q after config set", cfg.origin("run.remove_panes"))
+	}
+	if text := d.CLI(t, "config", "get").Stdout; !strings.Contains(text, "run.remove_panes true (runtime)\n") {
+		t.Errorf("config get lacks run.remove_panes true (runtime):\n%s", text)
+	}
+	var later struct{ Run, Pane, Tab string }
+	d.JSON(t, &later, "run", "--key", "removed", "--workspace", "tidy", "--", "true")
+	harness.Eventually(t, harness.PollTimeout, "the run tabs are removed with their records", func() (bool, string) {
+		_, tabs, panes := d.GetWorkspace(t, "tidy")
+		return len(tabs) == 1 && tabs[0].ID == user.Tab && len(panes) == 1, fmt.Sprintf("tabs %+v panes %d", tabs, len(panes))
+	})
+	d.Fail(t, "not_found.pane", 3, "pane", "get", "--pane", later.Pane)
 }

@@ -42,8 +42,8 @@ func TestSettingsSurviveRestartAndEnvironmentOverrides(t *testing.T) {
 	file := filepath.Join(d.Home, ".config", "signaltty", "settings.conf")
 	var cfg settingsReply
 	d.JSON(t, &cfg, "config", "get")
-	if cfg.Config.SettingsFile != file || len(cfg.Config.Origins) != 6 || cfg.origin("history_rows") != "default" {
-		t.Fatalf("fresh daemon: settings_file %q, origins %+v; want %s and six defaults", cfg.Config.SettingsFile, cfg.Config.Origins, file)
+	if cfg.Config.SettingsFile != file || len(cfg.Config.Origins) != 7 || cfg.origin("history_rows") != "default" {
+		t.Fatalf("fresh daemon: settings_file %q, origins %+v; want %s and seven defaults", cfg.Config.SettingsFile, cfg.Config.Origins, file)
 	}
 	d.JSON(t, &cfg, "config", "set", "--history-rows", "5000", "--run-retain-count", "7")
 	if cfg.Config.HistoryRows != 5000 || cfg.origin("history_rows") != "runtime" || cfg.origin("run.retain_count") != "runtime" ||

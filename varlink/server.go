@@ -176,7 +176,7 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 
 func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
-		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
+		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes, Remove_panes: c.RemovePanes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
 		History_rows: int64(s.svc.HistoryRows()), Save_output_interval_ms: s.svc.SaveOutputInterval().Milliseconds(),
 		Emulator_release_ms: s.svc.EmulatorReleaseAfter().Milliseconds(), Limits: s.limitsOut(),
 		Origins: originsOut(s.svc.SettingOrigins()), Settings_file: strOpt(s.svc.SettingsFile())}
@@ -204,8 +204,14 @@ func (s *ServerIface) GetConfig(ctx context.Context, c srv.VarlinkCall) error {
 	return c.ReplyGetConfig(ctx, s.configOut(s.svc.RunConfig()))
 }
 
-func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs, historyRows *int64) error {
+func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs, historyRows *int64, removePanes *bool) error {
 	change := map[string]int64{}
+	if removePanes != nil {
+		change[service.SettingRunRemovePanes] = 0
+		if *removePanes {
+			change[service.SettingRunRemovePanes] = 1
+		}
+	}
 	for name, v := range map[string]*int64{service.SettingRunMaxActive: maxActive, service.SettingRunRetainCount: retainCount,
 		service.SettingRunRetainMs: retainMs, service.SettingRunRetainBytes: retainBytes, service.SettingSaveInterval: saveMs,
 		service.SettingHistoryRows: historyRows} {

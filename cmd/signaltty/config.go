@@ -19,11 +19,11 @@ func configCmd(a *app) *cobra.Command {
 		},
 	}
 	set := &cobra.Command{
-		Use:   "set [--run-max-active N] [--run-retain-count N] [--run-retain-ms N] [--run-retain-bytes N] [--save-interval-ms N] [--history-rows N]",
+		Use:   "set [--run-max-active N] [--run-retain-count N] [--run-retain-ms N] [--run-retain-bytes N] [--run-remove-panes=BOOL] [--save-interval-ms N] [--history-rows N]",
 		Short: "Change settings and save them in the settings file (Server.SetConfig)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p := params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "save-interval-ms", "history-rows")
+			p := params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "run-remove-panes", "save-interval-ms", "history-rows")
 			if len(p) == 0 {
 				return usageError("config set needs at least one setting (see --help); config get shows them")
 			}
@@ -34,6 +34,7 @@ func configCmd(a *app) *cobra.Command {
 	set.Flags().Int64("run-retain-count", 0, "completed run records kept, 0-65536")
 	set.Flags().Int64("run-retain-ms", 0, "how long completed records are kept, ms")
 	set.Flags().Int64("run-retain-bytes", 0, "output bytes kept over all completed records")
+	set.Flags().Bool("run-remove-panes", false, "remove a run's exited pane (and the run's tab it empties) when its record is evicted")
 	set.Flags().Int64("save-interval-ms", 0, "also save the snapshot this often, ms: 0 (only after changes) or 1000-86400000")
 	set.Flags().Int64("history-rows", 0, "history rows of panes spawned from now on without --history-rows, 1-1000000")
 	c.AddCommand(show, set)
@@ -58,6 +59,9 @@ func (a *app) printConfig(raw json.RawMessage) error {
 		{"run.retain_bytes", rc.Retain_bytes}, {"save_interval_ms", r.Config.Save_interval_ms}, {"history_rows", r.Config.History_rows},
 	} {
 		fmt.Fprintf(a.out, "%s %d%s\n", f.name, f.v, origin[f.name])
+		if f.name == "run.retain_bytes" {
+			fmt.Fprintf(a.out, "run.remove_panes %t%s\n", rc.Remove_panes, origin["run.remove_panes"])
+		}
 	}
 	fmt.Fprintf(a.out, "save_output_interval_ms %d\nemulator_release_ms %d\n", r.Config.Save_output_interval_ms, r.Config.Emulator_release_ms)
 	if f := r.Config.Settings_file; f != nil {
