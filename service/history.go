@@ -2,7 +2,7 @@ package service
 
 import "github.com/signaltty/signaltty/term"
 
-// History depth (docs/rows.md "Bounds"): how many rows a pane's terminal
+// History depth (docs/rows.md, "Scrollback bounds"): how many rows a pane's terminal
 // keeps once they scrolled off the screen. Each pane has its own, fixed
 // when it is spawned (SpawnRequest.HistoryRows, or the daemon's setting at
 // that moment) and kept by relaunches; the byte budget (Config.HistoryBytes)
@@ -36,8 +36,9 @@ func (s *Service) historyRowsLocked() int {
 	return DefaultHistoryRows
 }
 
-// paneHistoryRows is p's history depth: its own, or (restored from a
-// snapshot, which does not record it) the daemon's setting; s.mu is held.
+// paneHistoryRows is p's history depth: its own (saved and restored with
+// it, docs/persistence.md, "What is saved"), or the daemon's setting for a
+// pane that has none; s.mu is held.
 func (s *Service) paneHistoryRows(p *pane) int {
 	if p.historyRows > 0 {
 		return p.historyRows

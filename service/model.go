@@ -51,6 +51,9 @@ type Tab struct {
 	Layout     *Layout // nil for a tab without panes
 	ActivePane string
 	CreatedAt  time.Time
+	// Run is the run whose start made the tab, "" for the user's tabs
+	// (docs/workspaces.md, "Run tabs").
+	Run string
 }
 
 // WaitStatus is how a pane's leader ended.
@@ -117,6 +120,7 @@ type tab struct {
 	activePane           string
 	createdAt            time.Time
 	removing             bool
+	run                  string // see Tab.Run
 }
 
 // node is a mutable layout node.
@@ -191,7 +195,7 @@ func copyGit(g *GitState) *GitState {
 
 func (t *tab) snapshot() Tab {
 	return Tab{ID: t.id, Workspace: t.workspace, Title: t.title, Layout: t.layout.snapshot(),
-		ActivePane: t.activePane, CreatedAt: t.createdAt}
+		ActivePane: t.activePane, CreatedAt: t.createdAt, Run: t.run}
 }
 
 func (n *node) snapshot() *Layout {

@@ -377,7 +377,7 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 		for _, tid := range w.tabs {
 			t := s.tabs[tid]
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
-				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt})
+				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt, Run: t.run})
 			for _, p := range s.tabPanes(t) {
 				snap.Panes = append(snap.Panes, s.exportPaneKept(p))
 			}
@@ -401,7 +401,7 @@ func exportLayout(n *node) *snapshot.Layout {
 func exportPane(p *pane) snapshot.Pane {
 	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
 		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), EnvUnset: slices.Clone(p.envUnset), Cols: p.cols, Rows: p.rows,
-		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave}
+		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave, HistoryRows: p.historyRows}
 	exportAgent(p, &sp)
 	switch st := p.shown(); {
 	case p.shutdownSave || st.hasProcess():
@@ -450,7 +450,7 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 	}
 	for _, st := range snap.Tabs {
 		s.tabs[st.ID] = &tab{id: st.ID, workspace: st.Workspace, title: st.Title, layout: importLayout(st.Layout),
-			activePane: st.ActivePane, createdAt: st.CreatedAt}
+			activePane: st.ActivePane, createdAt: st.CreatedAt, run: st.Run}
 	}
 	for _, sp := range snap.Panes {
 		p := &pane{id: sp.ID, workspace: sp.Workspace, tab: sp.Tab, title: sp.Title, argv: sp.Argv, cwd: sp.Cwd,
@@ -460,6 +460,12 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 			p.env[k] = v
 		}
 		p.envUnset = restoredUnset(sp.EnvUnset)
+		// The depth it was spawned with, kept by relaunch and resume; a file
+		// without one gives it the daemon's setting now (docs/persistence.md).
+		p.historyRows = sp.HistoryRows
+		if CheckHistoryRows(p.historyRows) != nil {
+			p.historyRows = s.historyRowsLocked()
+		}
 		importAgent(p, &sp)
 		switch {
 		case sp.State == StateExited:

@@ -7,6 +7,33 @@ package service
 // critical section. It returns the removed panes' ids in tab and layout
 // order (none: an empty list). Errors: not_found.workspace,
 // conflict.name_ambiguous, conflict.removing.
+// finishRemoval resizes the panes left and releases the removed ones, after
+// removePaneLocked; s.mu is not held (terminal and PTY locks). The last
+// size of a pane wins.
+func finishRemoval(resize []resizeOp, gone []*pane) {
+	for _, op := range resize {
+		_ = op.proc.Resize(op.cols, op.rows)
+	}
+	release(gone)
+}
+
+// removeRunPane removes the pane of a run whose record was evicted, when
+// run.remove_panes is on (docs/workspaces.md, "Run tabs"), as RemovePane
+// would: only while it has exited (a relaunched one stays), and not while
+// its tab or workspace is being removed or the daemon stops; s.mu is not
+// held.
+func (s *Service) removeRunPane(p *pane) {
+	s.mu.Lock()
+	w, t := s.workspaces[p.workspace], s.tabs[p.tab]
+	if s.stopping || s.panes[p.id] != p || p.state != stateExited || w == nil || t == nil || w.removing || t.removing {
+		s.mu.Unlock()
+		return
+	}
+	resize := s.removePaneLocked(p)
+	s.mu.Unlock()
+	finishRemoval(resize, []*pane{p})
+}
+
 func (s *Service) RemoveExitedPanes(wsRef string) ([]string, error) {
 	s.mu.Lock()
 	w, err := s.lookupWorkspace(wsRef)
@@ -33,10 +60,7 @@ func (s *Service) RemoveExitedPanes(wsRef string) ([]string, error) {
 		}
 	}
 	s.mu.Unlock()
-	for _, op := range resize { // outside s.mu: terminal and PTY locks; the last size of a pane wins
-		_ = op.proc.Resize(op.cols, op.rows)
-	}
-	release(gone)
+	finishRemoval(resize, gone)
 	ids := make([]string, 0, len(gone))
 	for _, p := range gone {
 		ids = append(ids, p.id)

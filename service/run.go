@@ -108,6 +108,9 @@ type RunConfig struct {
 	RetainCount int   // 0..65536: completed records kept
 	RetainMs    int64 // 0..604800000: how long a completed record is kept
 	RetainBytes int64 // 0..1073741824: total retained output line bytes
+	// RemovePanes: a run's pane is removed when its record is evicted,
+	// if it has exited by then (docs/workspaces.md, "Run tabs").
+	RemovePanes bool
 }
 
 // DefaultRunConfig is the default limits.
@@ -173,6 +176,8 @@ type runState struct {
 	// progress and starts that failed (run_ids.go); lookupRun calls them
 	// unknown, never expired.
 	notRuns runIDs
+	// ids reserves run ids durably in the state directory (run_ids.go).
+	ids idLease
 	// started counts the runs that started (committed) since start.
 	started int64
 }
@@ -183,7 +188,7 @@ func newRunState() runState {
 		panic(err)
 	}
 	return runState{cfg: DefaultRunConfig, hmacKey: k, runs: map[string]*run{}, keys: map[keyRef]*run{},
-		preparing: map[keyRef]*preparing{}}
+		preparing: map[keyRef]*preparing{}, ids: newIDLease()}
 }
 
 // CheckSource fails with conflict.source unless src is "" or this daemon's
@@ -353,14 +358,13 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 		rec.deadlineAfter = time.Duration(*r.DeadlineMs) * time.Millisecond
 	}
 
+	n, err := s.takeRunID()
+	if err != nil {
+		return RunStart{}, err
+	}
+	rec.n, rec.id = n, "r"+strconv.FormatInt(n, 10)
+	spec.run = rec.id
 	s.mu.Lock()
-	rec.n = s.runs.next
-	// Never handed out again, even if the start fails; until it commits the
-	// id is not a run: unknown, not expired (docs/run-wait.md, "Run ids and
-	// source").
-	s.runs.next++
-	s.runs.notRuns.add(rec.n)
-	rec.id = "r" + strconv.FormatInt(rec.n, 10)
 	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.id}
 	st, err := s.reserveNew(spec)
 	if err == nil {
@@ -463,9 +467,9 @@ func (s *Service) lookupRun(id string) (*run, *Error) {
 	if rec, ok := s.runs.runs[id]; ok {
 		return rec, nil
 	}
-	reason := "unknown"
+	reason := "unknown" // never a run, or one of an earlier daemon (below base)
 	if n, err := strconv.ParseInt(strings.TrimPrefix(id, "r"), 10, 64); err == nil && strings.HasPrefix(id, "r") &&
-		n >= 0 && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id && !s.runs.notRuns.has(n) {
+		n >= s.runs.ids.base && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id && !s.runs.notRuns.has(n) {
 		reason = "expired" // a run whose record was evicted
 	}
 	return nil, newError("not_found.run", map[string]any{"run": id, "reason": reason}, "no run %s (%s)", id, reason)
@@ -704,6 +708,9 @@ func (s *Service) dropRun(r *run) {
 	s.runs.completedBytes -= r.keptBytes()
 	s.runs.order = without(s.runs.order, r)
 	s.emit(RunExpired{Run: r.id})
+	if s.runs.cfg.RemovePanes && r.pane != nil {
+		go s.removeRunPane(r.pane) // after this critical section: the pane may be exiting in it
+	}
 }
 
 // without removes r from rs, in order. The oldest record, the one eviction
@@ -728,15 +735,8 @@ func (s *Service) RunConfig() RunConfig {
 
 // SetRunConfig changes run limits (nil fields stay) and applies them at once.
 func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) (RunConfig, error) {
-	switch {
-	case maxActive != nil && (*maxActive < 1 || *maxActive > 4096):
-		return RunConfig{}, invalid("max_active", "range", "max_active must be 1..4096")
-	case retainCount != nil && (*retainCount < 0 || *retainCount > 65536):
-		return RunConfig{}, invalid("retain_count", "range", "retain_count must be 0..65536")
-	case retainMs != nil && (*retainMs < 0 || *retainMs > 604800000):
-		return RunConfig{}, invalid("retain_ms", "range", "retain_ms must be 0..604800000")
-	case retainBytes != nil && (*retainBytes < 0 || *retainBytes > 1<<30):
-		return RunConfig{}, invalid("retain_bytes", "range", "retain_bytes must be 0..1073741824")
+	if err := checkRunConfig(maxActive, retainCount, retainMs, retainBytes); err != nil {
+		return RunConfig{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -768,6 +768,30 @@ func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainByte
 	}
 	s.evictRuns()
 	return *c, nil
+}
+
+// setRunRemovePanes turns run.remove_panes on or off; records evicted
+// from then on follow it.
+func (s *Service) setRunRemovePanes(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs.cfg.RemovePanes = on
+}
+
+// checkRunConfig checks the run limits SetRunConfig would set (nil: not
+// set). Errors: invalid_params.<field> (range).
+func checkRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) *Error {
+	switch {
+	case maxActive != nil && (*maxActive < 1 || *maxActive > 4096):
+		return invalid("max_active", "range", "max_active must be 1..4096")
+	case retainCount != nil && (*retainCount < 0 || *retainCount > 65536):
+		return invalid("retain_count", "range", "retain_count must be 0..65536")
+	case retainMs != nil && (*retainMs < 0 || *retainMs > 604800000):
+		return invalid("retain_ms", "range", "retain_ms must be 0..604800000")
+	case retainBytes != nil && (*retainBytes < 0 || *retainBytes > 1<<30):
+		return invalid("retain_bytes", "range", "retain_bytes must be 0..1073741824")
+	}
+	return nil
 }
 
 // signalNumber maps "SIGSEGV" to 11.

@@ -63,6 +63,7 @@ type Service struct {
 	// tests use to slow a start down.
 	startProcess func(pty.Config) (*pty.Pane, error)
 	runs         runState
+	settings     settingsState
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
@@ -84,7 +85,7 @@ func New(cfg Config) *Service {
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
-		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), startProcess: pty.Start,
+		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), settings: newSettingsState(), startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
 	}
 	s.childBase = childBase(cfg.Environ)

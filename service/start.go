@@ -207,7 +207,7 @@ func (s *Service) place(st *start) (target *pane, _ *Error) {
 			if title == "" {
 				title = "tab"
 			}
-			t = s.addTab(w, title)
+			t = s.addTab(w, title, st.spec.run)
 		}
 		t.layout = &node{pane: p.id}
 	}

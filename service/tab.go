@@ -21,16 +21,20 @@ func (s *Service) CreateTab(wsRef, title string) (Tab, error) {
 	if w.removing {
 		return Tab{}, newError("conflict.removing", map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
 	}
-	t := s.addTab(w, title)
+	t := s.addTab(w, title, "")
 	return t.snapshot(), nil
 }
 
-// addTab appends a new empty tab to w and makes it active; s.mu is held.
-func (s *Service) addTab(w *workspace, title string) *tab {
-	t := &tab{id: newID("tab"), workspace: w.id, title: title, createdAt: time.Now()}
+// addTab appends a new empty tab to w and makes it active, unless run
+// names the run it is made for: a run never changes the active tab
+// (docs/workspaces.md, "Run tabs"); s.mu is held.
+func (s *Service) addTab(w *workspace, title, run string) *tab {
+	t := &tab{id: newID("tab"), workspace: w.id, title: title, createdAt: time.Now(), run: run}
 	s.tabs[t.id] = t
 	w.tabs = append(w.tabs, t.id)
-	w.activeTab = t.id
+	if run == "" {
+		w.activeTab = t.id
+	}
 	s.emit(TabCreated{Tab: t.id, Workspace: w.id, Title: title})
 	return t
 }

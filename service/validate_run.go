@@ -40,10 +40,23 @@ func (s *Service) checkRun(r *RunRequest) (spawnSpec, *Error) {
 		// after the key (docs/run-wait.md, "Order of checks").
 		spec.Cwd = filepath.Clean(r.Cwd)
 	}
+	spec.tabTitle = runTabTitle(argv)
 	if r.Name != nil {
 		spec.tabTitle = *r.Name
 	}
 	return spec, nil
+}
+
+// runTabTitle is the title of a run's new tab without a name: "run " and
+// the basename of argv[0] ("run sh" for shell text), the only part of a
+// command events may show (docs/security.md, "Audit"); "run" when that
+// is no valid title.
+func runTabTitle(argv []string) string {
+	t := "run " + filepath.Base(argv[0])
+	if checkName("title", t) != nil {
+		return "run"
+	}
+	return t
 }
 
 func (s *Service) checkRunFields(r *RunRequest) *Error {

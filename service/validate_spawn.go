@@ -53,6 +53,7 @@ type SpawnRequest struct {
 type spawnSpec struct {
 	SpawnRequest
 	tabTitle string            // title of a new tab ("" = "tab")
+	run      string            // the run id of a Run.Start ("" for other starts): its new tab is a run tab
 	extraEnv map[string]string // variables the daemon adds for this process (SIGNALTTY_RUN)
 	// assignedSession is the session id given to the agent (AssignSession).
 	assignedSession string

@@ -213,7 +213,7 @@ func sameGit(a, b *Git) bool {
 
 func sameTab(a, b *Tab) bool {
 	return a.ID == b.ID && a.Workspace == b.Workspace && a.Title == b.Title && samePtr(a.Layout, b.Layout, sameLayout) &&
-		a.ActivePane == b.ActivePane && sameTime(&a.CreatedAt, &b.CreatedAt)
+		a.ActivePane == b.ActivePane && sameTime(&a.CreatedAt, &b.CreatedAt) && a.Run == b.Run
 }
 
 // sameLayout compares ratios as numbers: a NaN never equals, so such a
@@ -274,7 +274,8 @@ func samePane(a, b *Pane) bool {
 		slices.Equal(a.EnvUnset, b.EnvUnset) && (a.EnvUnset == nil) == (b.EnvUnset == nil) && a.Cols == b.Cols && a.Rows == b.Rows && a.State == b.State && sameStatus(a.Status, b.Status) &&
 		a.RestoreState == b.RestoreState && a.Lifecycle == b.Lifecycle && a.Attention == b.Attention &&
 		a.LastMessage == b.LastMessage && sameAgent(a.Agent, b.Agent) && sameTime(&a.CreatedAt, &b.CreatedAt) &&
-		samePtr(a.ExitedAt, b.ExitedAt, sameTime) && a.Epoch == b.Epoch && a.ShutdownSave == b.ShutdownSave
+		samePtr(a.ExitedAt, b.ExitedAt, sameTime) && a.Epoch == b.Epoch && a.ShutdownSave == b.ShutdownSave &&
+		a.HistoryRows == b.HistoryRows
 }
 
 func sameStatus(a, b *WaitStatus) bool {

@@ -58,7 +58,7 @@ func fullSnapshot() *Snapshot {
 			Layout: &Layout{Kind: "split", Axis: "cols", Ratio: 0.25,
 				First:  &Layout{Kind: "pane", Pane: "pane_1"},
 				Second: &Layout{Kind: "pane", Pane: "pane_2"}},
-			ActivePane: "pane_2", CreatedAt: t0,
+			ActivePane: "pane_2", CreatedAt: t0, Run: "r7",
 		}},
 		Panes: []Pane{{
 			ID: "pane_1", Workspace: "ws_1", Tab: "tab_1", Title: "claude", Cwd: "/home/u/src",
@@ -69,7 +69,7 @@ func fullSnapshot() *Snapshot {
 			Agent: &Agent{Kind: "claude", SessionID: "sess-1", ResumeArgv: []string{"claude", "--resume", "sess-1"},
 				Model: "opus", ConfigEnv: map[string]string{"CLAUDE_CONFIG_DIR": "/home/u/.claude"}, ResumeSource: ResumeOfficial},
 			CreatedAt: t0, ExitedAt: ptr(t0.Add(time.Hour)), Epoch: 2,
-			ShutdownSave: true,
+			ShutdownSave: true, HistoryRows: 500,
 		}, {
 			ID: "pane_2", Workspace: "ws_1", Tab: "tab_1", Title: "bash", Cwd: "/tmp",
 			Argv: []string{"bash", "-l"}, Cols: 80, Rows: 24, State: "live", RestoreState: RestoreLive,

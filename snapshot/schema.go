@@ -62,6 +62,9 @@ type Tab struct {
 	Layout     *Layout   `json:"layout"` // null for a tab without panes
 	ActivePane string    `json:"active_pane,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Run is the id of the run whose start made the tab; "" (absent) for
+	// the user's tabs.
+	Run string `json:"run,omitempty"`
 }
 
 // Layout is a node of a tab's split tree: Kind "pane" (Pane set) or "split"
@@ -117,6 +120,10 @@ type Pane struct {
 	// EnvUnset names the inherited variables the spawn removed (names
 	// only, sorted), so that a relaunch removes them again.
 	EnvUnset []string `json:"env_unset,omitempty"`
+	// HistoryRows is how many rows of history the pane's terminal keeps
+	// once they scrolled off the screen (1..1000000); 0 (absent, in files
+	// written before it existed) reads as the daemon's setting at start.
+	HistoryRows int `json:"history_rows,omitempty"`
 }
 
 // WaitStatus is how a pane's leader ended.

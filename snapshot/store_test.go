@@ -887,3 +887,23 @@ func TestSaveReadableJSON(t *testing.T) {
 		t.Errorf("ratio %v, warnings %q", got.Tabs[0].Layout.Ratio, info.Warnings)
 	}
 }
+
+func TestCounterRoundTripAndDamage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s := Open(dir)
+	if n, err := s.ReadCounter("c"); n != 0 || err != nil {
+		t.Fatalf("missing counter: %d, %v; want 0 and no error", n, err)
+	}
+	if err := s.WriteCounter("c", 4096); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.ReadCounter("c"); n != 4096 || err != nil {
+		t.Fatalf("counter read back %d, %v; want 4096", n, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c"), []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReadCounter("c"); err == nil {
+		t.Fatal("a counter file holding x was read without an error")
+	}
+}

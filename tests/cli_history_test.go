@@ -1,7 +1,7 @@
 package tests
 
 // History depth: per pane at spawn, and the daemon's setting for panes
-// spawned without one (docs/rows.md "Bounds").
+// spawned without one (docs/rows.md, "Scrollback bounds").
 
 import (
 	"testing"
@@ -66,5 +66,59 @@ func TestHistoryRowsPerPaneAndDaemonSetting(t *testing.T) {
 	d.JSON(t, &cfg, "config", "get")
 	if cfg.Config.HistoryRows != 30 {
 		t.Errorf("a refused setting changed history_rows to %d", cfg.Config.HistoryRows)
+	}
+}
+
+// A pane's history depth is saved with it: after a restart the listing
+// shows what it was spawned with, and a relaunch keeps that many rows
+// (docs/persistence.md, "What is saved").
+func TestHistoryRowsSurviveRestartAndRelaunch(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t)
+	w := d.CreateWorkspace(t, "history")
+	const script = "seq 1 300; echo printed; exec sleep 100"
+	depth := map[string]int{}
+	for _, n := range []string{"50", "70", "90"} {
+		var p historyPane
+		d.JSON(t, &p, "pane", "spawn", "--workspace", w.ID, "--history-rows", n, "--", "sh", "-c", script)
+		depth[p.Pane.ID] = p.Pane.HistoryRows
+	}
+	var plain historyPane
+	d.JSON(t, &plain, "pane", "spawn", "--workspace", w.ID, "--", "sh", "-c", script)
+	depth[plain.Pane.ID] = 10000
+	d.Stop(t)
+
+	d2 := harness.Start(t, harness.Options{Dir: d.Dir})
+	var list struct {
+		Panes []struct {
+			ID          string `json:"id"`
+			HistoryRows int    `json:"history_rows"`
+		} `json:"panes"`
+	}
+	d2.JSON(t, &list, "pane", "list")
+	if len(list.Panes) != len(depth) {
+		t.Fatalf("%d panes after the restart, want %d", len(list.Panes), len(depth))
+	}
+	for _, p := range list.Panes {
+		if p.HistoryRows != depth[p.ID] {
+			t.Errorf("pane %s lists history_rows %d after the restart, was spawned with %d", p.ID, p.HistoryRows, depth[p.ID])
+		}
+	}
+	var first string
+	for id, n := range depth {
+		if n == 50 {
+			first = id
+		}
+	}
+	d2.CLI(t, "pane", "relaunch", "--pane", first)
+	// The restored rows go above the new program's screen, which prints
+	// 300 more lines: more than 50 rows of history in all.
+	if n := kept(t, d2, first); n != 50 {
+		t.Errorf("a pane spawned with 50 history rows keeps %d after a restart and a relaunch", n)
+	}
+	var again historyPane
+	d2.JSON(t, &again, "pane", "get", "--pane", first)
+	if again.Pane.HistoryRows != 50 {
+		t.Errorf("relaunched, the pane says history_rows %d, want 50", again.Pane.HistoryRows)
 	}
 }

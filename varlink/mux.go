@@ -258,7 +258,7 @@ func gitOut(g *service.GitState) *mux.GitState {
 
 func tabOut(t service.Tab) mux.Tab {
 	return mux.Tab{Id: t.ID, Workspace: t.Workspace, Title: t.Title, Layout: layoutOut(t.Layout),
-		Active_pane: strOpt(t.ActivePane), Created_at: timestamp(t.CreatedAt)}
+		Active_pane: strOpt(t.ActivePane), Created_at: timestamp(t.CreatedAt), Run: strOpt(t.Run)}
 }
 
 func layoutOut(l *service.Layout) *mux.Layout {

@@ -176,9 +176,18 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 
 func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
-		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
+		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes, Remove_panes: c.RemovePanes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
 		History_rows: int64(s.svc.HistoryRows()), Save_output_interval_ms: s.svc.SaveOutputInterval().Milliseconds(),
-		Emulator_release_ms: s.svc.EmulatorReleaseAfter().Milliseconds(), Limits: s.limitsOut()}
+		Emulator_release_ms: s.svc.EmulatorReleaseAfter().Milliseconds(), Limits: s.limitsOut(),
+		Origins: originsOut(s.svc.SettingOrigins()), Settings_file: strOpt(s.svc.SettingsFile())}
+}
+
+func originsOut(os []service.SettingOrigin) []srv.SettingOrigin {
+	out := make([]srv.SettingOrigin, len(os))
+	for i, o := range os {
+		out[i] = srv.SettingOrigin{Name: o.Name, Origin: o.Origin}
+	}
+	return out
 }
 
 // limitsOut is Config.limits: the service's limits and the connections'.
@@ -195,35 +204,25 @@ func (s *ServerIface) GetConfig(ctx context.Context, c srv.VarlinkCall) error {
 	return c.ReplyGetConfig(ctx, s.configOut(s.svc.RunConfig()))
 }
 
-func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs, historyRows *int64) error {
-	fail := func(err error) error { return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err) }
-	if historyRows != nil { // checked first: a refused request changes nothing
-		if err := service.CheckHistoryRows(int(*historyRows)); err != nil {
-			return fail(err)
+func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs, historyRows *int64, removePanes *bool) error {
+	change := map[string]int64{}
+	if removePanes != nil {
+		change[service.SettingRunRemovePanes] = 0
+		if *removePanes {
+			change[service.SettingRunRemovePanes] = 1
 		}
 	}
-	var interval time.Duration
-	if saveMs != nil { // checked first: a refused request changes nothing
-		interval = time.Duration(*saveMs) * time.Millisecond
-		if err := service.CheckSaveInterval(interval); err != nil {
-			return fail(err)
+	for name, v := range map[string]*int64{service.SettingRunMaxActive: maxActive, service.SettingRunRetainCount: retainCount,
+		service.SettingRunRetainMs: retainMs, service.SettingRunRetainBytes: retainBytes, service.SettingSaveInterval: saveMs,
+		service.SettingHistoryRows: historyRows} {
+		if v != nil {
+			change[name] = *v
 		}
 	}
-	cfg, err := s.svc.SetRunConfig(intp(maxActive), intp(retainCount), retainMs, retainBytes)
-	if err != nil {
-		return fail(err)
+	if err := s.svc.SetSettings(change); err != nil {
+		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
 	}
-	if saveMs != nil {
-		if err := s.svc.SetSaveInterval(interval); err != nil {
-			return fail(err)
-		}
-	}
-	if historyRows != nil {
-		if err := s.svc.SetHistoryRows(int(*historyRows)); err != nil {
-			return fail(err)
-		}
-	}
-	return c.ReplySetConfig(ctx, s.configOut(cfg))
+	return c.ReplySetConfig(ctx, s.configOut(s.svc.RunConfig()))
 }
 
 var serverErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Internal"}

@@ -9,21 +9,21 @@ import (
 )
 
 func configCmd(a *app) *cobra.Command {
-	c := &cobra.Command{Use: "config", Short: "Show and change settings at run time"}
+	c := &cobra.Command{Use: "config", Short: "Show and change settings (kept in $XDG_CONFIG_HOME/signaltty/settings.conf)"}
 	show := &cobra.Command{
 		Use:   "get",
-		Short: "Show the settings and the limits fixed at start (Server.GetConfig)",
+		Short: "Show the settings, where each came from, and the limits fixed at start (Server.GetConfig)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.run(cmd, "dev.signaltty.Server.GetConfig", nil, a.printConfig)
 		},
 	}
 	set := &cobra.Command{
-		Use:   "set [--run-max-active N] [--run-retain-count N] [--run-retain-ms N] [--run-retain-bytes N] [--save-interval-ms N] [--history-rows N]",
-		Short: "Change settings (Server.SetConfig)",
+		Use:   "set [--run-max-active N] [--run-retain-count N] [--run-retain-ms N] [--run-retain-bytes N] [--run-remove-panes=BOOL] [--save-interval-ms N] [--history-rows N]",
+		Short: "Change settings and save them in the settings file (Server.SetConfig)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p := params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "save-interval-ms", "history-rows")
+			p := params(cmd, "run-max-active", "run-retain-count", "run-retain-ms", "run-retain-bytes", "run-remove-panes", "save-interval-ms", "history-rows")
 			if len(p) == 0 {
 				return usageError("config set needs at least one setting (see --help); config get shows them")
 			}
@@ -34,6 +34,7 @@ func configCmd(a *app) *cobra.Command {
 	set.Flags().Int64("run-retain-count", 0, "completed run records kept, 0-65536")
 	set.Flags().Int64("run-retain-ms", 0, "how long completed records are kept, ms")
 	set.Flags().Int64("run-retain-bytes", 0, "output bytes kept over all completed records")
+	set.Flags().Bool("run-remove-panes", false, "remove a run's exited pane (and the run's tab it empties) when its record is evicted")
 	set.Flags().Int64("save-interval-ms", 0, "also save the snapshot this often, ms: 0 (only after changes) or 1000-86400000")
 	set.Flags().Int64("history-rows", 0, "history rows of panes spawned from now on without --history-rows, 1-1000000")
 	c.AddCommand(show, set)
@@ -46,9 +47,26 @@ func (a *app) printConfig(raw json.RawMessage) error {
 		return err
 	}
 	rc := r.Config.Run
-	fmt.Fprintf(a.out, "run.max_active %d\nrun.retain_count %d\nrun.retain_ms %d\nrun.retain_bytes %d\nsave_interval_ms %d\nhistory_rows %d\nsave_output_interval_ms %d\nemulator_release_ms %d\n",
-		rc.Max_active, rc.Retain_count, rc.Retain_ms, rc.Retain_bytes, r.Config.Save_interval_ms, r.Config.History_rows,
-		r.Config.Save_output_interval_ms, r.Config.Emulator_release_ms)
+	origin := map[string]string{}
+	for _, o := range r.Config.Origins {
+		origin[o.Name] = " (" + o.Origin + ")"
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"run.max_active", rc.Max_active}, {"run.retain_count", rc.Retain_count}, {"run.retain_ms", rc.Retain_ms},
+		{"run.retain_bytes", rc.Retain_bytes}, {"save_interval_ms", r.Config.Save_interval_ms}, {"history_rows", r.Config.History_rows},
+	} {
+		fmt.Fprintf(a.out, "%s %d%s\n", f.name, f.v, origin[f.name])
+		if f.name == "run.retain_bytes" {
+			fmt.Fprintf(a.out, "run.remove_panes %t%s\n", rc.Remove_panes, origin["run.remove_panes"])
+		}
+	}
+	fmt.Fprintf(a.out, "save_output_interval_ms %d\nemulator_release_ms %d\n", r.Config.Save_output_interval_ms, r.Config.Emulator_release_ms)
+	if f := r.Config.Settings_file; f != nil {
+		fmt.Fprintf(a.out, "settings_file %s\n", *f)
+	}
 	l := r.Config.Limits
 	for _, f := range []struct {
 		name string

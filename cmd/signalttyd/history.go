@@ -17,8 +17,8 @@ func historyRows(log *slog.Logger) int {
 		return 0
 	}
 	n, err := strconv.Atoi(s)
-	if err == nil {
-		err = service.CheckHistoryRows(n)
+	if cerr := service.CheckHistoryRows(n); err == nil && cerr != nil { // a nil *Error is no error
+		err = cerr
 	}
 	if err != nil {
 		log.Warn("ignoring SIGNALTTY_HISTORY_ROWS", "value", s, "err", err)

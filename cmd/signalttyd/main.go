@@ -107,7 +107,7 @@ func run(log *slog.Logger, address string) error {
 		log.Info("panes share the daemon's cgroup", "reason", cgroupsOff)
 	}
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
-		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log), HistoryRows: historyRows(log),
+		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log),
 		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log),
 		Limits: serviceLimits(log), HistoryBytes: historyBytes(log)})
 	store, err := restore(log, svc)
@@ -116,9 +116,14 @@ func run(log *slog.Logger, address string) error {
 		return err
 	}
 	svc.RecoverGit(context.Background()) // worktree associations, before the first call
+	// Run ids never repeat for the state directory (docs/run-wait.md, "Run ids and source").
+	if err := svc.StartRunIDs(store); err != nil {
+		log.Error("run ids", "err", err)
+	}
 	svc.SetSaveOutputInterval(saveOutputInterval(log))
 	svc.SetEmulatorReleaseAfter(emulatorReleaseAfter(log))
-	svc.StartPersistence(store, periodicSave())
+	svc.StartPersistence(store, 0)
+	loadSettings(log, svc) // after StartPersistence: save_interval_ms
 	startJournal(log, svc, store.Dir())
 	if installTestHooks != nil {
 		installTestHooks(svc)
@@ -357,11 +362,20 @@ func worktreeRoot(log *slog.Logger) string {
 }
 
 // periodicSave is $SIGNALTTY_SAVE_INTERVAL (a Go duration such as "60s"):
-// how often to save even without changes; unset or 0 means never.
-func periodicSave() time.Duration {
-	d, err := time.ParseDuration(os.Getenv("SIGNALTTY_SAVE_INTERVAL"))
-	if err != nil || d < 0 {
-		return 0
+// how often to save even without changes, 0 or 1 s..24 h; ok is false
+// when it is unset, and when it is invalid (logged).
+func periodicSave(log *slog.Logger) (d time.Duration, ok bool) {
+	v := os.Getenv("SIGNALTTY_SAVE_INTERVAL")
+	if v == "" {
+		return 0, false
 	}
-	return d
+	d, err := time.ParseDuration(v)
+	if err == nil {
+		err = service.CheckSaveInterval(d)
+	}
+	if err != nil {
+		log.Warn("ignoring SIGNALTTY_SAVE_INTERVAL", "value", v, "err", err)
+		return 0, false
+	}
+	return d, true
 }

@@ -43,6 +43,7 @@ type Tab struct {
 	Layout     *Layout `json:"layout"`
 	ActivePane *string `json:"active_pane"`
 	CreatedAt  string  `json:"created_at"`
+	Run        *string `json:"run"` // the run whose start made the tab
 }
 
 type WaitStatus struct {

@@ -81,6 +81,7 @@ type Tab struct {
 	Layout      *Layout `json:"layout,omitempty"`
 	Active_pane *string `json:"active_pane,omitempty"`
 	Created_at  string  `json:"created_at"`
+	Run         *string `json:"run,omitempty"`
 }
 
 // How a pane's leader ended: exactly one of code (normal exit, 0..255) and
@@ -3802,7 +3803,10 @@ type Tab (
   # Null for a tab without panes.
   layout: ?Layout,
   active_pane: ?string,
-  created_at: string
+  created_at: string,
+  # The run whose start made this tab (docs/workspaces.md, "Run tabs");
+  # absent for tabs made otherwise. A run's tab never becomes active.
+  run: ?string
 )
 
 # How a pane's leader ended: exactly one of code (normal exit, 0..255) and

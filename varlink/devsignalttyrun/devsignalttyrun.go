@@ -343,7 +343,7 @@ func Dispatch_Error(err error) error {
 //	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
 //	not_found.workspace, .pane;
 //	conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
-//	unavailable.run_limit, .panes, .spawn, .shutdown; cancelled.
+//	unavailable.run_limit, .run_ids, .panes, .spawn, .shutdown; cancelled.
 type Start_methods struct{}
 
 func Start() Start_methods { return Start_methods{} }
@@ -1014,7 +1014,7 @@ func (c *VarlinkCall) ReplyCancel(ctx context.Context, record_ Record) error {
 //	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
 //	not_found.workspace, .pane;
 //	conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
-//	unavailable.run_limit, .panes, .spawn, .shutdown; cancelled.
+//	unavailable.run_limit, .run_ids, .panes, .spawn, .shutdown; cancelled.
 func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Start")
 }
@@ -1257,7 +1257,7 @@ type Record (
 #   .env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
 #   not_found.workspace, .pane;
 #   conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
-#   unavailable.run_limit, .panes, .spawn, .shutdown; cancelled.
+#   unavailable.run_limit, .run_ids, .panes, .spawn, .shutdown; cancelled.
 method Start(
   key: string,
   workspace: ?string,

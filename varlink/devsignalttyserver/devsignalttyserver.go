@@ -146,6 +146,7 @@ type RunConfig struct {
 	Retain_count int64 `json:"retain_count"`
 	Retain_ms    int64 `json:"retain_ms"`
 	Retain_bytes int64 `json:"retain_bytes"`
+	Remove_panes bool  `json:"remove_panes"`
 }
 
 // The limits on what clients can make the daemon hold (docs/limits.md),
@@ -168,12 +169,20 @@ type Limits struct {
 // Settings that can change while the daemon runs, and the limits fixed at
 // its start.
 type Config struct {
-	Run                     RunConfig `json:"run"`
-	Save_interval_ms        int64     `json:"save_interval_ms"`
-	History_rows            int64     `json:"history_rows"`
-	Save_output_interval_ms int64     `json:"save_output_interval_ms"`
-	Emulator_release_ms     int64     `json:"emulator_release_ms"`
-	Limits                  Limits    `json:"limits"`
+	Run                     RunConfig       `json:"run"`
+	Save_interval_ms        int64           `json:"save_interval_ms"`
+	History_rows            int64           `json:"history_rows"`
+	Save_output_interval_ms int64           `json:"save_output_interval_ms"`
+	Emulator_release_ms     int64           `json:"emulator_release_ms"`
+	Limits                  Limits          `json:"limits"`
+	Origins                 []SettingOrigin `json:"origins"`
+	Settings_file           *string         `json:"settings_file,omitempty"`
+}
+
+// Where a setting's value came from.
+type SettingOrigin struct {
+	Name   string `json:"name"`
+	Origin string `json:"origin"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -736,16 +745,19 @@ func (m GetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection) (
 	}, nil
 }
 
-// Changes settings; absent fields keep their value. New limits apply at once:
-// completed run records over a retention limit are evicted (oldest completed
-// first, with run.expired events); lowering max_active stops no run.
-// Errors: invalid_params.<field> when out of range (nothing is changed).
+// Changes settings; absent fields keep their value. The settings file is
+// rewritten with them first (atomically), so they hold after a restart
+// too, unless the environment sets them at that start. New limits apply at
+// once: completed run records over a retention limit are evicted (oldest
+// completed first, with run.expired events); lowering max_active stops no
+// run. Errors: invalid_params.<field> when out of range, internal when the
+// settings file cannot be written (data.path); nothing is changed then.
 type SetConfig_methods struct{}
 
 func SetConfig() SetConfig_methods { return SetConfig_methods{} }
 
-func (m SetConfig_methods) Call(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64) (config_out_ Config, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, run_max_active_in_, run_retain_count_in_, run_retain_ms_in_, run_retain_bytes_in_, save_interval_ms_in_, history_rows_in_)
+func (m SetConfig_methods) Call(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64, run_remove_panes_in_ *bool) (config_out_ Config, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_max_active_in_, run_retain_count_in_, run_retain_ms_in_, run_retain_bytes_in_, save_interval_ms_in_, history_rows_in_, run_remove_panes_in_)
 	if err_ != nil {
 		return
 	}
@@ -753,7 +765,7 @@ func (m SetConfig_methods) Call(ctx context.Context, c *varlink.Connection, run_
 	return
 }
 
-func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64) (func(ctx context.Context) (Config, uint64, error), error) {
+func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64, run_remove_panes_in_ *bool) (func(ctx context.Context) (Config, uint64, error), error) {
 	var in struct {
 		Run_max_active   *int64 `json:"run_max_active,omitempty"`
 		Run_retain_count *int64 `json:"run_retain_count,omitempty"`
@@ -761,6 +773,7 @@ func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flag
 		Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
 		Save_interval_ms *int64 `json:"save_interval_ms,omitempty"`
 		History_rows     *int64 `json:"history_rows,omitempty"`
+		Run_remove_panes *bool  `json:"run_remove_panes,omitempty"`
 	}
 	in.Run_max_active = run_max_active_in_
 	in.Run_retain_count = run_retain_count_in_
@@ -768,6 +781,7 @@ func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	in.Run_retain_bytes = run_retain_bytes_in_
 	in.Save_interval_ms = save_interval_ms_in_
 	in.History_rows = history_rows_in_
+	in.Run_remove_panes = run_remove_panes_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Server.SetConfig", in, flags)
 	if err != nil {
 		return nil, err
@@ -786,7 +800,7 @@ func (m SetConfig_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64) (func(ctx context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_max_active_in_ *int64, run_retain_count_in_ *int64, run_retain_ms_in_ *int64, run_retain_bytes_in_ *int64, save_interval_ms_in_ *int64, history_rows_in_ *int64, run_remove_panes_in_ *bool) (func(ctx context.Context) (config_out_ Config, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Run_max_active   *int64 `json:"run_max_active,omitempty"`
 		Run_retain_count *int64 `json:"run_retain_count,omitempty"`
@@ -794,6 +808,7 @@ func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, r
 		Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
 		Save_interval_ms *int64 `json:"save_interval_ms,omitempty"`
 		History_rows     *int64 `json:"history_rows,omitempty"`
+		Run_remove_panes *bool  `json:"run_remove_panes,omitempty"`
 	}
 	in.Run_max_active = run_max_active_in_
 	in.Run_retain_count = run_retain_count_in_
@@ -801,6 +816,7 @@ func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, r
 	in.Run_retain_bytes = run_retain_bytes_in_
 	in.Save_interval_ms = save_interval_ms_in_
 	in.History_rows = history_rows_in_
+	in.Run_remove_panes = run_remove_panes_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.SetConfig", in)
 	if err != nil {
 		return nil, err
@@ -829,7 +845,7 @@ type devsignalttyserverInterface interface {
 	RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error
 	WhoAmI(ctx context.Context, c VarlinkCall) error
 	GetConfig(ctx context.Context, c VarlinkCall) error
-	SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64) error
+	SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64, run_remove_panes_ *bool) error
 }
 
 // Generated service object with all methods
@@ -1019,11 +1035,14 @@ func (s *VarlinkInterface) GetConfig(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.GetConfig")
 }
 
-// Changes settings; absent fields keep their value. New limits apply at once:
-// completed run records over a retention limit are evicted (oldest completed
-// first, with run.expired events); lowering max_active stops no run.
-// Errors: invalid_params.<field> when out of range (nothing is changed).
-func (s *VarlinkInterface) SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64) error {
+// Changes settings; absent fields keep their value. The settings file is
+// rewritten with them first (atomically), so they hold after a restart
+// too, unless the environment sets them at that start. New limits apply at
+// once: completed run records over a retention limit are evicted (oldest
+// completed first, with run.expired events); lowering max_active stops no
+// run. Errors: invalid_params.<field> when out of range, internal when the
+// settings file cannot be written (data.path); nothing is changed then.
+func (s *VarlinkInterface) SetConfig(ctx context.Context, c VarlinkCall, run_max_active_ *int64, run_retain_count_ *int64, run_retain_ms_ *int64, run_retain_bytes_ *int64, save_interval_ms_ *int64, history_rows_ *int64, run_remove_panes_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.SetConfig")
 }
 
@@ -1067,12 +1086,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Run_retain_bytes *int64 `json:"run_retain_bytes,omitempty"`
 			Save_interval_ms *int64 `json:"save_interval_ms,omitempty"`
 			History_rows     *int64 `json:"history_rows,omitempty"`
+			Run_remove_panes *bool  `json:"run_remove_panes,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyserverInterface.SetConfig(ctx, VarlinkCall{call}, in.Run_max_active, in.Run_retain_count, in.Run_retain_ms, in.Run_retain_bytes, in.Save_interval_ms, in.History_rows)
+		return s.devsignalttyserverInterface.SetConfig(ctx, VarlinkCall{call}, in.Run_max_active, in.Run_retain_count, in.Run_retain_ms, in.Run_retain_bytes, in.Save_interval_ms, in.History_rows, in.Run_remove_panes)
 
 	default:
 		return call.ReplyMethodNotFound(ctx, methodname)
@@ -1281,7 +1301,11 @@ type RunConfig (
   # Longest a completed record is kept, milliseconds, 0..604800000 (default 3600000).
   retain_ms: int,
   # Total output line bytes kept in completed records, 0..1073741824 (default 16 MiB).
-  retain_bytes: int
+  retain_bytes: int,
+  # Remove a run's pane (and the run's tab it empties) when its record is
+  # evicted, if it has exited by then (default false; docs/workspaces.md,
+  # "Run tabs").
+  remove_panes: bool
 )
 
 # The limits on what clients can make the daemon hold (docs/limits.md),
@@ -1341,7 +1365,26 @@ type Config (
   # milliseconds; 0: never ($SIGNALTTY_EMULATOR_RELEASE_MS at start,
   # default 30000; docs/emulator-release.md).
   emulator_release_ms: int,
-  limits: Limits
+  limits: Limits,
+  # Where the value of each setting SetConfig changes came from, in the
+  # order run.max_active, run.retain_count, run.retain_ms,
+  # run.retain_bytes, run.remove_panes, save_interval_ms, history_rows
+  # (docs/persistence.md, "Settings").
+  origins: []SettingOrigin,
+  # The settings file: read at start, rewritten by every SetConfig; absent
+  # when the daemon has none (no $XDG_CONFIG_HOME and no $HOME).
+  settings_file: ?string
+)
+
+# Where a setting's value came from.
+type SettingOrigin (
+  # run.max_active, run.retain_count, run.retain_ms, run.retain_bytes,
+  # run.remove_panes, save_interval_ms or history_rows.
+  name: string,
+  # "default" (nothing set it), "file" (the settings file, at start),
+  # "environment" (a variable at start, which overrides the file) or
+  # "runtime" (SetConfig since start).
+  origin: string
 )
 
 # Returns the daemon's status.
@@ -1378,17 +1421,21 @@ method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant)
 # Returns the current settings.
 method GetConfig() -> (config: Config)
 
-# Changes settings; absent fields keep their value. New limits apply at once:
-# completed run records over a retention limit are evicted (oldest completed
-# first, with run.expired events); lowering max_active stops no run.
-# Errors: invalid_params.<field> when out of range (nothing is changed).
+# Changes settings; absent fields keep their value. The settings file is
+# rewritten with them first (atomically), so they hold after a restart
+# too, unless the environment sets them at that start. New limits apply at
+# once: completed run records over a retention limit are evicted (oldest
+# completed first, with run.expired events); lowering max_active stops no
+# run. Errors: invalid_params.<field> when out of range, internal when the
+# settings file cannot be written (data.path); nothing is changed then.
 method SetConfig(
   run_max_active: ?int,
   run_retain_count: ?int,
   run_retain_ms: ?int,
   run_retain_bytes: ?int,
   save_interval_ms: ?int,
-  history_rows: ?int
+  history_rows: ?int,
+  run_remove_panes: ?bool
 ) -> (config: Config)
 
 # The request's parameters are invalid ("invalid_params.<what>").
