@@ -30,8 +30,10 @@ const (
 const Unknown = "unknown"
 
 // Grant is one right on one scope: "*", "<kind>:*", "<kind>:<id>" (kinds
-// workspace, tab, pane, run) or "self" (the principal's own pane and what
-// it created, with everything they contain).
+// workspace, tab, pane, run), "self" (the principal's own pane and what
+// it created, or what those created in turn, with everything they contain)
+// or "home" (the workspace of the principal's pane itself, not what it
+// holds: with spawn, new tabs, panes in new tabs and runs in new tabs).
 type Grant struct{ Right, Scope string }
 
 // Principal is who a connection acts as, resolved once when it connects.
@@ -48,8 +50,10 @@ func (p Principal) IsOwner() bool { return p.ID == Owner || p.ID == "" }
 var OwnerPrincipal = Principal{ID: Owner}
 
 // DefaultPaneGrants are a new pane principal's grants unless its spawn
-// names others: read, write and spawn on itself and what it creates.
-var DefaultPaneGrants = []Grant{{RightRead, "self"}, {RightWrite, "self"}, {RightSpawn, "self"}}
+// names others (docs/security.md, "Default grants"): read, write and spawn
+// on itself and what it creates (transitively), and spawn of new tabs,
+// panes and runs in its own workspace.
+var DefaultPaneGrants = []Grant{{RightRead, "self"}, {RightWrite, "self"}, {RightSpawn, "self"}, {RightSpawn, "home"}}
 
 // authzState is the authorization data of the model; s.mu guards it.
 // Entries outlive their resources, so retained runs and events of removed
@@ -310,10 +314,12 @@ func (s *Service) covers(p Principal, g Grant, right string, chain []string) boo
 		return true
 	case g.Scope == "self":
 		for _, r := range chain {
-			if (p.Pane != "" && r == "pane:"+p.Pane) || s.authz.creator[r] == p.ID {
+			if (p.Pane != "" && r == "pane:"+p.Pane) || s.createdBy(r, p.ID) {
 				return true
 			}
 		}
+	case g.Scope == "home":
+		return p.Pane != "" && chain[0] == s.homeOf(p.Pane)
 	case id == "*":
 		k, _, _ := strings.Cut(chain[0], ":")
 		return k == kind
@@ -325,6 +331,42 @@ func (s *Service) covers(p Principal, g Grant, right string, chain []string) boo
 		}
 	}
 	return false
+}
+
+// maxCreators bounds how many creators createdBy follows.
+const maxCreators = 64
+
+// createdBy reports whether principal created resource, or created the
+// pane whose principal created it, and so on (creator rights are
+// transitive); s.mu is held.
+func (s *Service) createdBy(resource, principal string) bool {
+	for i := 0; i < maxCreators; i++ {
+		c, ok := s.authz.creator[resource]
+		if !ok || c == Owner || c == "" {
+			return false
+		}
+		if c == principal {
+			return true
+		}
+		if !strings.HasPrefix(c, "pane:") {
+			return false
+		}
+		resource = c
+	}
+	return false
+}
+
+// homeOf is "workspace:<id>" of pane's workspace (kept after its removal);
+// s.mu is held.
+func (s *Service) homeOf(pane string) string {
+	if p, ok := s.panes[pane]; ok {
+		return "workspace:" + p.workspace
+	}
+	c := s.chain("pane:" + pane)
+	if last := c[len(c)-1]; strings.HasPrefix(last, "workspace:") {
+		return last
+	}
+	return ""
 }
 
 // Allowed reports whether p holds right on resource ("<kind>:<id>").
