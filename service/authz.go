@@ -41,6 +41,11 @@ type Principal struct {
 	ID     string  // Owner, "pane:<id>" or Unknown
 	Pane   string  // a pane principal's pane
 	Grants []Grant // what it holds; the owner holds everything (nil here)
+	// Unattributed: an Unknown principal with no grants because the caller
+	// was started inside a pane or by the daemon and no live pane claims it
+	// (it left its pane, or its pane or daemon is gone); every call it
+	// makes is denied with reason "unattributed".
+	Unattributed bool
 }
 
 // IsOwner reports whether p holds every right.
@@ -139,8 +144,11 @@ func (s *Service) findPane(pid int) (string, bool) {
 		}
 	}
 	s.mu.Unlock()
-	if len(groups) > 0 {
-		if id := paneOfCgroup(pid, groups); id != "" {
+	if t := s.cfg.Cgroups; t != nil {
+		id, inTree := paneOfCgroup(pid, t.Path, groups)
+		if id != "" || inTree {
+			// In a pane's cgroup; or in one of the daemon's tree that no
+			// pane of this daemon owns (a previous daemon's pane): inside.
 			return id, true
 		}
 	}
@@ -171,11 +179,13 @@ func (s *Service) findPane(pid int) (string, bool) {
 const resolveWait = 2 * time.Second
 
 // paneOfCgroup matches /proc/PID/cgroup (cgroup v2) against the panes'
-// cgroups (absolute paths under the cgroup mount).
-func paneOfCgroup(pid int, groups map[string]string) string {
+// cgroups (absolute paths under the cgroup mount), and reports whether the
+// process is in a pane's cgroup of tree (the daemon's delegated cgroup,
+// absolute) at all, known or not.
+func paneOfCgroup(pid int, tree string, groups map[string]string) (string, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
 	if err != nil {
-		return ""
+		return "", false
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		rel, ok := strings.CutPrefix(line, "0::")
@@ -185,11 +195,15 @@ func paneOfCgroup(pid int, groups map[string]string) string {
 		for path, id := range groups {
 			// cgroup names are unique for the daemon's lifetime (cgroupName)
 			if strings.Contains(rel+"/", "/"+filepath.Base(path)+"/") {
-				return id
+				return id, true
 			}
 		}
+		// tree is /sys/fs/cgroup/<rel of the daemon>: compare the tails.
+		if i := strings.Index(rel, "/"+filepath.Base(tree)+"/pane-"); i >= 0 && strings.HasSuffix(tree, rel[:i]+"/"+filepath.Base(tree)) {
+			return "", true
+		}
 	}
-	return ""
+	return "", false
 }
 
 // procStat reads a process's parent, process group and session (0s if gone).
@@ -228,8 +242,11 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	if id != "" {
 		return s.panePrincipal(id)
 	}
-	if inside {
-		return Principal{ID: Unknown}
+	// Identity fails closed: a process started inside a pane or by the
+	// daemon that no live pane claims is never the owner (nor, by its
+	// environment, anyone else).
+	if inside || s.cfg.Mark.marked(pid) {
+		return Principal{ID: Unknown, Unattributed: true}
 	}
 	if s.cfg.OutsideCallers != Unknown {
 		return OwnerPrincipal
@@ -422,9 +439,14 @@ func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
 	s.authz.init()
 	s.authz.denials[verb]++
 	s.mu.Unlock()
-	s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource)
 	// The reply names neither the resource nor whether it exists, so a
 	// missing target and a forbidden one are denied identically.
+	if p.Unattributed {
+		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "unattributed")
+		return newError("denied."+right, map[string]any{"right": right, "reason": "unattributed"},
+			"the caller was started inside a pane (or by the daemon) but no live pane claims it: it is denied, never the owner")
+	}
+	s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource)
 	return newError("denied."+right, map[string]any{"right": right}, "%s needs %s on its target", p.ID, right)
 }
 

@@ -64,7 +64,11 @@ func (s *ServerIface) WhoAmI(ctx context.Context, c srv.VarlinkCall) error {
 			pid = int64(cc.peer.pid)
 		}
 	}
-	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants)
+	var reason *string
+	if p.Unattributed {
+		reason = strOpt("unattributed")
+	}
+	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, reason)
 }
 
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {

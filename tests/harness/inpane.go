@@ -37,11 +37,52 @@ func (d *Daemon) NewInPane(t testing.TB, flags ...string) *InPane {
 // loop's argv), e.g. by another pane's principal or by workspace create.
 func (d *Daemon) NewInPaneBy(t testing.TB, spawn func(argv []string) Pane) *InPane {
 	t.Helper()
+	ip := NewInPaneWith(t, spawn)
+	ip.D = d
+	return ip
+}
+
+// NewInPaneWith is NewInPaneBy for a daemon the harness did not start
+// (D is nil), e.g. a user manager's.
+func NewInPaneWith(t testing.TB, spawn func(argv []string) Pane) *InPane {
+	t.Helper()
 	dir := TempDir(t)
-	loop := fmt.Sprintf(`export SIGNALTTY_NO_AUTOSTART=1; i=0; while :; do i=$((i+1)); f='%s'/req-$i; `+
+	p := spawn([]string{"/bin/sh", "-c", requestLoop(dir)})
+	return &InPane{Pane: p, dir: dir}
+}
+
+// requestLoop is the shell loop that runs the request scripts in dir.
+func requestLoop(dir string) string {
+	return fmt.Sprintf(`export SIGNALTTY_NO_AUTOSTART=1; i=0; while :; do i=$((i+1)); f='%s'/req-$i; `+
 		`while [ ! -e "$f.go" ]; do sleep 0.05; done; sh "$f" > "$f.out" 2> "$f.err"; echo $? > "$f.rc.tmp"; mv "$f.rc.tmp" "$f.rc"; done`, dir)
-	p := spawn([]string{"/bin/sh", "-c", loop})
-	return &InPane{D: d, Pane: p, dir: dir}
+}
+
+// Escape starts, from inside the pane, a copy of the request loop that
+// leaves it as far as an unprivileged process can: it double-forks (its
+// parent exits, so it is reparented to init or the nearest subreaper) and
+// calls setsid (a session and process group of its own), with no
+// terminal. The returned InPane runs requests in that escapee (Pane is
+// still the pane it left); Pid is its pid. It is killed at cleanup.
+func (ip *InPane) Escape(t testing.TB) (*InPane, int) {
+	t.Helper()
+	dir := TempDir(t)
+	pidFile := filepath.Join(dir, "pid")
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	loop := "echo $$ > " + q(pidFile+".tmp") + "; mv " + q(pidFile+".tmp") + " " + q(pidFile) + "; trap '' HUP; " + requestLoop(dir)
+	if r := ip.Sh(t, "( setsid /bin/sh -c "+q(loop)+" </dev/null >/dev/null 2>&1 & ) ; exit 0"); r.Code != 0 {
+		t.Fatalf("starting the escapee: %s", r)
+	}
+	var pid int
+	Eventually(t, PollTimeout, "the escapee wrote its pid", func() (bool, string) {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false, ""
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && pid > 0, string(b)
+	})
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	return &InPane{D: ip.D, Pane: ip.Pane, dir: dir}, pid
 }
 
 // Spawn runs `pane spawn flags... -- argv...` as the pane's principal and
@@ -114,7 +155,9 @@ func (ip *InPane) Sh(t testing.TB, script string) Result {
 	errb, _ := os.ReadFile(f + ".err")
 	code, _ := strconv.Atoi(strings.TrimSpace(string(rc)))
 	r := Result{Args: []string{"(in pane " + ip.Pane.ID + ")", script}, Stdout: string(out), Stderr: string(errb), Code: code, Duration: time.Since(start)}
-	ip.D.record("in pane %s: %s → exit %d stdout=%q stderr=%q", ip.Pane.ID, script, r.Code, clip(r.Stdout), clip(r.Stderr))
+	if ip.D != nil {
+		ip.D.record("in pane %s: %s → exit %d stdout=%q stderr=%q", ip.Pane.ID, script, r.Code, clip(r.Stdout), clip(r.Stderr))
+	}
 	return r
 }
 
@@ -167,6 +210,7 @@ type WhoAmI struct {
 		Right string `json:"right"`
 		Scope string `json:"scope"`
 	} `json:"grants"`
+	Reason *string `json:"reason"`
 }
 
 // Varlinkctl runs `varlinkctl call ADDRESS method params` inside the pane.

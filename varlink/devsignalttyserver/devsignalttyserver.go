@@ -621,30 +621,34 @@ func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connect
 // Returns the caller's principal as the daemon resolved its connection:
 // "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
 // grants (the owner's: every right on "*") and the pinned peer's pid.
+// reason "unattributed": the caller was started inside a pane or by the
+// daemon but no live pane claims it; it holds nothing and every other call
+// is denied (docs/security.md, "The pane mark").
 type WhoAmI_methods struct{}
 
 func WhoAmI() WhoAmI_methods { return WhoAmI_methods{} }
 
-func (m WhoAmI_methods) Call(ctx context.Context, c *varlink.Connection) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, err_ error) {
+func (m WhoAmI_methods) Call(ctx context.Context, c *varlink.Connection) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, err_ error) {
 	receive, err_ := m.Send(ctx, c, 0)
 	if err_ != nil {
 		return
 	}
-	principal_out_, pane_out_, pid_out_, grants_out_, _, err_ = receive(ctx)
+	principal_out_, pane_out_, pid_out_, grants_out_, reason_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, *string, int64, []Grant, uint64, error), error) {
+func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, *string, int64, []Grant, *string, uint64, error), error) {
 	receive, err := c.Send(ctx, "dev.signaltty.Server.WhoAmI", nil, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, err error) {
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, err error) {
 		var out struct {
 			Principal string  `json:"principal"`
 			Pane      *string `json:"pane,omitempty"`
 			Pid       int64   `json:"pid"`
 			Grants    []Grant `json:"grants"`
+			Reason    *string `json:"reason,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -655,21 +659,23 @@ func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags u
 		pane_out_ = out.Pane
 		pid_out_ = out.Pid
 		grants_out_ = []Grant(out.Grants)
+		reason_out_ = out.Reason
 		return
 	}, nil
 }
 
-func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.WhoAmI", nil)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
 			Principal string  `json:"principal"`
 			Pane      *string `json:"pane,omitempty"`
 			Pid       int64   `json:"pid"`
 			Grants    []Grant `json:"grants"`
+			Reason    *string `json:"reason,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -680,6 +686,7 @@ func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (fun
 		pane_out_ = out.Pane
 		pid_out_ = out.Pid
 		grants_out_ = []Grant(out.Grants)
+		reason_out_ = out.Reason
 		return
 	}, nil
 }
@@ -939,17 +946,19 @@ func (c *VarlinkCall) ReplyRestoreSnapshot(ctx context.Context, status_ Status, 
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyWhoAmI(ctx context.Context, principal_ string, pane_ *string, pid_ int64, grants_ []Grant) error {
+func (c *VarlinkCall) ReplyWhoAmI(ctx context.Context, principal_ string, pane_ *string, pid_ int64, grants_ []Grant, reason_ *string) error {
 	var out struct {
 		Principal string  `json:"principal"`
 		Pane      *string `json:"pane,omitempty"`
 		Pid       int64   `json:"pid"`
 		Grants    []Grant `json:"grants"`
+		Reason    *string `json:"reason,omitempty"`
 	}
 	out.Principal = principal_
 	out.Pane = pane_
 	out.Pid = pid_
 	out.Grants = []Grant(grants_)
+	out.Reason = reason_
 	return c.Reply(ctx, &out)
 }
 
@@ -1010,6 +1019,9 @@ func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, n
 // Returns the caller's principal as the daemon resolved its connection:
 // "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
 // grants (the owner's: every right on "*") and the pinned peer's pid.
+// reason "unattributed": the caller was started inside a pane or by the
+// daemon but no live pane claims it; it holds nothing and every other call
+// is denied (docs/security.md, "The pane mark").
 func (s *VarlinkInterface) WhoAmI(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.WhoAmI")
 }
@@ -1373,7 +1385,10 @@ method RestoreSnapshot(name: string) -> (status: Status, kept: ?string, rows_kep
 # Returns the caller's principal as the daemon resolved its connection:
 # "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
 # grants (the owner's: every right on "*") and the pinned peer's pid.
-method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant)
+# reason "unattributed": the caller was started inside a pane or by the
+# daemon but no live pane claims it; it holds nothing and every other call
+# is denied (docs/security.md, "The pane mark").
+method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant, reason: ?string)
 
 # Returns the current settings.
 method GetConfig() -> (config: Config)
