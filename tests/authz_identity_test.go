@@ -105,6 +105,18 @@ func TestAnotherUidIsRefusedAtAccept(t *testing.T) {
 	if r.Code == 0 || strings.Contains(r.Stdout, "principal") {
 		t.Fatalf("another uid was served:\n%s", r)
 	}
+	// It is told why, from what it can see: the socket is another uid's.
+	er := harness.CheckFail(t, r, "denied.other_user", 4)
+	if er.Data["socket_uid"] != float64(os.Getuid()) || fmt.Sprint(er.Data["uid"]) != uid || !strings.Contains(er.Message, "uid "+uid) {
+		t.Errorf("the refusal does not name the socket's owner and the caller's uid: %+v", er)
+	}
+	// With the socket's directory closed to it again, the same.
+	if err := os.Chmod(filepath.Dir(d.Socket), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r = harness.RunTimeout(t, harness.CallTimeout, append(d.ClientEnv(), "HOME=/"), "setpriv", "--reuid="+uid, "--regid="+gid,
+		"--clear-groups", bin, "--json", "whoami")
+	harness.CheckFail(t, r, "denied.other_user", 4)
 	harness.Eventually(t, harness.PollTimeout, "the refusal is logged", func() (bool, string) {
 		return strings.Contains(d.Stderr(), "dropping connection from another user") && strings.Contains(d.Stderr(), "uid="+uid), d.Stderr()
 	})

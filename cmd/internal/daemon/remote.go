@@ -75,5 +75,11 @@ func (c *Client) fail(err error) error {
 			return transportError(c.address, f)
 		}
 	}
-	return replyError(err)
+	re := replyError(err)
+	if e, ok := re.(*Error); ok && e.Code == "unavailable.daemon" && c.ssh == nil {
+		if oe := otherUser(c.address); oe != nil {
+			return oe
+		}
+	}
+	return re
 }
