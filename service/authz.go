@@ -68,6 +68,17 @@ type authzState struct {
 	grants  map[string][]Grant // pane id -> its principal's grants
 	parent  map[string]string  // resource -> its container, kept after removal
 	denials map[string]int64   // verb -> denials since start
+	// unattributed: connections of unattributed callers, by name
+	unattributed map[string]*UnattributedCaller
+}
+
+// UnattributedCaller counts connections of unattributed processes of one
+// name (/proc/PID/comm) since the daemon started (doctor).
+type UnattributedCaller struct {
+	Name        string
+	Pid         int // the last one's
+	Connections int64
+	LastAt      time.Time
 }
 
 func (a *authzState) init() {
@@ -246,6 +257,7 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	// daemon that no live pane claims is never the owner (nor, by its
 	// environment, anyone else).
 	if inside || s.cfg.Mark.marked(pid) {
+		s.noteUnattributed(pid)
 		return Principal{ID: Unknown, Unattributed: true}
 	}
 	if s.cfg.OutsideCallers != Unknown {
@@ -263,6 +275,46 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 		g = []Grant{{RightRead, "*"}}
 	}
 	return Principal{ID: Unknown, Grants: append([]Grant{}, g...)}
+}
+
+// maxUnattributedNames bounds the names UnattributedCallers keeps.
+const maxUnattributedNames = 64
+
+// noteUnattributed counts a connection of an unattributed process.
+func (s *Service) noteUnattributed(pid int) {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	name := strings.TrimSpace(string(b))
+	if name == "" {
+		name = "?"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.authz.init()
+	if s.authz.unattributed == nil {
+		s.authz.unattributed = map[string]*UnattributedCaller{}
+	}
+	u := s.authz.unattributed[name]
+	if u == nil {
+		if len(s.authz.unattributed) >= maxUnattributedNames {
+			return
+		}
+		u = &UnattributedCaller{Name: name}
+		s.authz.unattributed[name] = u
+	}
+	u.Pid, u.LastAt = pid, time.Now()
+	u.Connections++
+}
+
+// UnattributedCallers returns the counts of noteUnattributed, by name.
+func (s *Service) UnattributedCallers() []UnattributedCaller {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]UnattributedCaller, 0, len(s.authz.unattributed))
+	for _, u := range s.authz.unattributed {
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func (s *Service) panePrincipal(id string) Principal {

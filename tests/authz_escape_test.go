@@ -56,6 +56,10 @@ func TestAProcessThatLeftItsPaneIsNeverTheOwnerWithoutCgroups(t *testing.T) {
 	if w.Principal != "owner" {
 		t.Errorf("the owner's CLI resolves to %+v after the restart", w)
 	}
+	// doctor names what came from a pane and acts for none.
+	if r := d2.CLI(t, "doctor"); !strings.Contains(r.Stdout, "processes from panes that no live pane claims") || !strings.Contains(r.Stdout, "    signaltty (pid ") {
+		t.Errorf("doctor does not name the unattributed process:\n%s", r)
+	}
 }
 
 func TestAProcessThatLeftItsPaneStaysItsPaneWithCgroups(t *testing.T) {

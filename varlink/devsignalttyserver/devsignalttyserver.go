@@ -18,24 +18,25 @@ import (
 
 // The daemon's status.
 type Status struct {
-	Version          string         `json:"version"`
-	Source           string         `json:"source"`
-	Address          string         `json:"address"`
-	Pid              int64          `json:"pid"`
-	Socket_activated bool           `json:"socket_activated"`
-	Started_at       string         `json:"started_at"`
-	Uptime_ms        int64          `json:"uptime_ms"`
-	Workspaces       int64          `json:"workspaces"`
-	Tabs             int64          `json:"tabs"`
-	Panes            int64          `json:"panes"`
-	Live_panes       int64          `json:"live_panes"`
-	Seq              int64          `json:"seq"`
-	Runs             Runs           `json:"runs"`
-	Persistence      Persistence    `json:"persistence"`
-	Journal          Journal        `json:"journal"`
-	Logind           Logind         `json:"logind"`
-	Cgroups          *Cgroups       `json:"cgroups,omitempty"`
-	Denials          *[]DenialCount `json:"denials,omitempty"`
+	Version          string                `json:"version"`
+	Source           string                `json:"source"`
+	Address          string                `json:"address"`
+	Pid              int64                 `json:"pid"`
+	Socket_activated bool                  `json:"socket_activated"`
+	Started_at       string                `json:"started_at"`
+	Uptime_ms        int64                 `json:"uptime_ms"`
+	Workspaces       int64                 `json:"workspaces"`
+	Tabs             int64                 `json:"tabs"`
+	Panes            int64                 `json:"panes"`
+	Live_panes       int64                 `json:"live_panes"`
+	Seq              int64                 `json:"seq"`
+	Runs             Runs                  `json:"runs"`
+	Persistence      Persistence           `json:"persistence"`
+	Journal          Journal               `json:"journal"`
+	Logind           Logind                `json:"logind"`
+	Cgroups          *Cgroups              `json:"cgroups,omitempty"`
+	Denials          *[]DenialCount        `json:"denials,omitempty"`
+	Unattributed     *[]UnattributedCaller `json:"unattributed,omitempty"`
 }
 
 // How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
@@ -44,8 +45,17 @@ type DenialCount struct {
 	Count int64  `json:"count"`
 }
 
+// Connections of unattributed processes of one name (/proc/PID/comm) since
+// the daemon started; pid is the last one's, last_at when it connected.
+type UnattributedCaller struct {
+	Name        string `json:"name"`
+	Pid         int64  `json:"pid"`
+	Connections int64  `json:"connections"`
+	Last_at     string `json:"last_at"`
+}
+
 // A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
-// "<kind>:<id>" with kinds workspace, tab, pane, run, or "self").
+// "<kind>:<id>" with kinds workspace, tab, pane, run, "self" or "home").
 type Grant struct {
 	Right string `json:"right"`
 	Scope string `json:"scope"`
@@ -1139,14 +1149,22 @@ type Status (
   # How panes are contained (docs/systemd.md, "One cgroup per pane").
   cgroups: ?Cgroups,
   # Requests denied since the daemon started, by verb (docs/security.md).
-  denials: ?[]DenialCount
+  denials: ?[]DenialCount,
+  # Processes that came from a pane (or the daemon) and connected while no
+  # live pane claimed them, by name: each was unattributed and denied
+  # (docs/security.md, "The pane mark"), e.g. an agent's shared helper.
+  unattributed: ?[]UnattributedCaller
 )
 
 # How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
 type DenialCount (verb: string, count: int)
 
+# Connections of unattributed processes of one name (/proc/PID/comm) since
+# the daemon started; pid is the last one's, last_at when it connected.
+type UnattributedCaller (name: string, pid: int, connections: int, last_at: string)
+
 # A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
-# "<kind>:<id>" with kinds workspace, tab, pane, run, or "self").
+# "<kind>:<id>" with kinds workspace, tab, pane, run, "self" or "home").
 type Grant (right: string, scope: string)
 
 
