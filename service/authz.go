@@ -30,8 +30,10 @@ const (
 const Unknown = "unknown"
 
 // Grant is one right on one scope: "*", "<kind>:*", "<kind>:<id>" (kinds
-// workspace, tab, pane, run) or "self" (the principal's own pane and what
-// it created, with everything they contain).
+// workspace, tab, pane, run), "self" (the principal's own pane and what
+// it created, or what those created in turn, with everything they contain)
+// or "home" (the workspace of the principal's pane itself, not what it
+// holds: with spawn, new tabs, panes in new tabs and runs in new tabs).
 type Grant struct{ Right, Scope string }
 
 // Principal is who a connection acts as, resolved once when it connects.
@@ -39,6 +41,11 @@ type Principal struct {
 	ID     string  // Owner, "pane:<id>" or Unknown
 	Pane   string  // a pane principal's pane
 	Grants []Grant // what it holds; the owner holds everything (nil here)
+	// Unattributed: an Unknown principal with no grants because the caller
+	// was started inside a pane or by the daemon and no live pane claims it
+	// (it left its pane, or its pane or daemon is gone); every call it
+	// makes is denied with reason "unattributed".
+	Unattributed bool
 }
 
 // IsOwner reports whether p holds every right.
@@ -48,8 +55,10 @@ func (p Principal) IsOwner() bool { return p.ID == Owner || p.ID == "" }
 var OwnerPrincipal = Principal{ID: Owner}
 
 // DefaultPaneGrants are a new pane principal's grants unless its spawn
-// names others: read, write and spawn on itself and what it creates.
-var DefaultPaneGrants = []Grant{{RightRead, "self"}, {RightWrite, "self"}, {RightSpawn, "self"}}
+// names others (docs/security.md, "Default grants"): read, write and spawn
+// on itself and what it creates (transitively), and spawn of new tabs,
+// panes and runs in its own workspace.
+var DefaultPaneGrants = []Grant{{RightRead, "self"}, {RightWrite, "self"}, {RightSpawn, "self"}, {RightSpawn, "home"}}
 
 // authzState is the authorization data of the model; s.mu guards it.
 // Entries outlive their resources, so retained runs and events of removed
@@ -59,6 +68,17 @@ type authzState struct {
 	grants  map[string][]Grant // pane id -> its principal's grants
 	parent  map[string]string  // resource -> its container, kept after removal
 	denials map[string]int64   // verb -> denials since start
+	// unattributed: connections of unattributed callers, by name
+	unattributed map[string]*UnattributedCaller
+}
+
+// UnattributedCaller counts connections of unattributed processes of one
+// name (/proc/PID/comm) since the daemon started (doctor).
+type UnattributedCaller struct {
+	Name        string
+	Pid         int // the last one's
+	Connections int64
+	LastAt      time.Time
 }
 
 func (a *authzState) init() {
@@ -135,8 +155,11 @@ func (s *Service) findPane(pid int) (string, bool) {
 		}
 	}
 	s.mu.Unlock()
-	if len(groups) > 0 {
-		if id := paneOfCgroup(pid, groups); id != "" {
+	if t := s.cfg.Cgroups; t != nil {
+		id, inTree := paneOfCgroup(pid, t.Path, groups)
+		if id != "" || inTree {
+			// In a pane's cgroup; or in one of the daemon's tree that no
+			// pane of this daemon owns (a previous daemon's pane): inside.
 			return id, true
 		}
 	}
@@ -167,11 +190,13 @@ func (s *Service) findPane(pid int) (string, bool) {
 const resolveWait = 2 * time.Second
 
 // paneOfCgroup matches /proc/PID/cgroup (cgroup v2) against the panes'
-// cgroups (absolute paths under the cgroup mount).
-func paneOfCgroup(pid int, groups map[string]string) string {
+// cgroups (absolute paths under the cgroup mount), and reports whether the
+// process is in a pane's cgroup of tree (the daemon's delegated cgroup,
+// absolute) at all, known or not.
+func paneOfCgroup(pid int, tree string, groups map[string]string) (string, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
 	if err != nil {
-		return ""
+		return "", false
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		rel, ok := strings.CutPrefix(line, "0::")
@@ -181,11 +206,15 @@ func paneOfCgroup(pid int, groups map[string]string) string {
 		for path, id := range groups {
 			// cgroup names are unique for the daemon's lifetime (cgroupName)
 			if strings.Contains(rel+"/", "/"+filepath.Base(path)+"/") {
-				return id
+				return id, true
 			}
 		}
+		// tree is /sys/fs/cgroup/<rel of the daemon>: compare the tails.
+		if i := strings.Index(rel, "/"+filepath.Base(tree)+"/pane-"); i >= 0 && strings.HasSuffix(tree, rel[:i]+"/"+filepath.Base(tree)) {
+			return "", true
+		}
 	}
-	return ""
+	return "", false
 }
 
 // procStat reads a process's parent, process group and session (0s if gone).
@@ -224,8 +253,12 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	if id != "" {
 		return s.panePrincipal(id)
 	}
-	if inside {
-		return Principal{ID: Unknown}
+	// Identity fails closed: a process started inside a pane or by the
+	// daemon that no live pane claims is never the owner (nor, by its
+	// environment, anyone else).
+	if inside || s.cfg.Mark.marked(pid) {
+		s.noteUnattributed(pid)
+		return Principal{ID: Unknown, Unattributed: true}
 	}
 	if s.cfg.OutsideCallers != Unknown {
 		return OwnerPrincipal
@@ -242,6 +275,46 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 		g = []Grant{{RightRead, "*"}}
 	}
 	return Principal{ID: Unknown, Grants: append([]Grant{}, g...)}
+}
+
+// maxUnattributedNames bounds the names UnattributedCallers keeps.
+const maxUnattributedNames = 64
+
+// noteUnattributed counts a connection of an unattributed process.
+func (s *Service) noteUnattributed(pid int) {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	name := strings.TrimSpace(string(b))
+	if name == "" {
+		name = "?"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.authz.init()
+	if s.authz.unattributed == nil {
+		s.authz.unattributed = map[string]*UnattributedCaller{}
+	}
+	u := s.authz.unattributed[name]
+	if u == nil {
+		if len(s.authz.unattributed) >= maxUnattributedNames {
+			return
+		}
+		u = &UnattributedCaller{Name: name}
+		s.authz.unattributed[name] = u
+	}
+	u.Pid, u.LastAt = pid, time.Now()
+	u.Connections++
+}
+
+// UnattributedCallers returns the counts of noteUnattributed, by name.
+func (s *Service) UnattributedCallers() []UnattributedCaller {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]UnattributedCaller, 0, len(s.authz.unattributed))
+	for _, u := range s.authz.unattributed {
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func (s *Service) panePrincipal(id string) Principal {
@@ -310,10 +383,12 @@ func (s *Service) covers(p Principal, g Grant, right string, chain []string) boo
 		return true
 	case g.Scope == "self":
 		for _, r := range chain {
-			if (p.Pane != "" && r == "pane:"+p.Pane) || s.authz.creator[r] == p.ID {
+			if (p.Pane != "" && r == "pane:"+p.Pane) || s.createdBy(r, p.ID) {
 				return true
 			}
 		}
+	case g.Scope == "home":
+		return p.Pane != "" && chain[0] == s.homeOf(p.Pane)
 	case id == "*":
 		k, _, _ := strings.Cut(chain[0], ":")
 		return k == kind
@@ -325,6 +400,42 @@ func (s *Service) covers(p Principal, g Grant, right string, chain []string) boo
 		}
 	}
 	return false
+}
+
+// maxCreators bounds how many creators createdBy follows.
+const maxCreators = 64
+
+// createdBy reports whether principal created resource, or created the
+// pane whose principal created it, and so on (creator rights are
+// transitive); s.mu is held.
+func (s *Service) createdBy(resource, principal string) bool {
+	for i := 0; i < maxCreators; i++ {
+		c, ok := s.authz.creator[resource]
+		if !ok || c == Owner || c == "" {
+			return false
+		}
+		if c == principal {
+			return true
+		}
+		if !strings.HasPrefix(c, "pane:") {
+			return false
+		}
+		resource = c
+	}
+	return false
+}
+
+// homeOf is "workspace:<id>" of pane's workspace (kept after its removal);
+// s.mu is held.
+func (s *Service) homeOf(pane string) string {
+	if p, ok := s.panes[pane]; ok {
+		return "workspace:" + p.workspace
+	}
+	c := s.chain("pane:" + pane)
+	if last := c[len(c)-1]; strings.HasPrefix(last, "workspace:") {
+		return last
+	}
+	return ""
 }
 
 // Allowed reports whether p holds right on resource ("<kind>:<id>").
@@ -380,9 +491,14 @@ func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
 	s.authz.init()
 	s.authz.denials[verb]++
 	s.mu.Unlock()
-	s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource)
 	// The reply names neither the resource nor whether it exists, so a
 	// missing target and a forbidden one are denied identically.
+	if p.Unattributed {
+		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "unattributed")
+		return newError("denied."+right, map[string]any{"right": right, "reason": "unattributed"},
+			"the caller was started inside a pane (or by the daemon) but no live pane claims it: it is denied, never the owner")
+	}
+	s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource)
 	return newError("denied."+right, map[string]any{"right": right}, "%s needs %s on its target", p.ID, right)
 }
 

@@ -14,13 +14,13 @@ func checkGrant(g Grant) *Error {
 		return newError("invalid_params.grants", map[string]any{"param": "grants", "reason": "right"},
 			"right must be read, write, spawn or admin")
 	}
-	if g.Scope == "*" || g.Scope == "self" {
+	if g.Scope == "*" || g.Scope == "self" || g.Scope == "home" {
 		return nil
 	}
 	kind, id, ok := strings.Cut(g.Scope, ":")
 	if !ok || !kinds[kind] || id == "" || len(g.Scope) > 256 {
 		return newError("invalid_params.grants", map[string]any{"param": "grants", "reason": "scope"},
-			"scope must be *, self, <kind>:* or <kind>:<id> (kinds workspace, tab, pane, run)")
+			"scope must be *, self, home, <kind>:* or <kind>:<id> (kinds workspace, tab, pane, run)")
 	}
 	return nil
 }
@@ -49,7 +49,8 @@ func (s *Service) CheckDelegation(caller Principal, verb string, grants []Grant)
 
 // within reports whether caller's own grants include g: the same right on
 // the same or a larger scope. A new pane is something its caller creates,
-// so self within self.
+// so self within self; home within home (a pane a caller can make is in
+// the caller's workspace or in one it holds spawn on).
 func (s *Service) within(caller Principal, g Grant) bool {
 	_, id, _ := strings.Cut(g.Scope, ":")
 	for _, h := range caller.Grants {
@@ -59,7 +60,7 @@ func (s *Service) within(caller Principal, g Grant) bool {
 		switch {
 		case h.Scope == "*", h.Scope == g.Scope:
 			return true
-		case g.Scope == "*" || g.Scope == "self":
+		case g.Scope == "*" || g.Scope == "self" || g.Scope == "home":
 		case id == "*":
 			// only "*" or the same wildcard hold a kind wildcard
 		default:

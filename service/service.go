@@ -37,7 +37,10 @@ type Config struct {
 	// the owner only with SIGNALTTY_TOKEN=@owner in its environment).
 	OutsideCallers string
 	UnknownGrants  []Grant // nil: read on *
-	Limits         Limits  // zero fields: defaults (limits.go)
+	// Mark is the pane mark the daemon set on itself (MarkProcesses; zero:
+	// none): a marked caller no live pane claims is denied (mark.go).
+	Mark   PaneMark
+	Limits Limits // zero fields: defaults (limits.go)
 }
 
 // Service owns every workspace, tab and pane of one daemon instance.

@@ -47,6 +47,9 @@ type NewWorkspace struct {
 	// Argv, when set, is started in the workspace's first pane (as SpawnPane
 	// with the workspace as target).
 	Argv []string
+	// Creator and Grants are the first pane's, as in SpawnRequest.
+	Creator string
+	Grants  []Grant
 }
 
 // CreateWorkspaceWith creates a workspace, in a new worktree when
@@ -75,7 +78,7 @@ func (s *Service) CreateWorkspaceWith(ctx context.Context, r NewWorkspace) (Work
 	if err != nil || len(r.Argv) == 0 {
 		return w, nil, err
 	}
-	p, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: r.Argv})
+	p, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: r.Argv, Creator: r.Creator, Grants: r.Grants})
 	if err != nil {
 		bg := context.WithoutCancel(ctx)
 		s.mu.Lock()

@@ -55,13 +55,12 @@ func TestWhoAmIInsideAPaneIsThatPaneWhateverItsEnvironmentSays(t *testing.T) {
 			if w.Principal != want || w.Pane == nil || *w.Pane != a.Pane.ID {
 				t.Errorf("want %s: %+v", want, w)
 			}
-			if len(w.Grants) != 3 {
-				t.Errorf("default grants are read, write and spawn on self: %+v", w.Grants)
-			}
+			var got []string
 			for _, g := range w.Grants {
-				if g.Scope != "self" {
-					t.Errorf("default grant beyond self: %+v", g)
-				}
+				got = append(got, g.Right+":"+g.Scope)
+			}
+			if strings.Join(got, ",") != "read:self,write:self,spawn:self,spawn:home" {
+				t.Errorf("default grants are read, write and spawn on self and spawn on home (docs/security.md): %v", got)
 			}
 		})
 	}
@@ -106,6 +105,18 @@ func TestAnotherUidIsRefusedAtAccept(t *testing.T) {
 	if r.Code == 0 || strings.Contains(r.Stdout, "principal") {
 		t.Fatalf("another uid was served:\n%s", r)
 	}
+	// It is told why, from what it can see: the socket is another uid's.
+	er := harness.CheckFail(t, r, "denied.other_user", 4)
+	if er.Data["socket_uid"] != float64(os.Getuid()) || fmt.Sprint(er.Data["uid"]) != uid || !strings.Contains(er.Message, "uid "+uid) {
+		t.Errorf("the refusal does not name the socket's owner and the caller's uid: %+v", er)
+	}
+	// With the socket's directory closed to it again, the same.
+	if err := os.Chmod(filepath.Dir(d.Socket), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r = harness.RunTimeout(t, harness.CallTimeout, append(d.ClientEnv(), "HOME=/"), "setpriv", "--reuid="+uid, "--regid="+gid,
+		"--clear-groups", bin, "--json", "whoami")
+	harness.CheckFail(t, r, "denied.other_user", 4)
 	harness.Eventually(t, harness.PollTimeout, "the refusal is logged", func() (bool, string) {
 		return strings.Contains(d.Stderr(), "dropping connection from another user") && strings.Contains(d.Stderr(), "uid="+uid), d.Stderr()
 	})

@@ -52,6 +52,19 @@ func mjson(t *testing.T, m *harness.UserManager, out any, args ...string) {
 	}
 }
 
+// managerWorkspace creates a workspace named name in the manager's daemon
+// and returns its id.
+func managerWorkspace(t *testing.T, m *harness.UserManager, name string) string {
+	t.Helper()
+	var ws struct {
+		Workspace struct {
+			ID string `json:"id"`
+		} `json:"workspace"`
+	}
+	mjson(t, m, &ws, "workspace", "create", "--name", name)
+	return ws.Workspace.ID
+}
+
 func managerCgroups(t *testing.T, m *harness.UserManager) cgroupsStatus {
 	t.Helper()
 	var st struct {
@@ -110,18 +123,13 @@ func TestPaneCgroupsUnderAUserManager(t *testing.T) {
 	if cg.Mode != "delegated" {
 		t.Fatalf("the user manager runs signaltty.service with Delegate=yes, yet cgroups are %q (%s)", cg.Mode, cg.Reason)
 	}
-	var ws struct {
-		Workspace struct {
-			ID string `json:"id"`
-		} `json:"workspace"`
-	}
-	mjson(t, m, &ws, "workspace", "create", "--name", "cg")
+	ws := managerWorkspace(t, m, "cg")
 	dir := harness.TempDir(t)
 	spawn := func(script string) paneWithCgroup {
 		var r struct {
 			Pane paneWithCgroup `json:"pane"`
 		}
-		mjson(t, m, &r, "pane", "spawn", "--workspace", ws.Workspace.ID, "--", "sh", "-c", script)
+		mjson(t, m, &r, "pane", "spawn", "--workspace", ws, "--", "sh", "-c", script)
 		return r.Pane
 	}
 
@@ -199,7 +207,7 @@ func TestPaneCgroupsUnderAUserManager(t *testing.T) {
 		var r struct {
 			Run string `json:"run"`
 		}
-		mjson(t, m, &r, "run", "--key", "cg-deadline", "--workspace", ws.Workspace.ID, "--deadline-ms", "1000",
+		mjson(t, m, &r, "run", "--key", "cg-deadline", "--workspace", ws, "--deadline-ms", "1000",
 			"--shell", escapeScript(f, "sleep 100"))
 		pid := escapeePid(t, f)
 		res := m.CLI(t, "run", "wait", "--run", r.Run)
@@ -230,7 +238,7 @@ func TestPaneCgroupsUnderAUserManager(t *testing.T) {
 	})
 
 	t.Run("limits need their controller", func(t *testing.T) {
-		r := m.CLI(t, "--json", "pane", "spawn", "--workspace", ws.Workspace.ID, "--pids-max", "64", "--", "sleep", "100")
+		r := m.CLI(t, "--json", "pane", "spawn", "--workspace", ws, "--pids-max", "64", "--", "sleep", "100")
 		if slices.Contains(cg.Controllers, "pids") {
 			if r.Code != 0 {
 				t.Fatalf("pids-max with the pids controller:\n%s", r)

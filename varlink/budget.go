@@ -20,15 +20,26 @@ type Limits struct {
 	// message it has started sending; past it the connection gets a
 	// timeout.request error and is closed. Default 10 s.
 	IncompleteTimeout time.Duration
-	// MaxConnections is the number of client connections served at once; a
-	// connection beyond it gets unavailable.connections and is closed.
+	// MaxConnections is the number of client connections served at once
+	// for principals other than the owner, all together, and separately
+	// for the owner, so that no other principal can take the owner's share;
+	// a connection beyond it gets unavailable.connections and is closed.
 	// Default 1,024.
 	MaxConnections int
+	// MaxConnectionsPerPrincipal is the number of connections one principal
+	// other than the owner (one pane's, or unknown) may hold at once.
+	// Default 256.
+	MaxConnectionsPerPrincipal int
+	// FirstRequestTimeout is how long a new connection may stay silent
+	// before the first byte of its first message; past it the connection
+	// gets timeout.idle and is closed. Default 30 s.
+	FirstRequestTimeout time.Duration
 }
 
 // DefaultLimits are the limits used unless the daemon is told otherwise.
 func DefaultLimits() Limits {
-	return Limits{RequestBudget: 64 << 20, IncompleteTimeout: 10 * time.Second, MaxConnections: 1024}
+	return Limits{RequestBudget: 64 << 20, IncompleteTimeout: 10 * time.Second, MaxConnections: 1024,
+		MaxConnectionsPerPrincipal: 256, FirstRequestTimeout: 30 * time.Second}
 }
 
 // FreeRequestBytes is how much buffer every connection may hold without
@@ -107,6 +118,12 @@ func (s *Server) SetLimits(l Limits) {
 	if l.MaxConnections > 0 {
 		d.MaxConnections = l.MaxConnections
 	}
+	if l.MaxConnectionsPerPrincipal > 0 {
+		d.MaxConnectionsPerPrincipal = l.MaxConnectionsPerPrincipal
+	}
+	if l.FirstRequestTimeout > 0 {
+		d.FirstRequestTimeout = l.FirstRequestTimeout
+	}
 	s.limits = d
 	s.budget.max = d.RequestBudget
 }
@@ -128,10 +145,11 @@ func serverError(name, code, message string, data map[string]any) []byte {
 // refuseSlots bounds the goroutines that tell refused connections why.
 var refuseSlots = make(chan struct{}, 64)
 
-// refuse tells a connection over MaxConnections why it is closed: the
-// error first, then a short wait for the client's request (so its write
-// does not fail before it reads the error), then close.
-func (s *Server) refuse(c net.Conn) {
+// refuse tells a connection over a connection limit why it is closed
+// (data: max, and principal for the per-principal limit): the error first,
+// then a short wait for the client's request (so its write does not fail
+// before it reads the error), then close.
+func (s *Server) refuse(c net.Conn, data map[string]any) {
 	select {
 	case refuseSlots <- struct{}{}:
 	default:
@@ -142,8 +160,7 @@ func (s *Server) refuse(c net.Conn) {
 		defer func() { <-refuseSlots }()
 		defer c.Close()
 		c.SetDeadline(time.Now().Add(2 * time.Second))
-		c.Write(serverError("Unavailable", "unavailable.connections", "too many client connections",
-			map[string]any{"max": s.limits.MaxConnections}))
+		c.Write(serverError("Unavailable", "unavailable.connections", "too many client connections", data))
 		var b [512]byte
 		c.Read(b[:])
 	}()

@@ -26,19 +26,27 @@ func (m *Mux) fail(ctx context.Context, c mux.VarlinkCall, err error) error {
 	return replyError(ctx, c.Call, "dev.signaltty.Mux", muxErrors, err)
 }
 
-func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd, worktree, repo, from *string, argv *[]string) error {
+func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd, worktree, repo, from *string, argv *[]string, grants *[]mux.Grant) error {
 	if name != nil && *name == "" { // absent is the default name; given empty is refused, as by RenameWorkspace
 		return m.fail(ctx, c, service.Invalid("name", "empty", "name must not be empty"))
 	}
-	r := service.NewWorkspace{Name: str(name), Cwd: str(cwd), Branch: str(worktree), Repo: str(repo), From: str(from)}
+	caller := principalOf(ctx)
+	r := service.NewWorkspace{Name: str(name), Cwd: str(cwd), Branch: str(worktree), Repo: str(repo), From: str(from),
+		Creator: caller.ID, Grants: grantsIn(grants, func(g mux.Grant) service.Grant { return service.Grant{Right: g.Right, Scope: g.Scope} })}
 	if argv != nil {
 		r.Argv = *argv
+	}
+	if grants != nil && len(r.Argv) == 0 {
+		return m.fail(ctx, c, service.Invalid("grants", "no_argv", "grants are for the first pane: give argv"))
+	}
+	if err := m.svc.CheckDelegation(caller, "dev.signaltty.Mux.CreateWorkspace", r.Grants); err != nil {
+		return m.fail(ctx, c, err)
 	}
 	w, p, err := m.svc.CreateWorkspaceWith(ctx, r)
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	m.svc.SetCreator("workspace:"+w.ID, principalOf(ctx).ID)
+	m.svc.SetCreator("workspace:"+w.ID, caller.ID)
 	var pout *mux.Pane
 	if p != nil {
 		po := paneOut(*p)

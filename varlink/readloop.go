@@ -31,6 +31,7 @@ type clientConn struct {
 	rest    []byte
 	charged int64     // bytes of cap(buf) drawn from the budget
 	started time.Time // first byte of the message being read; zero when none
+	spoke   bool      // a first byte ever arrived (FirstRequestTimeout)
 }
 
 var errRefused = errors.New("request refused")
@@ -104,16 +105,25 @@ func (cc *clientConn) next() ([]byte, error) {
 		var deadline time.Time
 		if !cc.started.IsZero() {
 			deadline = cc.started.Add(cc.s.limits.IncompleteTimeout)
+		} else if !cc.spoke && len(cc.buf) == 0 && !cc.c.accepted.IsZero() {
+			deadline = cc.c.accepted.Add(cc.s.limits.FirstRequestTimeout)
 		}
 		cc.c.SetReadDeadline(deadline)
 		n, err := cc.c.Read(cc.buf[len(cc.buf):cap(cc.buf)])
 		if n > 0 && cc.started.IsZero() {
 			cc.started = time.Now()
 		}
+		if n > 0 {
+			cc.spoke = true
+		}
 		cc.buf = cc.buf[:len(cc.buf)+n]
 		if err != nil {
 			if i := bytes.IndexByte(cc.buf[scanned:], 0); i >= 0 && !discard {
 				continue // a complete message came with the error: serve it first
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) && !cc.spoke {
+				cc.say(serverError("Internal", "timeout.idle", "the connection sent nothing in time",
+					map[string]any{"timeout_ms": cc.s.limits.FirstRequestTimeout.Milliseconds()}))
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) && !cc.started.IsZero() && !discard { // a refused message had its error
 				cc.say(serverError("Internal", "timeout.request", "the request was not completed in time",

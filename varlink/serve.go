@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/signaltty/signaltty/service"
 	vl "github.com/varlink/go/varlink"
 	"golang.org/x/sys/unix"
 )
@@ -32,7 +33,11 @@ type Server struct {
 	mu     sync.Mutex
 	closed bool
 	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup
+	// held counts the served connections by principal (connKey); pinning
+	// counts those accepted and not yet resolved.
+	held    map[string]int
+	pinning int
+	wg      sync.WaitGroup
 
 	limits Limits   // budget.go
 	budget budget   // request bytes buffered beyond each connection's free share
@@ -44,7 +49,7 @@ type Server struct {
 // NewServer wraps a varlink service whose interfaces are registered.
 func NewServer(svc *vl.Service, log *slog.Logger) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{svc: svc, log: log, uid: os.Getuid(), conns: map[net.Conn]struct{}{}, ctx: ctx, cancel: cancel}
+	s := &Server{svc: svc, log: log, uid: os.Getuid(), conns: map[net.Conn]struct{}{}, held: map[string]int{}, ctx: ctx, cancel: cancel}
 	s.SetLimits(Limits{})
 	return s
 }
@@ -69,37 +74,95 @@ func (s *Server) Serve(ln net.Listener) error {
 			c.Close()
 			continue
 		}
-		cc := &conn{UnixConn: uc}
+		cc := &conn{UnixConn: uc, accepted: time.Now()}
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			c.Close()
 			continue
 		}
-		if len(s.conns) >= s.limits.MaxConnections {
+		// Connections not yet resolved to a principal are bounded too.
+		if s.pinning >= s.limits.MaxConnections {
 			s.mu.Unlock()
-			s.refuse(cc)
+			s.refuse(cc, map[string]any{"max": s.limits.MaxConnections})
 			continue
 		}
+		s.pinning++
 		s.conns[cc] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()
 			// The principal is resolved once, before the first call is read.
-			if p, err := s.pin(uc, cred); err != nil {
+			p, err := s.pin(uc, cred)
+			if err != nil {
 				s.log.Warn("dropping connection: peer not pinned", "pid", cred.Pid, "err", err)
-			} else {
-				cc.peer = p
-				(&clientConn{c: cc, s: s}).serve() // readloop.go
-				p.close()
 			}
+			s.mu.Lock()
+			s.pinning--
+			var refused map[string]any
+			key := ""
+			if err == nil {
+				key, refused = s.admit(p.principal)
+			}
+			if err != nil || refused != nil {
+				delete(s.conns, cc)
+			}
+			s.mu.Unlock()
+			switch {
+			case err != nil:
+				cc.Close()
+				return
+			case refused != nil:
+				p.close()
+				s.refuse(cc, refused)
+				return
+			}
+			cc.peer = p
+			(&clientConn{c: cc, s: s}).serve() // readloop.go
+			p.close()
 			cc.Close()
 			s.mu.Lock()
 			delete(s.conns, cc)
+			if s.held[key]--; s.held[key] <= 0 {
+				delete(s.held, key)
+			}
 			s.mu.Unlock()
 		}()
 	}
+}
+
+// ownerKey is the owner's key in held; others' keys are their ids.
+const ownerKey = "\x00owner"
+
+// admit counts a resolved connection against its principal's limits
+// (docs/limits.md, "Connections"): the owner's connections have a pool of
+// MaxConnections of their own; every other principal at most
+// MaxConnectionsPerPrincipal, and all of them together MaxConnections.
+// It returns the principal's key in held, or the refusal's data; s.mu is
+// held.
+func (s *Server) admit(p service.Principal) (string, map[string]any) {
+	if p.IsOwner() {
+		if s.held[ownerKey] >= s.limits.MaxConnections {
+			return "", map[string]any{"max": s.limits.MaxConnections}
+		}
+		s.held[ownerKey]++
+		return ownerKey, nil
+	}
+	others := 0
+	for k, n := range s.held {
+		if k != ownerKey {
+			others += n
+		}
+	}
+	if others >= s.limits.MaxConnections {
+		return "", map[string]any{"max": s.limits.MaxConnections}
+	}
+	if s.held[p.ID] >= s.limits.MaxConnectionsPerPrincipal {
+		return "", map[string]any{"max": s.limits.MaxConnectionsPerPrincipal, "principal": p.ID}
+	}
+	s.held[p.ID]++
+	return p.ID, nil
 }
 
 // Dispatcher is a varlink interface as varlink.Service.RegisterInterface takes it.
@@ -187,7 +250,8 @@ func (s *Server) peerAllowed(c *net.UnixConn) *unix.Ucred {
 // conn is one accepted client connection.
 type conn struct {
 	*net.UnixConn
-	peer *peer // the pinned peer and its principal (identity.go)
+	peer     *peer     // the pinned peer and its principal (identity.go)
+	accepted time.Time // when it was accepted (FirstRequestTimeout)
 }
 
 var errTooLarge = errors.New("request too large")

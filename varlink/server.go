@@ -64,7 +64,11 @@ func (s *ServerIface) WhoAmI(ctx context.Context, c srv.VarlinkCall) error {
 			pid = int64(cc.peer.pid)
 		}
 	}
-	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants)
+	var reason *string
+	if p.Unattributed {
+		reason = strOpt("unattributed")
+	}
+	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, reason)
 }
 
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {
@@ -85,7 +89,8 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
 		Journal: journalOut(s.svc.JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
-		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts())}
+		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts()),
+		Unattributed: unattributedOut(s.svc.UnattributedCallers())}
 }
 
 // runtimeRestoreOut is the last snapshot restore while running, nil if none.
@@ -226,6 +231,14 @@ func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActiv
 }
 
 var serverErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Internal"}
+
+func unattributedOut(us []service.UnattributedCaller) *[]srv.UnattributedCaller {
+	out := make([]srv.UnattributedCaller, 0, len(us))
+	for _, u := range us {
+		out = append(out, srv.UnattributedCaller{Name: u.Name, Pid: int64(u.Pid), Connections: u.Connections, Last_at: timestamp(u.LastAt)})
+	}
+	return &out
+}
 
 func denialsOut(ds []service.Denials) *[]srv.DenialCount {
 	out := make([]srv.DenialCount, 0, len(ds))

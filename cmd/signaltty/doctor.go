@@ -28,6 +28,7 @@ attention. With --json it prints the GetStatus reply.`,
 				}
 				writeDoctor(a.out, r.Status, time.Now())
 				writeDenials(a.out, r.Status)
+				writeUnattributed(a.out, r.Status)
 				return nil
 			})
 		},

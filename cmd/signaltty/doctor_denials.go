@@ -23,3 +23,19 @@ func writeDenials(w io.Writer, s srv.Status) {
 		fmt.Fprintf(w, "    %s: %d\n", d.Verb, d.Count)
 	}
 }
+
+// writeUnattributed is doctor's section on processes that came from a pane
+// but connected while no live pane claimed them (docs/security.md, "The
+// pane mark"): an agent's helper shared by several panes, or one that
+// outlived its pane, shows here.
+func writeUnattributed(w io.Writer, s srv.Status) {
+	if s.Unattributed == nil || len(*s.Unattributed) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "processes from panes that no live pane claims (denied, never the owner):\n")
+	for _, u := range *s.Unattributed {
+		fmt.Fprintf(w, "    %s (pid %d, last at %s): %d connections\n", u.Name, u.Pid, u.Last_at, u.Connections)
+	}
+	fmt.Fprintf(w, "    a helper that outlived its pane or serves several panes (an agent's shared server, such as\n"+
+		"    Codex's app-server with daemon_auto_start) acts for no pane; run one per pane (docs/agents.md)\n")
+}

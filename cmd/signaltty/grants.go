@@ -11,7 +11,7 @@ import (
 // grantFlag adds --grant RIGHT:SCOPE (repeatable): the grants of the new
 // pane's principal (docs/security.md).
 func grantFlag(f *pflag.FlagSet) {
-	f.StringArray("grant", nil, "RIGHT:SCOPE for the new pane's principal, e.g. read:* or write:pane:P (repeatable; default read, write and spawn on self)")
+	f.StringArray("grant", nil, "RIGHT:SCOPE for the new pane's principal, e.g. read:* or write:pane:P (repeatable; default read, write and spawn on self, spawn on home)")
 }
 
 // addGrants puts --grant values into p as "grants".

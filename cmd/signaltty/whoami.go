@@ -20,11 +20,15 @@ func whoamiCmd(a *app) *cobra.Command {
 					Principal string `json:"principal"`
 					Pid       int64  `json:"pid"`
 					Grants    []struct{ Right, Scope string }
+					Reason    string `json:"reason"`
 				}
 				if err := decode(raw, &r); err != nil {
 					return err
 				}
 				fmt.Fprintf(a.out, "%s (pid %d)\n", r.Principal, r.Pid)
+				if r.Reason == "unattributed" {
+					fmt.Fprintln(a.out, "  started inside a pane, but no live pane claims this process: every call is denied (docs/security.md)")
+				}
 				for _, g := range r.Grants {
 					fmt.Fprintf(a.out, "  %s on %s\n", g.Right, g.Scope)
 				}

@@ -13,14 +13,16 @@ func workspaceCmd(a *app) *cobra.Command {
 	c := &cobra.Command{Use: "workspace", Aliases: []string{"ws"}, Short: "Create, list, inspect, rename and remove workspaces"}
 
 	create := &cobra.Command{
-		Use:   "create [--name N] [--cwd DIR | --worktree BRANCH --repo DIR [--from REF]] [-- PROGRAM [ARG...]]",
+		Use:   "create [--name N] [--cwd DIR | --worktree BRANCH --repo DIR [--from REF]] [--grant RIGHT:SCOPE]... [-- PROGRAM [ARG...]]",
 		Short: "Create a workspace, in a new git worktree with --worktree, running PROGRAM with -- (Mux.CreateWorkspace)",
 		Long: `Create a workspace. With --worktree BRANCH --repo DIR, git worktree add makes a
 worktree of DIR's repository for BRANCH (an existing branch, or a new one from
 --from, default HEAD) in <repository>-worktrees/BRANCH (or
 $SIGNALTTY_WORKTREE_ROOT/<repository name>/BRANCH of the daemon), and the
 workspace works there. With -- PROGRAM [ARG...], PROGRAM starts in the
-workspace's first pane. A failure leaves nothing behind.`,
+workspace's first pane, whose principal holds the --grant grants (default:
+read, write and spawn on self, spawn on home; docs/security.md). A failure
+leaves nothing behind.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := params(cmd, "name", "cwd", "worktree", "repo", "from")
@@ -29,6 +31,9 @@ workspace's first pane. A failure leaves nothing behind.`,
 			}
 			if r, ok := p["repo"].(string); ok {
 				p["repo"] = absPath(r)
+			}
+			if err := addGrants(cmd, p); err != nil {
+				return err
 			}
 			a.localCwd(p)
 			return a.run(cmd, "dev.signaltty.Mux.CreateWorkspace", p, a.printCreated)
@@ -39,6 +44,7 @@ workspace's first pane. A failure leaves nothing behind.`,
 	create.Flags().String("worktree", "", "make a git worktree for this branch and work there (needs --repo)")
 	create.Flags().String("repo", "", "with --worktree: a directory of the git repository (relative to the current one)")
 	create.Flags().String("from", "", "with --worktree: start point of a new branch (default HEAD); the branch must not exist")
+	grantFlag(create.Flags())
 
 	list := &cobra.Command{
 		Use:   "list",

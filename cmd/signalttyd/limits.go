@@ -15,7 +15,9 @@ import (
 //
 //	SIGNALTTY_REQUEST_BUDGET_BYTES   total buffered request bytes (64 MiB)
 //	SIGNALTTY_REQUEST_TIMEOUT_MS     time to complete a started message (10000)
-//	SIGNALTTY_MAX_CONNECTIONS        client connections at once (1024)
+//	SIGNALTTY_MAX_CONNECTIONS        client connections at once, the owner's and others' each (1024)
+//	SIGNALTTY_MAX_CONNECTIONS_PER_PRINCIPAL  of one principal other than the owner (256)
+//	SIGNALTTY_IDLE_CONNECTION_TIMEOUT_MS     silence allowed before a first message (30000)
 func clientLimits(log *slog.Logger) varlink.Limits {
 	num := func(name string) int64 {
 		s := os.Getenv(name)
@@ -30,8 +32,10 @@ func clientLimits(log *slog.Logger) varlink.Limits {
 		return n
 	}
 	return varlink.Limits{
-		RequestBudget:     num("SIGNALTTY_REQUEST_BUDGET_BYTES"),
-		IncompleteTimeout: time.Duration(num("SIGNALTTY_REQUEST_TIMEOUT_MS")) * time.Millisecond,
-		MaxConnections:    int(num("SIGNALTTY_MAX_CONNECTIONS")),
+		RequestBudget:              num("SIGNALTTY_REQUEST_BUDGET_BYTES"),
+		IncompleteTimeout:          time.Duration(num("SIGNALTTY_REQUEST_TIMEOUT_MS")) * time.Millisecond,
+		MaxConnections:             int(num("SIGNALTTY_MAX_CONNECTIONS")),
+		MaxConnectionsPerPrincipal: int(num("SIGNALTTY_MAX_CONNECTIONS_PER_PRINCIPAL")),
+		FirstRequestTimeout:        time.Duration(num("SIGNALTTY_IDLE_CONNECTION_TIMEOUT_MS")) * time.Millisecond,
 	}
 }

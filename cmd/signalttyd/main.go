@@ -100,6 +100,12 @@ func run(log *slog.Logger, address string) error {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 
+	// Before any process is started: everything the daemon starts carries
+	// the pane mark (docs/security.md, "The pane mark").
+	mark, err := service.MarkProcesses()
+	if err != nil {
+		log.Warn("no pane mark: processes that leave a pane are told apart by ancestry and cgroup only", "err", err)
+	}
 	cgroups, cgroupsOff := setupCgroups()
 	if cgroups != nil {
 		log.Info("one cgroup per pane", "path", cgroups.Path, "controllers", cgroups.Controllers)
@@ -108,7 +114,7 @@ func run(log *slog.Logger, address string) error {
 	}
 	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log),
-		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log),
+		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log), Mark: mark,
 		Limits: serviceLimits(log), HistoryBytes: historyBytes(log)})
 	store, err := restore(log, svc)
 	if err != nil {

@@ -1,14 +1,18 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // InPane is a pane whose shell runs commands the test hands it, so that a
@@ -26,11 +30,109 @@ type InPane struct {
 // (req-N, then req-N.go) and records its output and status.
 func (d *Daemon) NewInPane(t testing.TB, flags ...string) *InPane {
 	t.Helper()
+	return d.NewInPaneBy(t, func(argv []string) Pane { return d.Spawn(t, flags, argv...) })
+}
+
+// NewInPaneBy is NewInPane with the pane started by spawn (given the
+// loop's argv), e.g. by another pane's principal or by workspace create.
+func (d *Daemon) NewInPaneBy(t testing.TB, spawn func(argv []string) Pane) *InPane {
+	t.Helper()
+	ip := NewInPaneWith(t, spawn)
+	ip.D = d
+	return ip
+}
+
+// NewInPaneWith is NewInPaneBy for a daemon the harness did not start
+// (D is nil), e.g. a user manager's.
+func NewInPaneWith(t testing.TB, spawn func(argv []string) Pane) *InPane {
+	t.Helper()
 	dir := TempDir(t)
-	loop := fmt.Sprintf(`export SIGNALTTY_NO_AUTOSTART=1; i=0; while :; do i=$((i+1)); f='%s'/req-$i; `+
+	p := spawn([]string{"/bin/sh", "-c", requestLoop(dir)})
+	return &InPane{Pane: p, dir: dir}
+}
+
+// requestLoop is the shell loop that runs the request scripts in dir.
+func requestLoop(dir string) string {
+	return fmt.Sprintf(`export SIGNALTTY_NO_AUTOSTART=1; i=0; while :; do i=$((i+1)); f='%s'/req-$i; `+
 		`while [ ! -e "$f.go" ]; do sleep 0.05; done; sh "$f" > "$f.out" 2> "$f.err"; echo $? > "$f.rc.tmp"; mv "$f.rc.tmp" "$f.rc"; done`, dir)
-	p := d.Spawn(t, flags, "/bin/sh", "-c", loop)
-	return &InPane{D: d, Pane: p, dir: dir}
+}
+
+// Escape starts, from inside the pane, a copy of the request loop that
+// leaves it as far as an unprivileged process can: it double-forks (its
+// parent exits, so it is reparented to init or the nearest subreaper) and
+// calls setsid (a session and process group of its own), with no
+// terminal. The returned InPane runs requests in that escapee (Pane is
+// still the pane it left); Pid is its pid. It is killed at cleanup.
+func (ip *InPane) Escape(t testing.TB) (*InPane, int) {
+	t.Helper()
+	dir := TempDir(t)
+	pidFile := filepath.Join(dir, "pid")
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	loop := "echo $$ > " + q(pidFile+".tmp") + "; mv " + q(pidFile+".tmp") + " " + q(pidFile) + "; trap '' HUP; " + requestLoop(dir)
+	if r := ip.Sh(t, "( setsid /bin/sh -c "+q(loop)+" </dev/null >/dev/null 2>&1 & ) ; exit 0"); r.Code != 0 {
+		t.Fatalf("starting the escapee: %s", r)
+	}
+	var pid int
+	Eventually(t, PollTimeout, "the escapee wrote its pid", func() (bool, string) {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false, ""
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && pid > 0, string(b)
+	})
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	return &InPane{D: ip.D, Pane: ip.Pane, dir: dir}, pid
+}
+
+// Spawn runs `pane spawn flags... -- argv...` as the pane's principal and
+// returns the new pane.
+func (ip *InPane) Spawn(t testing.TB, flags []string, argv ...string) Pane {
+	t.Helper()
+	var r struct {
+		Pane Pane `json:"pane"`
+	}
+	ip.JSON(t, &r, append(append(append([]string{"pane", "spawn"}, flags...), "--"), argv...)...)
+	if r.Pane.ID == "" || r.Pane.State != "live" {
+		t.Fatalf("spawn in pane %s returned a pane that is not live: %+v", ip.Pane.ID, r.Pane)
+	}
+	return r.Pane
+}
+
+// StartMCP starts `signaltty mcp` inside the pane, in the background, with
+// its stdin and stdout on FIFOs the test's MCP client uses; the server is
+// a process of the pane (its principal). It ends at cleanup.
+func (ip *InPane) StartMCP(t testing.TB) *MCP {
+	t.Helper()
+	dir := TempDir(t)
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	for _, f := range []string{in, out} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// O_RDWR opens a FIFO without waiting for its other end.
+	w, err := os.OpenFile(in, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(out, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	if res := ip.Sh(t, q(Bin(t, "signaltty"))+" mcp < "+q(in)+" > "+q(out)+" 2> "+q(filepath.Join(dir, "err"))+" &"); res.Code != 0 {
+		t.Fatalf("starting signaltty mcp in the pane: %s", res)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "signaltty-tests", Version: "0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	defer cancel()
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: r, Writer: w}, nil)
+	if err != nil {
+		t.Fatalf("connecting to signaltty mcp in pane %s: %v", ip.Pane.ID, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return &MCP{Session: s, d: ip.D}
 }
 
 // Sh runs a shell script inside the pane and returns its result.
@@ -53,7 +155,9 @@ func (ip *InPane) Sh(t testing.TB, script string) Result {
 	errb, _ := os.ReadFile(f + ".err")
 	code, _ := strconv.Atoi(strings.TrimSpace(string(rc)))
 	r := Result{Args: []string{"(in pane " + ip.Pane.ID + ")", script}, Stdout: string(out), Stderr: string(errb), Code: code, Duration: time.Since(start)}
-	ip.D.record("in pane %s: %s → exit %d stdout=%q stderr=%q", ip.Pane.ID, script, r.Code, clip(r.Stdout), clip(r.Stderr))
+	if ip.D != nil {
+		ip.D.record("in pane %s: %s → exit %d stdout=%q stderr=%q", ip.Pane.ID, script, r.Code, clip(r.Stdout), clip(r.Stderr))
+	}
 	return r
 }
 
@@ -106,6 +210,7 @@ type WhoAmI struct {
 		Right string `json:"right"`
 		Scope string `json:"scope"`
 	} `json:"grants"`
+	Reason *string `json:"reason"`
 }
 
 // Varlinkctl runs `varlinkctl call ADDRESS method params` inside the pane.

@@ -396,8 +396,9 @@ func Dispatch_Error(err error) error {
 // new), in <worktree root>/<branch> (default root: <main worktree>-worktrees,
 // or $SIGNALTTY_WORKTREE_ROOT/<repository name> of the daemon), and makes
 // that the cwd; name defaults to the branch. With argv, starts it in the
-// workspace's first pane (as SpawnPane with workspace), returned as pane.
-// A failure leaves nothing behind (no workspace, pane, worktree, branch or
+// workspace's first pane (as SpawnPane with workspace), returned as pane;
+// grants are that pane's principal's, as SpawnPane's (only with argv:
+// invalid_params.grants otherwise). A failure leaves nothing behind (no workspace, pane, worktree, branch or
 // directory). Errors: invalid_params.name/.cwd/.repo (not_a_repository)/
 // .worktree (branch_name)/.from (unknown_ref), conflict.path_exists,
 // conflict.branch_exists, conflict.branch_checked_out, unavailable.git, and
@@ -406,8 +407,8 @@ type CreateWorkspace_methods struct{}
 
 func CreateWorkspace() CreateWorkspace_methods { return CreateWorkspace_methods{} }
 
-func (m CreateWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string) (workspace_out_ Workspace, pane_out_ *Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, name_in_, cwd_in_, worktree_in_, repo_in_, from_in_, argv_in_)
+func (m CreateWorkspace_methods) Call(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string, grants_in_ *[]Grant) (workspace_out_ Workspace, pane_out_ *Pane, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, name_in_, cwd_in_, worktree_in_, repo_in_, from_in_, argv_in_, grants_in_)
 	if err_ != nil {
 		return
 	}
@@ -415,7 +416,7 @@ func (m CreateWorkspace_methods) Call(ctx context.Context, c *varlink.Connection
 	return
 }
 
-func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string) (func(ctx context.Context) (Workspace, *Pane, uint64, error), error) {
+func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string, grants_in_ *[]Grant) (func(ctx context.Context) (Workspace, *Pane, uint64, error), error) {
 	var in struct {
 		Name     *string   `json:"name,omitempty"`
 		Cwd      *string   `json:"cwd,omitempty"`
@@ -423,6 +424,7 @@ func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection
 		Repo     *string   `json:"repo,omitempty"`
 		From     *string   `json:"from,omitempty"`
 		Argv     *[]string `json:"argv,omitempty"`
+		Grants   *[]Grant  `json:"grants,omitempty"`
 	}
 	in.Name = name_in_
 	in.Cwd = cwd_in_
@@ -430,6 +432,7 @@ func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection
 	in.Repo = repo_in_
 	in.From = from_in_
 	in.Argv = argv_in_
+	in.Grants = grants_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.CreateWorkspace", in, flags)
 	if err != nil {
 		return nil, err
@@ -450,7 +453,7 @@ func (m CreateWorkspace_methods) Send(ctx context.Context, c *varlink.Connection
 	}, nil
 }
 
-func (m CreateWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string) (func(ctx context.Context) (workspace_out_ Workspace, pane_out_ *Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m CreateWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection, name_in_ *string, cwd_in_ *string, worktree_in_ *string, repo_in_ *string, from_in_ *string, argv_in_ *[]string, grants_in_ *[]Grant) (func(ctx context.Context) (workspace_out_ Workspace, pane_out_ *Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Name     *string   `json:"name,omitempty"`
 		Cwd      *string   `json:"cwd,omitempty"`
@@ -458,6 +461,7 @@ func (m CreateWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connect
 		Repo     *string   `json:"repo,omitempty"`
 		From     *string   `json:"from,omitempty"`
 		Argv     *[]string `json:"argv,omitempty"`
+		Grants   *[]Grant  `json:"grants,omitempty"`
 	}
 	in.Name = name_in_
 	in.Cwd = cwd_in_
@@ -465,6 +469,7 @@ func (m CreateWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connect
 	in.Repo = repo_in_
 	in.From = from_in_
 	in.Argv = argv_in_
+	in.Grants = grants_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.CreateWorkspace", in)
 	if err != nil {
 		return nil, err
@@ -2661,7 +2666,7 @@ func (m RemoveExitedPanes_methods) Upgrade(ctx context.Context, c *varlink.Conne
 // Generated service interface with all methods
 
 type devsignalttymuxInterface interface {
-	CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string, worktree_ *string, repo_ *string, from_ *string, argv_ *[]string) error
+	CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string, worktree_ *string, repo_ *string, from_ *string, argv_ *[]string, grants_ *[]Grant) error
 	ListWorkspaces(ctx context.Context, c VarlinkCall) error
 	GetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, refresh_git_ *bool) error
 	RenameWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, name_ string) error
@@ -3054,13 +3059,14 @@ func (c *VarlinkCall) ReplyRemoveExitedPanes(ctx context.Context, panes_ []strin
 // new), in <worktree root>/<branch> (default root: <main worktree>-worktrees,
 // or $SIGNALTTY_WORKTREE_ROOT/<repository name> of the daemon), and makes
 // that the cwd; name defaults to the branch. With argv, starts it in the
-// workspace's first pane (as SpawnPane with workspace), returned as pane.
-// A failure leaves nothing behind (no workspace, pane, worktree, branch or
+// workspace's first pane (as SpawnPane with workspace), returned as pane;
+// grants are that pane's principal's, as SpawnPane's (only with argv:
+// invalid_params.grants otherwise). A failure leaves nothing behind (no workspace, pane, worktree, branch or
 // directory). Errors: invalid_params.name/.cwd/.repo (not_a_repository)/
 // .worktree (branch_name)/.from (unknown_ref), conflict.path_exists,
 // conflict.branch_exists, conflict.branch_checked_out, unavailable.git, and
 // those of SpawnPane. docs/workspaces.md.
-func (s *VarlinkInterface) CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string, worktree_ *string, repo_ *string, from_ *string, argv_ *[]string) error {
+func (s *VarlinkInterface) CreateWorkspace(ctx context.Context, c VarlinkCall, name_ *string, cwd_ *string, worktree_ *string, repo_ *string, from_ *string, argv_ *[]string, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.CreateWorkspace")
 }
 
@@ -3358,12 +3364,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Repo     *string   `json:"repo,omitempty"`
 			From     *string   `json:"from,omitempty"`
 			Argv     *[]string `json:"argv,omitempty"`
+			Grants   *[]Grant  `json:"grants,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.CreateWorkspace(ctx, VarlinkCall{call}, in.Name, in.Cwd, in.Worktree, in.Repo, in.From, in.Argv)
+		return s.devsignalttymuxInterface.CreateWorkspace(ctx, VarlinkCall{call}, in.Name, in.Cwd, in.Worktree, in.Repo, in.From, in.Argv, in.Grants)
 
 	case "ListWorkspaces":
 		return s.devsignalttymuxInterface.ListWorkspaces(ctx, VarlinkCall{call})
@@ -3943,8 +3950,9 @@ type Notification (
 # new), in <worktree root>/<branch> (default root: <main worktree>-worktrees,
 # or $SIGNALTTY_WORKTREE_ROOT/<repository name> of the daemon), and makes
 # that the cwd; name defaults to the branch. With argv, starts it in the
-# workspace's first pane (as SpawnPane with workspace), returned as pane.
-# A failure leaves nothing behind (no workspace, pane, worktree, branch or
+# workspace's first pane (as SpawnPane with workspace), returned as pane;
+# grants are that pane's principal's, as SpawnPane's (only with argv:
+# invalid_params.grants otherwise). A failure leaves nothing behind (no workspace, pane, worktree, branch or
 # directory). Errors: invalid_params.name/.cwd/.repo (not_a_repository)/
 # .worktree (branch_name)/.from (unknown_ref), conflict.path_exists,
 # conflict.branch_exists, conflict.branch_checked_out, unavailable.git, and
@@ -3955,7 +3963,8 @@ method CreateWorkspace(
   worktree: ?string,
   repo: ?string,
   from: ?string,
-  argv: ?[]string
+  argv: ?[]string,
+  grants: ?[]Grant
 ) -> (workspace: Workspace, pane: ?Pane)
 
 # Lists workspaces in creation order.
@@ -4041,7 +4050,8 @@ method SpawnPane(
   memory_max: ?int,
   pids_max: ?int,
   # Grants of the new pane's principal (default: read, write and spawn on
-  # self); each must be within the caller's own (denied.delegation).
+  # self, spawn on home; docs/security.md, "Default grants"); each must be
+  # within the caller's own (denied.delegation).
   grants: ?[]Grant
 ) -> (pane: Pane)
 

@@ -18,24 +18,25 @@ import (
 
 // The daemon's status.
 type Status struct {
-	Version          string         `json:"version"`
-	Source           string         `json:"source"`
-	Address          string         `json:"address"`
-	Pid              int64          `json:"pid"`
-	Socket_activated bool           `json:"socket_activated"`
-	Started_at       string         `json:"started_at"`
-	Uptime_ms        int64          `json:"uptime_ms"`
-	Workspaces       int64          `json:"workspaces"`
-	Tabs             int64          `json:"tabs"`
-	Panes            int64          `json:"panes"`
-	Live_panes       int64          `json:"live_panes"`
-	Seq              int64          `json:"seq"`
-	Runs             Runs           `json:"runs"`
-	Persistence      Persistence    `json:"persistence"`
-	Journal          Journal        `json:"journal"`
-	Logind           Logind         `json:"logind"`
-	Cgroups          *Cgroups       `json:"cgroups,omitempty"`
-	Denials          *[]DenialCount `json:"denials,omitempty"`
+	Version          string                `json:"version"`
+	Source           string                `json:"source"`
+	Address          string                `json:"address"`
+	Pid              int64                 `json:"pid"`
+	Socket_activated bool                  `json:"socket_activated"`
+	Started_at       string                `json:"started_at"`
+	Uptime_ms        int64                 `json:"uptime_ms"`
+	Workspaces       int64                 `json:"workspaces"`
+	Tabs             int64                 `json:"tabs"`
+	Panes            int64                 `json:"panes"`
+	Live_panes       int64                 `json:"live_panes"`
+	Seq              int64                 `json:"seq"`
+	Runs             Runs                  `json:"runs"`
+	Persistence      Persistence           `json:"persistence"`
+	Journal          Journal               `json:"journal"`
+	Logind           Logind                `json:"logind"`
+	Cgroups          *Cgroups              `json:"cgroups,omitempty"`
+	Denials          *[]DenialCount        `json:"denials,omitempty"`
+	Unattributed     *[]UnattributedCaller `json:"unattributed,omitempty"`
 }
 
 // How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
@@ -44,8 +45,17 @@ type DenialCount struct {
 	Count int64  `json:"count"`
 }
 
+// Connections of unattributed processes of one name (/proc/PID/comm) since
+// the daemon started; pid is the last one's, last_at when it connected.
+type UnattributedCaller struct {
+	Name        string `json:"name"`
+	Pid         int64  `json:"pid"`
+	Connections int64  `json:"connections"`
+	Last_at     string `json:"last_at"`
+}
+
 // A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
-// "<kind>:<id>" with kinds workspace, tab, pane, run, or "self").
+// "<kind>:<id>" with kinds workspace, tab, pane, run, "self" or "home").
 type Grant struct {
 	Right string `json:"right"`
 	Scope string `json:"scope"`
@@ -630,30 +640,34 @@ func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connect
 // Returns the caller's principal as the daemon resolved its connection:
 // "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
 // grants (the owner's: every right on "*") and the pinned peer's pid.
+// reason "unattributed": the caller was started inside a pane or by the
+// daemon but no live pane claims it; it holds nothing and every other call
+// is denied (docs/security.md, "The pane mark").
 type WhoAmI_methods struct{}
 
 func WhoAmI() WhoAmI_methods { return WhoAmI_methods{} }
 
-func (m WhoAmI_methods) Call(ctx context.Context, c *varlink.Connection) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, err_ error) {
+func (m WhoAmI_methods) Call(ctx context.Context, c *varlink.Connection) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, err_ error) {
 	receive, err_ := m.Send(ctx, c, 0)
 	if err_ != nil {
 		return
 	}
-	principal_out_, pane_out_, pid_out_, grants_out_, _, err_ = receive(ctx)
+	principal_out_, pane_out_, pid_out_, grants_out_, reason_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, *string, int64, []Grant, uint64, error), error) {
+func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, *string, int64, []Grant, *string, uint64, error), error) {
 	receive, err := c.Send(ctx, "dev.signaltty.Server.WhoAmI", nil, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, err error) {
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, err error) {
 		var out struct {
 			Principal string  `json:"principal"`
 			Pane      *string `json:"pane,omitempty"`
 			Pid       int64   `json:"pid"`
 			Grants    []Grant `json:"grants"`
+			Reason    *string `json:"reason,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -664,21 +678,23 @@ func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags u
 		pane_out_ = out.Pane
 		pid_out_ = out.Pid
 		grants_out_ = []Grant(out.Grants)
+		reason_out_ = out.Reason
 		return
 	}, nil
 }
 
-func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.WhoAmI", nil)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
 			Principal string  `json:"principal"`
 			Pane      *string `json:"pane,omitempty"`
 			Pid       int64   `json:"pid"`
 			Grants    []Grant `json:"grants"`
+			Reason    *string `json:"reason,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -689,6 +705,7 @@ func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (fun
 		pane_out_ = out.Pane
 		pid_out_ = out.Pid
 		grants_out_ = []Grant(out.Grants)
+		reason_out_ = out.Reason
 		return
 	}, nil
 }
@@ -955,17 +972,19 @@ func (c *VarlinkCall) ReplyRestoreSnapshot(ctx context.Context, status_ Status, 
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyWhoAmI(ctx context.Context, principal_ string, pane_ *string, pid_ int64, grants_ []Grant) error {
+func (c *VarlinkCall) ReplyWhoAmI(ctx context.Context, principal_ string, pane_ *string, pid_ int64, grants_ []Grant, reason_ *string) error {
 	var out struct {
 		Principal string  `json:"principal"`
 		Pane      *string `json:"pane,omitempty"`
 		Pid       int64   `json:"pid"`
 		Grants    []Grant `json:"grants"`
+		Reason    *string `json:"reason,omitempty"`
 	}
 	out.Principal = principal_
 	out.Pane = pane_
 	out.Pid = pid_
 	out.Grants = []Grant(grants_)
+	out.Reason = reason_
 	return c.Reply(ctx, &out)
 }
 
@@ -1026,6 +1045,9 @@ func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, n
 // Returns the caller's principal as the daemon resolved its connection:
 // "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
 // grants (the owner's: every right on "*") and the pinned peer's pid.
+// reason "unattributed": the caller was started inside a pane or by the
+// daemon but no live pane claims it; it holds nothing and every other call
+// is denied (docs/security.md, "The pane mark").
 func (s *VarlinkInterface) WhoAmI(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.WhoAmI")
 }
@@ -1147,14 +1169,22 @@ type Status (
   # How panes are contained (docs/systemd.md, "One cgroup per pane").
   cgroups: ?Cgroups,
   # Requests denied since the daemon started, by verb (docs/security.md).
-  denials: ?[]DenialCount
+  denials: ?[]DenialCount,
+  # Processes that came from a pane (or the daemon) and connected while no
+  # live pane claimed them, by name: each was unattributed and denied
+  # (docs/security.md, "The pane mark"), e.g. an agent's shared helper.
+  unattributed: ?[]UnattributedCaller
 )
 
 # How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
 type DenialCount (verb: string, count: int)
 
+# Connections of unattributed processes of one name (/proc/PID/comm) since
+# the daemon started; pid is the last one's, last_at when it connected.
+type UnattributedCaller (name: string, pid: int, connections: int, last_at: string)
+
 # A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
-# "<kind>:<id>" with kinds workspace, tab, pane, run, or "self").
+# "<kind>:<id>" with kinds workspace, tab, pane, run, "self" or "home").
 type Grant (right: string, scope: string)
 
 
@@ -1416,7 +1446,10 @@ method RestoreSnapshot(name: string) -> (status: Status, kept: ?string, rows_kep
 # Returns the caller's principal as the daemon resolved its connection:
 # "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
 # grants (the owner's: every right on "*") and the pinned peer's pid.
-method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant)
+# reason "unattributed": the caller was started inside a pane or by the
+# daemon but no live pane claims it; it holds nothing and every other call
+# is denied (docs/security.md, "The pane mark").
+method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant, reason: ?string)
 
 # Returns the current settings.
 method GetConfig() -> (config: Config)

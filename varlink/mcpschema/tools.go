@@ -31,7 +31,8 @@ var tools = []tool{
 			"Always pass a unique key: calling again with the same key and identical parameters after a lost or timed-out response is safe and returns the same run with reused: true instead of starting it twice. " +
 			"argv runs the program directly, with no shell (no quoting problems); use shell only when you need shell syntax (pipes, redirection, &&). " +
 			"deadline_ms makes the daemon terminate the command when it runs too long. " +
-			"cwd, env and env_unset set its working directory and environment, as for pane_spawn."},
+			"cwd, env and env_unset set its working directory and environment, as for pane_spawn. " +
+			"From an agent's pane, pass your own pane's workspace (pane_get of your pane names it): the run gets a new tab there; other workspaces and other agents' panes are denied.spawn by default."},
 	{name: "run_wait", method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
 		hint: "Block until a run completes and return its record with outcome, status and the last rows of output. " +
 			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms, below MCP clients' own call limits); on timeout.wait the command is still running: call run_wait again. " +
@@ -44,7 +45,7 @@ var tools = []tool{
 		hint: "List the runs the daemon still keeps, without output; find a run by its key after losing its id.", ann: reads},
 	{name: "run_cancel", method: "dev.signaltty.Run.Cancel", cli: "signaltty run cancel --run R",
 		hint: "Stop a run's command (destructive: signals its process group, then SIGKILL after grace_ms) and return the completed record.", ann: stops},
-	{name: "workspace_create", method: "dev.signaltty.Mux.CreateWorkspace", cli: "signaltty workspace create [--name N] [--cwd DIR]",
+	{name: "workspace_create", method: "dev.signaltty.Mux.CreateWorkspace", cli: "signaltty workspace create [--name N] [--cwd DIR] [--grant RIGHT:SCOPE]... [-- PROGRAM [ARG...]]",
 		hint: "Create a workspace (a group of tabs and panes, like a tmux session); runs and panes start in one. Its handle can be used wherever a workspace id is taken.", ann: adds},
 	{name: "workspace_list", method: "dev.signaltty.Mux.ListWorkspaces", cli: "signaltty workspace list",
 		hint: "List workspaces.", ann: reads},

@@ -81,6 +81,11 @@ func Dial(ctx context.Context, address string) (*Client, error) {
 	if err == nil {
 		return &Client{Conn: conn, address: address}, nil
 	}
+	if errors.Is(err, syscall.EACCES) {
+		if oe := otherUser(address); oe != nil {
+			return nil, oe
+		}
+	}
 	if os.Getenv("SIGNALTTY_NO_AUTOSTART") != "" || !noDaemon(err) {
 		return nil, unavailable(address, err)
 	}
@@ -303,3 +308,31 @@ func replyError(err error) error {
 // DefaultAddress is the daemon address when --address is not given
 // ($SIGNALTTY_ADDRESS, else the user's runtime socket).
 func DefaultAddress() string { return address.Default() }
+
+// otherUser explains a connection the daemon closed or that could not be
+// made because the socket at address, or its directory, belongs to another
+// user: signalttyd serves only its own uid (docs/security.md, "Who is
+// calling"). It returns nil when that is not the case or not seen (a
+// remote address, a socket it cannot stat). Error: denied.other_user, data
+// socket, socket_uid, uid.
+func otherUser(address string) *Error {
+	path, ok := strings.CutPrefix(address, "unix:")
+	if !ok || path == "" || strings.HasPrefix(path, "@") {
+		return nil
+	}
+	path, _, _ = strings.Cut(path, ";")
+	me := os.Geteuid()
+	for _, p := range []string{path, filepath.Dir(path)} {
+		var st syscall.Stat_t
+		if syscall.Stat(p, &st) != nil {
+			continue
+		}
+		if int(st.Uid) == me {
+			return nil
+		}
+		return &Error{Code: "denied.other_user",
+			Message: fmt.Sprintf("%s belongs to uid %d, and you are uid %d: signalttyd serves only the user it runs as and refuses connections from others; run signaltty as uid %d, or point SIGNALTTY_ADDRESS (or --address) at a daemon of your own", p, st.Uid, me, st.Uid),
+			Data:    map[string]any{"socket": path, "socket_uid": int(st.Uid), "uid": me}}
+	}
+	return nil
+}

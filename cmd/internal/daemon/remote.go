@@ -77,9 +77,16 @@ func (c *Client) fail(err error) error {
 		}
 	}
 	e := replyError(err)
-	if ce, ok := e.(*Error); ok && c.ssh == nil && strings.HasPrefix(ce.Message, lostPrefix) {
-		if why := lostToStartLimit(c.address); why != nil { // socket activation refused: say why
-			ce.Message += "; " + why.Error()
+	if ce, ok := e.(*Error); ok && c.ssh == nil {
+		if ce.Code == "unavailable.daemon" {
+			if oe := otherUser(c.address); oe != nil { // the socket is another user's: say so
+				return oe
+			}
+		}
+		if strings.HasPrefix(ce.Message, lostPrefix) {
+			if why := lostToStartLimit(c.address); why != nil { // socket activation refused: say why
+				ce.Message += "; " + why.Error()
+			}
 		}
 	}
 	return e

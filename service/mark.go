@@ -1,0 +1,91 @@
+package service
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The pane mark (docs/security.md, "The pane mark"). Every process the
+// daemon starts, and so every process ever inside a pane, inherits the
+// daemon's resource limits. At its start the daemon lowers its own hard
+// limit of RLIMIT_RTTIME (CPU time of a real-time process between blocking
+// calls: unlimited on every common system, and never reached when lowered
+// by one microsecond) by one. An unprivileged process can lower a hard
+// limit but never raise it again, whatever it does with its session,
+// parent, process group or environment, and its children inherit it. A
+// caller whose hard RTTIME limit is below the mark's reference value came
+// from a daemon or a pane: if no live pane claims it, it is denied, never
+// taken for the owner.
+
+// PaneMark is the mark of the daemon's processes. Zero: no mark (the
+// daemon's own limit was already 0), outside callers are told apart from
+// pane processes by ancestry and cgroup only.
+type PaneMark struct {
+	// Reference is the hard RLIMIT_RTTIME limit of unmarked processes (the
+	// daemon's before it marked itself); a process below it is marked.
+	Reference uint64
+}
+
+// MarkProcesses lowers this process's hard RLIMIT_RTTIME by one (and the
+// soft limit to at most that), so that everything it starts from now on
+// carries the mark. Errors: the limit could not be read or set.
+func MarkProcesses() (PaneMark, error) {
+	var l unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_RTTIME, &l); err != nil {
+		return PaneMark{}, fmt.Errorf("reading RLIMIT_RTTIME: %w", err)
+	}
+	if l.Max == 0 {
+		return PaneMark{}, fmt.Errorf("RLIMIT_RTTIME hard limit is already 0: no mark")
+	}
+	n := unix.Rlimit{Max: l.Max - 1, Cur: min(l.Cur, l.Max-1)}
+	if err := unix.Setrlimit(unix.RLIMIT_RTTIME, &n); err != nil {
+		return PaneMark{}, fmt.Errorf("lowering RLIMIT_RTTIME: %w", err)
+	}
+	return PaneMark{Reference: l.Max}, nil
+}
+
+// marked reports whether pid carries the pane mark: its hard RLIMIT_RTTIME
+// is below the reference. A process whose limit cannot be read counts as
+// marked (fail closed). The caller checks afterwards, with its pidfd, that
+// pid was still the process it pinned.
+func (m PaneMark) marked(pid int) bool {
+	if m.Reference == 0 {
+		return false
+	}
+	var l unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_RTTIME, nil, &l); err == nil {
+		return l.Max < m.Reference
+	}
+	hard, ok := procRTTime(pid)
+	return !ok || hard < m.Reference
+}
+
+// procRTTime reads the hard "Max realtime timeout" of /proc/PID/limits
+// (for a process prlimit may not read, such as one that changed ids).
+func procRTTime(pid int) (uint64, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "limits"))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, "Max realtime timeout")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			return 0, false
+		}
+		if f[1] == "unlimited" {
+			return unix.RLIM_INFINITY, true
+		}
+		v, err := strconv.ParseUint(f[1], 10, 64)
+		return v, err == nil
+	}
+	return 0, false
+}
