@@ -20,7 +20,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
 )
 
@@ -51,7 +50,7 @@ func run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := s.serve(ctx, &mcp.StdioTransport{}); err != nil {
+	if err := s.serve(ctx, &lineTransport{r: os.Stdin, w: os.Stdout}); err != nil {
 		fmt.Fprintf(os.Stderr, "signaltty-mcp: %v\n", err)
 		return 1
 	}
