@@ -10,7 +10,10 @@ type tool struct {
 	cli    string
 	hint   string
 	params map[string]string
-	ann    annotation
+	// doc replaces parts of the method's IDL comment that MCP changes
+	// (old text → new text); generating fails when an old text is gone.
+	doc map[string]string
+	ann annotation
 }
 
 // annotation is what MCP's tool annotations say of a tool.
@@ -34,10 +37,16 @@ var tools = []tool{
 			"cwd, env and env_unset set its working directory and environment, as for pane_spawn."},
 	{name: "run_wait", method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
 		hint: "Block until a run completes and return its record with outcome, status and the last rows of output. " +
-			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms, below MCP clients' own call limits); on timeout.wait the command is still running: call run_wait again. " +
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms, unless the server was started with another --wait-cap-ms); when the wait ends first, the result is not an error but the record as it is now (state running), output_so_far (the pane's screen now, as pane_capture returns it), wait_ended \"timeout\" and next: call run_wait again. " +
+			"With a progress token, a progress notification comes every 5 s while waiting. " +
 			"A wait never stops the command (use run_cancel). Trust outcome and status, never the screen text. " +
 			"When output.complete is false, earlier rows exist: read them with pane_capture (rows [output.oldest, output.start)).",
-		params: map[string]string{"timeout_ms": "How long to wait, in ms: 0 checks without waiting; default and maximum 50000 in MCP (larger values are lowered to it)."}, ann: reads},
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms: 0 checks without waiting; default and maximum 110000 in MCP (larger values are lowered to it)."},
+		doc: map[string]string{
+			"timeout_ms\n(0..86400000; 0 checks without waiting; absent waits without limit) ends\nonly the wait, with timeout.wait (data: run, state).":                            "timeout_ms\n(in MCP at most the server's cap, 110000 by default, which is also the default;\n0 checks without waiting) ends only the wait: MCP then returns the current\nrecord with wait_ended \"timeout\" and next.",
+			"Called with \"more\", a reply with the current record (continues) is sent\nevery 10 s until the final one, so a client's own call timeout need not\nend a long wait. ": "",
+			"(data.reason \"expired\" or \"unknown\"), timeout.wait,": "(data.reason \"expired\" or \"unknown\"),",
+		}, ann: reads},
 	{name: "run_get", method: "dev.signaltty.Run.Get", cli: "signaltty run get --run R",
 		hint: "Return a run's record now, without waiting (state running, terminating or completed).", ann: reads},
 	{name: "run_list", method: "dev.signaltty.Run.List", cli: "signaltty run list [--pane P] [--key K]",
@@ -76,8 +85,9 @@ var tools = []tool{
 		hint: "Clear a pane's attention once you have looked at what it wanted.", ann: renames},
 	{name: "pane_wait", method: "dev.signaltty.Mux.Wait", cli: "signaltty pane wait --pane P --until STATE[,STATE...] [--after BASELINE]",
 		hint: "Block until another agent's pane reaches a state (done, blocked, input_required, …). Pass after (the wait_baseline of pane_get, or the baseline of the previous pane_wait) so that only a transition after it counts. " +
-			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms); on timeout.wait call again with the same after. A wait never acts on the pane.",
-		params: map[string]string{"timeout_ms": "How long to wait, in ms; default and maximum 50000 in MCP (larger values are lowered to it)."}, ann: reads},
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); on timeout.wait call again with the same after; with a progress token, a progress notification comes every 5 s. A wait never acts on the pane.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
+		doc:    map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise)."}, ann: reads},
 	{name: "notify", method: "dev.signaltty.Mux.Notify", cli: "signaltty notify [--pane P | --workspace W] --title T [--body B] [--severity info|warning|error]",
 		hint: "Leave a notification for the human (about a pane: its attention rises with the severity). Use it to ask for a decision or report something they must see; do not spam.", ann: adds},
 	{name: "notifications_list", method: "dev.signaltty.Mux.ListNotifications", cli: "signaltty notifications list [--pane P] [--unread]",
