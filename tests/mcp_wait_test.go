@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/tests/harness"
@@ -97,6 +98,7 @@ func TestMCPLongRunIsFollowedToItsEndThroughRepeatedWaits(t *testing.T) {
 	d := harness.Start(t)
 	pc := &progressCounter{token: "long"}
 	m := d.StartMCPClient(t, nil, pc.options(), "--wait-cap-ms", fmt.Sprint(capMs))
+	m.CallDeadline = harness.CallTimeout + time.Duration(capMs)*time.Millisecond
 	ws := d.CreateWorkspace(t, "long")
 	r := m.Call(t, "run", map[string]any{"key": "long", "workspace": ws.ID,
 		"shell": fmt.Sprintf("i=0; while [ $i -lt %d ]; do i=$((i+1)); echo line-$i; sleep 1; done", secs)})

@@ -64,7 +64,7 @@ func (s *ServerIface) WhoAmI(ctx context.Context, c srv.VarlinkCall) error {
 			pid = int64(cc.peer.pid)
 		}
 	}
-	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants)
+	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, strOpt(s.svc.Status().Address), strOpt(s.svc.PersistStatus().Dir))
 }
 
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {

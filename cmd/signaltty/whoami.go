@@ -20,6 +20,8 @@ func whoamiCmd(a *app) *cobra.Command {
 					Principal string `json:"principal"`
 					Pid       int64  `json:"pid"`
 					Grants    []struct{ Right, Scope string }
+					Address   *string `json:"address"`
+					StateDir  *string `json:"state_dir"`
 				}
 				if err := decode(raw, &r); err != nil {
 					return err
@@ -27,6 +29,9 @@ func whoamiCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.out, "%s (pid %d)\n", r.Principal, r.Pid)
 				for _, g := range r.Grants {
 					fmt.Fprintf(a.out, "  %s on %s\n", g.Right, g.Scope)
+				}
+				if r.Address != nil && r.StateDir != nil {
+					fmt.Fprintf(a.out, "daemon at %s, state directory %s\n", *r.Address, *r.StateDir)
 				}
 				return nil
 			})

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,7 +17,10 @@ import (
 // over stdio, with the SDK's own client.
 type MCP struct {
 	Session *mcp.ClientSession
-	d       *Daemon
+	// CallDeadline bounds one tool call (CallTimeout when 0); raise it for
+	// a server started with a long --wait-cap-ms.
+	CallDeadline time.Duration
+	d            *Daemon
 }
 
 // StartMCP runs `signaltty mcp args...` with env (the daemon's client
@@ -79,7 +83,11 @@ func (m *MCP) Call(t testing.TB, name string, args map[string]any) ToolResult {
 func (m *MCP) CallWith(t testing.TB, p *mcp.CallToolParams) ToolResult {
 	t.Helper()
 	name, args := p.Name, p.Arguments
-	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	limit := CallTimeout
+	if m.CallDeadline > 0 {
+		limit = m.CallDeadline
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	res, err := m.Session.CallTool(ctx, p)
 	if err != nil {
