@@ -26,6 +26,9 @@ const mcpWaitCap = 1500
 // returns the MCP result.
 func same(t *testing.T, d *harness.Daemon, m *harness.MCP, cli []string, tool string, args map[string]any) harness.ToolResult {
 	t.Helper()
+	if mcpTrims[tool] { // MCP asks these without trailing spaces (docs/mcp.md, "Small results")
+		cli = append(cli[:len(cli):len(cli)], "--trim")
+	}
 	r := d.CLI(t, append([]string{"--json"}, cli...)...)
 	line := strings.TrimSuffix(r.Stdout, "\n")
 	got := m.Call(t, tool, args)
@@ -68,6 +71,9 @@ func waitEndsFirst(t *testing.T, d *harness.Daemon, m *harness.MCP, cli []string
 	}
 	return got
 }
+
+// mcpTrims are the tools whose rows MCP trims by default.
+var mcpTrims = map[string]bool{"run_wait": true, "run_get": true, "pane_capture": true}
 
 func decodeText(t *testing.T, r harness.ToolResult, v any) {
 	t.Helper()
@@ -353,7 +359,7 @@ func runBoth(t *testing.T, d *harness.Daemon, m *harness.MCP, n int, cli []strin
 		return st
 	}
 	cr := cliRunOf(t, d, ck)
-	r := d.CLI(t, "--json", "run", "wait", "--run", cr, "--timeout-ms", "20000")
+	r := d.CLI(t, "--json", "run", "wait", "--run", cr, "--timeout-ms", "20000", "--trim")
 	w := m.Call(t, "run_wait", map[string]any{"run": runOf(t, m, mk), "timeout_ms": 20000})
 	if cn, mn := harness.Normalize(t, strings.TrimSuffix(r.Stdout, "\n")), harness.Normalize(t, w.Text); cn != mn {
 		t.Fatalf("run_wait differs from signaltty --json run wait:\nCLI: %s\nMCP: %s", cn, mn)

@@ -74,6 +74,11 @@ func (a *server) toolHandler(t mcpschema.Tool) mcp.ToolHandlerFor[map[string]any
 		if in == nil {
 			in = map[string]any{}
 		}
+		if trimsByDefault[t.Method] {
+			if _, ok := in["trim"]; !ok {
+				in["trim"] = true
+			}
+		}
 		var raw json.RawMessage
 		var err error
 		switch t.Method {
@@ -131,6 +136,10 @@ func (a *server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, t
 	return func() { cancel(); <-done }
 }
 
+// trimsByDefault are the methods whose rows MCP asks without trailing
+// spaces unless the caller passes trim false (docs/mcp.md, "Small results").
+var trimsByDefault = map[string]bool{"dev.signaltty.Run.Wait": true, "dev.signaltty.Run.Get": true, "dev.signaltty.Mux.CaptureRows": true}
+
 // toolError is a failed call as an MCP tool error: its text is the line
 // --json prints for it.
 type toolError struct{ ce *daemon.Error }
@@ -178,7 +187,7 @@ func (a *server) waitRun(ctx context.Context, p map[string]any) (json.RawMessage
 		return raw, err
 	}
 	get := map[string]any{"run": p["run"], "output": true} // Wait's default
-	for _, k := range []string{"output", "source"} {
+	for _, k := range []string{"output", "source", "trim"} {
 		if v, ok := p[k]; ok {
 			get[k] = v
 		}
@@ -197,7 +206,7 @@ func (a *server) waitRun(ctx context.Context, p map[string]any) (json.RawMessage
 	}
 	var where struct{ Pane string }
 	if json.Unmarshal(rec["record"], &where) == nil && where.Pane != "" {
-		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": where.Pane}); err == nil {
+		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": where.Pane, "trim": p["trim"] != false}); err == nil {
 			rec["output_so_far"] = screen
 		}
 	}

@@ -41,14 +41,16 @@ var tools = []tool{
 			"With a progress token, a progress notification comes every 5 s while waiting. " +
 			"A wait never stops the command (use run_cancel). Trust outcome and status, never the screen text. " +
 			"When output.complete is false, earlier rows exist: read them with pane_capture (rows [output.oldest, output.start)).",
-		params: map[string]string{"timeout_ms": "How long this call waits, in ms: 0 checks without waiting; default and maximum 110000 in MCP (larger values are lowered to it)."},
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms: 0 checks without waiting; default and maximum 110000 in MCP (larger values are lowered to it).",
+			"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."},
 		doc: map[string]string{
 			"timeout_ms\n(0..86400000; 0 checks without waiting; absent waits without limit) ends\nonly the wait, with timeout.wait (data: run, state).":                            "timeout_ms\n(in MCP at most the server's cap, 110000 by default, which is also the default;\n0 checks without waiting) ends only the wait: MCP then returns the current\nrecord with wait_ended \"timeout\" and next.",
 			"Called with \"more\", a reply with the current record (continues) is sent\nevery 10 s until the final one, so a client's own call timeout need not\nend a long wait. ": "",
 			"(data.reason \"expired\" or \"unknown\"), timeout.wait,": "(data.reason \"expired\" or \"unknown\"),",
 		}, ann: reads},
 	{name: "run_get", method: "dev.signaltty.Run.Get", cli: "signaltty run get --run R",
-		hint: "Return a run's record now, without waiting (state running, terminating or completed).", ann: reads},
+		hint:   "Return a run's record now, without waiting (state running, terminating or completed).",
+		params: map[string]string{"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."}, ann: reads},
 	{name: "run_list", method: "dev.signaltty.Run.List", cli: "signaltty run list [--pane P] [--key K]",
 		hint: "List the runs the daemon still keeps, without output; find a run by its key after losing its id.", ann: reads},
 	{name: "run_cancel", method: "dev.signaltty.Run.Cancel", cli: "signaltty run cancel --run R",
@@ -74,7 +76,8 @@ var tools = []tool{
 	{name: "pane_send", method: "dev.signaltty.Mux.SendInput", cli: "signaltty pane send --pane P --text TEXT",
 		hint: "Type input into a pane, as a user at its terminal would: include \"\\n\" (or \"\\r\") to press Enter, \"\\u0003\" for Ctrl-C. Nothing tells you when or how the program reacted: read the screen with pane_capture, and prefer run for commands whose result matters."},
 	{name: "pane_capture", method: "dev.signaltty.Mux.CaptureRows", cli: "signaltty pane capture --pane P [--start N] [--end N]",
-		hint: "Read a pane's screen, or rows of its history with start and end (for example the rows before a run's output tail).", ann: reads},
+		hint:   "Read a pane's screen, or rows of its history with start and end (for example the rows before a run's output tail). Rows come without trailing spaces unless trim is false.",
+		params: map[string]string{"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."}, ann: reads},
 	{name: "pane_kill", method: "dev.signaltty.Mux.KillPane", cli: "signaltty pane kill --pane P",
 		hint: "Stop a pane's processes (destructive) and wait until they exited; the pane stays, with its rows, until pane_remove.", ann: stops},
 	{name: "pane_remove", method: "dev.signaltty.Mux.RemovePane", cli: "signaltty pane remove --pane P [--kill]",
