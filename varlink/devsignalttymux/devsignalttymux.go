@@ -2393,8 +2393,10 @@ func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_i
 }
 
 // Records a notification (about a pane: its attention rises by severity,
-// info → unread). Errors: invalid_params.severity, invalid_params.title,
-// not_found.pane, not_found.workspace.
+// info → unread). With both pane and workspace, the pane must be in that
+// workspace. Errors: invalid_params.severity, invalid_params.title,
+// invalid_params.workspace (reason "mismatch": the pane is in another
+// workspace), not_found.pane, not_found.workspace.
 type Notify_methods struct{}
 
 func Notify() Notify_methods { return Notify_methods{} }
@@ -3326,8 +3328,10 @@ func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, pane_ string
 }
 
 // Records a notification (about a pane: its attention rises by severity,
-// info → unread). Errors: invalid_params.severity, invalid_params.title,
-// not_found.pane, not_found.workspace.
+// info → unread). With both pane and workspace, the pane must be in that
+// workspace. Errors: invalid_params.severity, invalid_params.title,
+// invalid_params.workspace (reason "mismatch": the pane is in another
+// workspace), not_found.pane, not_found.workspace.
 func (s *VarlinkInterface) Notify(ctx context.Context, c VarlinkCall, pane_ *string, workspace_ *string, title_ *string, body_ *string, severity_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.Notify")
 }
@@ -4260,8 +4264,10 @@ method Wait(pane: string, until: []string, after: ?WaitBaseline, timeout_ms: ?in
 )
 
 # Records a notification (about a pane: its attention rises by severity,
-# info → unread). Errors: invalid_params.severity, invalid_params.title,
-# not_found.pane, not_found.workspace.
+# info → unread). With both pane and workspace, the pane must be in that
+# workspace. Errors: invalid_params.severity, invalid_params.title,
+# invalid_params.workspace (reason "mismatch": the pane is in another
+# workspace), not_found.pane, not_found.workspace.
 method Notify(pane: ?string, workspace: ?string, title: ?string, body: ?string, severity: ?string) -> (notification: Notification)
 
 # Lists the kept notifications (the newest 200), oldest first.
