@@ -162,6 +162,15 @@ func (s *Service) Notify(r NotifyRequest) (Notification, error) {
 		if p, err = s.lookupPane(r.Pane); err != nil {
 			return Notification{}, err
 		}
+		if r.Workspace != "" {
+			w, err := s.lookupWorkspace(r.Workspace)
+			if err != nil {
+				return Notification{}, err
+			}
+			if w.id != p.workspace {
+				return Notification{}, invalid("workspace", "mismatch", "pane %s is in workspace %s, not in %s: give the pane alone, or the pane's workspace", p.id, p.workspace, w.id)
+			}
+		}
 	} else if r.Workspace != "" {
 		w, err := s.lookupWorkspace(r.Workspace)
 		if err != nil {

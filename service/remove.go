@@ -79,7 +79,7 @@ func (s *Service) remove(ctx context.Context, r removal) error {
 		if !r.force && len(holding) > 0 {
 			s.mu.Unlock()
 			return newError("conflict.pane_live", map[string]any{"panes": holding},
-				"%d live pane(s): kill them first, or remove with --kill (a pane) or --recursive (a tab or workspace)", len(holding))
+				"%d live pane(s): kill them first, or remove with the parameter kill (a pane) or recursive (a tab or workspace) set to true (CLI --kill, --recursive)", len(holding))
 		}
 		if len(live) == 0 {
 			resize := s.removeLocked(r, panes)

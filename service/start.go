@@ -390,7 +390,7 @@ func spawnError(err error, argv []string) *Error {
 		}
 		hint := ""
 		if se.Reason == "not_found" && !strings.Contains(argv[0], "/") {
-			hint = " (the PATH searched is the pane's: the daemon's environment, which is the user manager's or that of the CLI call that started it, plus the request's env: set PATH there (signaltty --env PATH=…) or give an absolute path)"
+			hint = " (the PATH searched is the pane's: the daemon's environment, which is the user manager's or that of the CLI call that started it, plus the request's env: set PATH in the env parameter (CLI --env PATH=…) or give an absolute path)"
 		}
 		return newError("unavailable.spawn", map[string]any{"reason": se.Reason, "argv0": argv0(argv)},
 			"cannot start %q: %v%s", argv[0], se.Err, hint)

@@ -26,6 +26,9 @@ const mcpWaitCap = 1500
 // returns the MCP result.
 func same(t *testing.T, d *harness.Daemon, m *harness.MCP, cli []string, tool string, args map[string]any) harness.ToolResult {
 	t.Helper()
+	if mcpTrims[tool] { // MCP asks these without trailing spaces (docs/mcp.md, "Small results")
+		cli = append(cli[:len(cli):len(cli)], "--trim")
+	}
 	r := d.CLI(t, append([]string{"--json"}, cli...)...)
 	line := strings.TrimSuffix(r.Stdout, "\n")
 	got := m.Call(t, tool, args)
@@ -45,6 +48,32 @@ func same(t *testing.T, d *harness.Daemon, m *harness.MCP, cli []string, tool st
 	}
 	return got
 }
+
+// waitEndsFirst runs a CLI wait that must end with timeout.wait and the
+// same run_wait in MCP, which must instead be a normal result: the record
+// as it is now (state running) with wait_ended "timeout" and next
+// (docs/mcp.md, "Long waits"). It returns the MCP result.
+func waitEndsFirst(t *testing.T, d *harness.Daemon, m *harness.MCP, cli []string, args map[string]any) harness.ToolResult {
+	t.Helper()
+	r := d.CLI(t, append([]string{"--json"}, cli...)...)
+	if !strings.Contains(r.Stdout, `"code":"timeout.wait"`) {
+		t.Fatalf("signaltty --json %s: want timeout.wait, got %s", strings.Join(cli, " "), r.Stdout)
+	}
+	got := m.Call(t, "run_wait", args)
+	var res struct {
+		Record    struct{ State string }
+		WaitEnded string `json:"wait_ended"`
+		Next      string
+	}
+	decodeText(t, got, &res)
+	if got.IsError || res.WaitEnded != "timeout" || res.Record.State != "running" || !strings.Contains(res.Next, "run_wait") {
+		t.Fatalf("run_wait %v: want a normal result, state running, wait_ended timeout and next; got isError=%v %s", args, got.IsError, got.Text)
+	}
+	return got
+}
+
+// mcpTrims are the tools whose rows MCP trims by default.
+var mcpTrims = map[string]bool{"run_wait": true, "run_get": true, "pane_capture": true}
 
 func decodeText(t *testing.T, r harness.ToolResult, v any) {
 	t.Helper()
@@ -121,7 +150,7 @@ func TestMCPRunResultsEqualTheCLIs(t *testing.T) {
 	same(t, d, m, []string{"run", "wait", "--run", cliRunOf(t, d, "cli-4"), "--timeout-ms", "20000"}, "run_wait", map[string]any{"run": runOf(t, m, "mcp-4"), "timeout_ms": 20000})
 	same(t, d, m, []string{"run", "--key", "cli-5", "--workspace", ws.ID, "--", "sleep", "60"}, "run", map[string]any{"key": "mcp-5", "workspace": ws.ID, "argv": []string{"sleep", "60"}})
 	c5, m5 := cliRunOf(t, d, "cli-5"), runOf(t, m, "mcp-5")
-	same(t, d, m, []string{"run", "wait", "--run", c5, "--timeout-ms", "0"}, "run_wait", map[string]any{"run": m5, "timeout_ms": 0})
+	waitEndsFirst(t, d, m, []string{"run", "wait", "--run", c5, "--timeout-ms", "0"}, map[string]any{"run": m5, "timeout_ms": 0})
 	same(t, d, m, []string{"run", "cancel", "--run", c5, "--grace-ms", "500"}, "run_cancel", map[string]any{"run": m5, "grace_ms": 500})
 	same(t, d, m, []string{"run", "cancel", "--run", c5}, "run_cancel", map[string]any{"run": m5})
 
@@ -242,23 +271,35 @@ func TestMCPToolSchemasAreTheGeneratedOnes(t *testing.T) {
 	}
 }
 
-func TestMCPRunWaitWithoutTimeoutEndsAtTheCap(t *testing.T) {
+func TestMCPRunWaitWithoutTimeoutEndsAtTheCapAsANormalResult(t *testing.T) {
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil, "--wait-cap-ms", fmt.Sprint(mcpWaitCap))
 	ws := d.CreateWorkspace(t, "cap")
-	r := m.Call(t, "run", map[string]any{"key": "long", "workspace": ws.ID, "argv": []string{"sleep", "120"}})
+	r := m.Call(t, "run", map[string]any{"key": "long", "workspace": ws.ID, "shell": "echo started-long; exec sleep 120"})
 	var st struct{ Run string }
 	decodeText(t, r, &st)
 	// Without the cap the first would wait for ever and the second a day;
-	// both end with timeout.wait (the harness allows a call 60 s).
+	// both end at the cap with the record as it is now (the harness allows
+	// a call 60 s).
 	for _, args := range []map[string]any{{"run": st.Run}, {"run": st.Run, "timeout_ms": 86400000}} {
-		if w := m.Call(t, "run_wait", args); errCode(t, w) != "timeout.wait" {
-			t.Fatalf("run_wait %v: want timeout.wait, got %s", args, w.Text)
+		w := m.Call(t, "run_wait", args)
+		var res struct {
+			Record struct {
+				State  string
+				Output struct{ Lines []string }
+			}
+			OutputSoFar struct{ Lines []string } `json:"output_so_far"`
+			WaitEnded   string                   `json:"wait_ended"`
+			Next        string
 		}
-	}
-	g := m.Call(t, "run_get", map[string]any{"run": st.Run, "output": false})
-	if !strings.Contains(g.Text, `"state":"running"`) {
-		t.Fatalf("a wait that timed out must leave the run running: %s", g.Text)
+		decodeText(t, w, &res)
+		if w.IsError || res.WaitEnded != "timeout" || res.Record.State != "running" || !strings.Contains(res.Next, st.Run) ||
+			!strings.Contains(strings.Join(res.OutputSoFar.Lines, "\n"), "started-long") {
+			t.Fatalf("run_wait %v: want the running record with its output so far and how to go on, got isError=%v %s", args, w.IsError, w.Text)
+		}
+		if w.Structured == "" || harness.Normalize(t, w.Structured) != harness.Normalize(t, w.Text) {
+			t.Fatalf("structured content and text differ: %s / %s", w.Structured, w.Text)
+		}
 	}
 	m.Call(t, "run_cancel", map[string]any{"run": st.Run, "grace_ms": 0})
 }
@@ -318,7 +359,7 @@ func runBoth(t *testing.T, d *harness.Daemon, m *harness.MCP, n int, cli []strin
 		return st
 	}
 	cr := cliRunOf(t, d, ck)
-	r := d.CLI(t, "--json", "run", "wait", "--run", cr, "--timeout-ms", "20000")
+	r := d.CLI(t, "--json", "run", "wait", "--run", cr, "--timeout-ms", "20000", "--trim")
 	w := m.Call(t, "run_wait", map[string]any{"run": runOf(t, m, mk), "timeout_ms": 20000})
 	if cn, mn := harness.Normalize(t, strings.TrimSuffix(r.Stdout, "\n")), harness.Normalize(t, w.Text); cn != mn {
 		t.Fatalf("run_wait differs from signaltty --json run wait:\nCLI: %s\nMCP: %s", cn, mn)
@@ -392,10 +433,7 @@ func TestMCPRunConformanceCasesEqualTheCLIs(t *testing.T) {
 		in("key", fmt.Sprintf("mcp-%d", k), "argv", []string{"sleep", "100"}))
 	cr, mr := cliRunOf(t, d, fmt.Sprintf("cli-%d", k)), runOf(t, m, fmt.Sprintf("mcp-%d", k))
 	for _, ms := range []string{"100", "0"} {
-		r := same(t, d, m, []string{"run", "wait", "--run", cr, "--timeout-ms", ms}, "run_wait", map[string]any{"run": mr, "timeout_ms": json.Number(ms)})
-		if errCode(t, r) != "timeout.wait" {
-			t.Fatalf("wait --timeout-ms %s: %s", ms, r.Text)
-		}
+		waitEndsFirst(t, d, m, []string{"run", "wait", "--run", cr, "--timeout-ms", ms}, map[string]any{"run": mr, "timeout_ms": json.Number(ms)})
 	}
 	first := same(t, d, m, []string{"run", "cancel", "--run", cr, "--signal", "TERM"}, "run_cancel", map[string]any{"run": mr, "signal": "TERM"})
 	if field(t, first, "cause") != `"cancel"` || field(t, first, "outcome") != `"terminated"` {

@@ -206,7 +206,7 @@ func (m *Mux) SignalPane(ctx context.Context, c mux.VarlinkCall, id, signal stri
 	return c.ReplySignalPane(ctx)
 }
 
-func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, start, end, epoch *int64) error {
+func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, start, end, epoch *int64, trim *bool) error {
 	cap, err := m.svc.CaptureRows(id, service.CaptureRequest{Start: start, End: end, Epoch: epoch})
 	if err != nil {
 		return m.fail(ctx, c, err)
@@ -214,6 +214,9 @@ func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, sta
 	lines := cap.Lines
 	if lines == nil {
 		lines = []string{}
+	}
+	if isTrue(trim) {
+		lines = trimLines(lines)
 	}
 	return c.ReplyCaptureRows(ctx, cap.Epoch, cap.Oldest, cap.End, cap.First, int64(cap.Cols), int64(cap.Rows), cap.Screen, lines, cap.RestoredRows)
 }

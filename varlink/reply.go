@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 
 	vl "github.com/varlink/go/varlink"
 )
@@ -36,3 +37,16 @@ func writeReply(ctx context.Context, c vl.Call, msg []byte) error {
 	_, err := c.Conn.Write(ctx, msg)
 	return err
 }
+
+// trimLines returns lines without their trailing spaces (the trim of
+// CaptureRows, Run.Wait and Run.Get), in a new slice.
+func trimLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(l, " ")
+	}
+	return out
+}
+
+// isTrue is an optional boolean parameter, false when absent.
+func isTrue(b *bool) bool { return b != nil && *b }

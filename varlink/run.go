@@ -59,7 +59,7 @@ func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pan
 	return c.ReplyStart(ctx, res.Run, res.Source, res.Key, res.Pane, res.Tab, res.Workspace, res.Principal, int64(res.Pid), res.Reused)
 }
 
-func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs *int64, output *bool, source *string) error {
+func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs *int64, output *bool, source *string, trim *bool) error {
 	if err := r.svc.CheckSource(str(source)); err != nil {
 		return r.fail(ctx, c, err)
 	}
@@ -78,7 +78,7 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 		if err != nil {
 			return r.fail(ctx, c, err)
 		}
-		return r.reply(ctx, c, rec, false)
+		return r.reply(ctx, c, rec, false, isTrue(trim))
 	}
 	var end time.Time
 	if timeout >= 0 {
@@ -93,13 +93,13 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 		var se *service.Error
 		switch {
 		case err == nil:
-			return r.reply(ctx, c, rec, false)
+			return r.reply(ctx, c, rec, false, isTrue(trim))
 		case errors.As(err, &se) && se.Code == "timeout.wait" && (timeout < 0 || time.Now().Before(end)):
 			cur, gerr := r.svc.GetRun(id, false)
 			if gerr != nil {
 				return r.fail(ctx, c, gerr)
 			}
-			if err := r.reply(ctx, c, cur, true); err != nil {
+			if err := r.reply(ctx, c, cur, true, false); err != nil {
 				return err
 			}
 		default:
@@ -108,7 +108,7 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 	}
 }
 
-func (r *Run) Get(ctx context.Context, c runv.VarlinkCall, id string, output *bool, source *string) error {
+func (r *Run) Get(ctx context.Context, c runv.VarlinkCall, id string, output *bool, source *string, trim *bool) error {
 	if err := r.svc.CheckSource(str(source)); err != nil {
 		return r.fail(ctx, c, err)
 	}
@@ -116,7 +116,7 @@ func (r *Run) Get(ctx context.Context, c runv.VarlinkCall, id string, output *bo
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}
-	return r.reply(ctx, c, rec, false)
+	return r.reply(ctx, c, rec, false, isTrue(trim))
 }
 
 func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *string, limit *int64) error {
@@ -163,13 +163,18 @@ func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal 
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}
-	return r.reply(ctx, c, rec, false)
+	return r.reply(ctx, c, rec, false, false)
 }
 
 // reply sends a record ({record}: the reply of Wait, Get and Cancel), or
 // unsupported.result_size when the message would exceed MaxReply.
-func (r *Run) reply(ctx context.Context, c runv.VarlinkCall, rec service.Run, continues bool) error {
-	msg, err := encodeReply(map[string]any{"record": recordOut(rec)}, continues)
+// With trim, the output's lines lose their trailing spaces.
+func (r *Run) reply(ctx context.Context, c runv.VarlinkCall, rec service.Run, continues, trim bool) error {
+	out := recordOut(rec)
+	if trim && out.Output != nil {
+		out.Output.Lines = trimLines(out.Output.Lines)
+	}
+	msg, err := encodeReply(map[string]any{"record": out}, continues)
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}

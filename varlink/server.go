@@ -68,7 +68,7 @@ func (s *ServerIface) WhoAmI(ctx context.Context, c srv.VarlinkCall) error {
 	if p.Unattributed {
 		reason = strOpt("unattributed")
 	}
-	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, reason)
+	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, reason, strOpt(s.svc.Status().Address), strOpt(s.svc.PersistStatus().Dir))
 }
 
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {

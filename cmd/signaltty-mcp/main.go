@@ -7,9 +7,10 @@
 //	signaltty-mcp [--address ADDRESS] [--wait-cap-ms MS]
 //
 // --address is the daemon address (default $SIGNALTTY_ADDRESS, else the
-// user's socket); --wait-cap-ms lowers the 50000 ms cap of run_wait and
-// pane_wait (for tests). Exit status: 0 when the client goes away, 2 for a
-// bad flag, 1 when serving fails.
+// user's socket); --wait-cap-ms sets the longest run_wait and pane_wait of
+// one call (default 110000 ms, at most 1500000; docs/mcp.md, "Long
+// waits"). Exit status: 0 when the client goes away, 2 for a bad flag, 1
+// when serving fails.
 package main
 
 import (
@@ -20,7 +21,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
 )
 
@@ -34,7 +34,7 @@ func main() {
 func run(args []string) int {
 	fs := flag.NewFlagSet("signaltty-mcp", flag.ContinueOnError)
 	addr := fs.String("address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
-	waitCap := fs.Int64("wait-cap-ms", mcpWaitCap, "longest run_wait in ms (at most 50000)")
+	waitCap := fs.Int64("wait-cap-ms", mcpWaitCap, "longest run_wait and pane_wait of one call, in ms (at most 1500000)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -46,12 +46,15 @@ func run(args []string) int {
 	if s.address == "" {
 		s.address = daemon.DefaultAddress()
 	}
-	if s.waitCap <= 0 || s.waitCap > mcpWaitCap {
+	if s.waitCap <= 0 {
 		s.waitCap = mcpWaitCap
+	}
+	if s.waitCap > maxWaitCap {
+		s.waitCap = maxWaitCap
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := s.serve(ctx, &mcp.StdioTransport{}); err != nil {
+	if err := s.serve(ctx, &lineTransport{r: os.Stdin, w: os.Stdout}); err != nil {
 		fmt.Fprintf(os.Stderr, "signaltty-mcp: %v\n", err)
 		return 1
 	}

@@ -4,16 +4,28 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
 	"github.com/signaltty/signaltty/varlink/mcpschema"
 )
 
-// mcpWaitCap is the longest run_wait in MCP, in ms: common MCP clients give
-// up on a tool call after about 60 s, so a wait ends before that with
-// timeout.wait and the agent calls again (docs/mcp.md).
-const mcpWaitCap = 50000
+// mcpWaitCap is the default and longest run_wait and pane_wait of one
+// tool call, in ms (docs/mcp.md, "Long waits"): under the 2 minutes after
+// which Claude Code moves a call of its main conversation to the
+// background, and under Codex's default tool timeout of 300 s. A wait that
+// ends at it is a normal result that says how to continue.
+const mcpWaitCap = 110000
+
+// maxWaitCap is the largest --wait-cap-ms: under the 30 minutes after which
+// Claude Code gives up on a stdio call.
+const maxWaitCap = 25 * 60 * 1000
+
+// progressEvery is how often a wait sends a progress notification when the
+// client gave a progress token.
+const progressEvery = 5 * time.Second
 
 // server serves the tools for one MCP session against the daemon at address.
 type server struct {
@@ -58,23 +70,30 @@ func (a *server) serve(ctx context.Context, transport mcp.Transport) error {
 // parameters. The result is the reply the CLI prints with --json: the
 // structured content, and the same bytes as its text.
 func (a *server) toolHandler(t mcpschema.Tool) mcp.ToolHandlerFor[map[string]any, json.RawMessage] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, json.RawMessage, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, json.RawMessage, error) {
 		if in == nil {
 			in = map[string]any{}
 		}
+		if trimsByDefault[t.Method] {
+			if _, ok := in["trim"]; !ok {
+				in["trim"] = true
+			}
+		}
 		var raw json.RawMessage
 		var err error
-		if t.Method == "dev.signaltty.Run.Wait" {
+		switch t.Method {
+		case "dev.signaltty.Run.Wait", "dev.signaltty.Mux.Wait":
 			if ms, ok := in["timeout_ms"].(float64); !ok || ms > float64(a.waitCap) {
 				in["timeout_ms"] = a.waitCap
 			}
-			raw, err = a.waitRun(ctx, in)
-		} else if t.Method == "dev.signaltty.Mux.Wait" { // the same cap: call again on timeout.wait
-			if ms, ok := in["timeout_ms"].(float64); !ok || ms > float64(a.waitCap) {
-				in["timeout_ms"] = a.waitCap
+			stop := a.reportProgress(ctx, req, t.Name, in)
+			if t.Method == "dev.signaltty.Run.Wait" {
+				raw, err = a.waitRun(ctx, in)
+			} else {
+				raw, err = daemon.Call(ctx, a.address, t.Method, in)
 			}
-			raw, err = daemon.Call(ctx, a.address, t.Method, in)
-		} else {
+			stop()
+		default:
 			raw, err = daemon.Call(ctx, a.address, t.Method, in)
 		}
 		if err != nil {
@@ -83,6 +102,43 @@ func (a *server) toolHandler(t mcpschema.Tool) mcp.ToolHandlerFor[map[string]any
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(daemon.Compact(raw))}}}, raw, nil
 	}
 }
+
+// reportProgress sends a progress notification every progressEvery while
+// a wait lasts, when the client's request carries a progress token; the
+// returned function stops it. progress is the time waited in seconds.
+func (a *server) reportProgress(ctx context.Context, req *mcp.CallToolRequest, tool string, in map[string]any) (stop func()) {
+	if req == nil || req.Params == nil || req.Session == nil || req.Params.GetProgressToken() == nil {
+		return func() {}
+	}
+	token := req.Params.GetProgressToken()
+	what, _ := in["run"].(string)
+	if what == "" {
+		what, _ = in["pane"].(string)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				waited := time.Since(start)
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+					Progress: waited.Seconds(), Message: fmt.Sprintf("%s %s: still waiting after %d s", tool, what, int(waited.Seconds()))})
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// trimsByDefault are the methods whose rows MCP asks without trailing
+// spaces unless the caller passes trim false (docs/mcp.md, "Small results").
+var trimsByDefault = map[string]bool{"dev.signaltty.Run.Wait": true, "dev.signaltty.Run.Get": true, "dev.signaltty.Mux.CaptureRows": true}
 
 // toolError is a failed call as an MCP tool error: its text is the line
 // --json prints for it.
@@ -114,12 +170,48 @@ func argumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// waitRun makes Run.Wait on a connection of its own.
+// waitRun makes Run.Wait on a connection of its own. A wait that ends
+// before the run (timeout.wait) is not a failure: the result is the run's
+// record as it is now (state running) with
+// "wait_ended": "timeout" and "next", which says how to continue
+// (docs/mcp.md, "Long waits").
 func (a *server) waitRun(ctx context.Context, p map[string]any) (json.RawMessage, error) {
 	c, err := daemon.Dial(ctx, a.address)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	return c.WaitRun(ctx, p)
+	raw, err := c.WaitRun(ctx, p)
+	var ce *daemon.Error
+	if err == nil || !errors.As(err, &ce) || ce.Code != "timeout.wait" {
+		return raw, err
+	}
+	get := map[string]any{"run": p["run"], "output": true} // Wait's default
+	for _, k := range []string{"output", "source", "trim"} {
+		if v, ok := p[k]; ok {
+			get[k] = v
+		}
+	}
+	cur, gerr := c.Call(ctx, "dev.signaltty.Run.Get", get)
+	if gerr != nil {
+		return nil, err
+	}
+	var rec map[string]json.RawMessage
+	if json.Unmarshal(cur, &rec) != nil {
+		return nil, err
+	}
+	var now struct{ State string }
+	if json.Unmarshal(rec["record"], &now) == nil && now.State == "completed" {
+		return cur, nil // it completed between the timeout and Get
+	}
+	var where struct{ Pane string }
+	if json.Unmarshal(rec["record"], &where) == nil && where.Pane != "" {
+		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": where.Pane, "trim": p["trim"] != false}); err == nil {
+			rec["output_so_far"] = screen
+		}
+	}
+	rec["wait_ended"] = json.RawMessage(`"timeout"`)
+	next, _ := json.Marshal(fmt.Sprintf("The run is still running and keeps running: call run_wait again with run %q (and the same source) to go on waiting, run_cancel to stop it.", p["run"]))
+	rec["next"] = next
+	return json.Marshal(rec)
 }

@@ -19,7 +19,8 @@ line (the first is the ready reply).
 
 --after SEQ first replays every journaled event after SEQ (a seq printed
 earlier, by this daemon or one before a restart: numbers never repeat), then
-follows live, with nothing repeated or left out. It fails at once with
+follows live; where the events' source changes (a daemon restart) a line
+"source NEW (the daemon restarted; seq numbers go on)" comes first, with nothing repeated or left out. It fails at once with
 conflict.history_lost when those events were rotated away, or
 unavailable.journal when the journal cannot prove them complete. A stream
 that falls behind ends with unavailable.lagged; its data.last_seq is where to
@@ -65,6 +66,7 @@ resume with --after.`,
 				return err
 			}
 			defer c.conn.Close()
+			lastSource := ""
 			err = c.stream(cmd.Context(), "dev.signaltty.Events.Subscribe", p, func(raw json.RawMessage) error {
 				if a.json {
 					fmt.Fprintln(a.out, string(compact(raw)))
@@ -79,6 +81,10 @@ resume with --after.`,
 				}
 				if r.Event != nil {
 					e := r.Event
+					if lastSource != "" && e.Source != lastSource { // events replayed across a daemon restart
+						fmt.Fprintf(a.out, "source %s (the daemon restarted; seq numbers go on)\n", e.Source)
+					}
+					lastSource = e.Source
 					fmt.Fprintf(a.out, "%d %s %s %s %s\n", e.Seq, e.Ts, e.Type, e.Resource, string(compact(e.Data)))
 				}
 				return nil

@@ -21,8 +21,8 @@ const mcpServer = "signaltty-mcp"
 // -ldflags -X main.libexecdir=...; empty: not searched).
 var libexecdir = ""
 
-// mcpWaitCap is the longest run_wait in MCP, in ms (docs/mcp.md).
-const mcpWaitCap = 50000
+// mcpWaitCap is the default longest run_wait in MCP, in ms (docs/mcp.md, "Long waits").
+const mcpWaitCap = 110000
 
 // mcpCmd replaces this process with signaltty-mcp (docs/mcp.md, "The
 // server program"), passing --address and its own flags on; standard
@@ -61,7 +61,7 @@ install's libexec directory or in $PATH.`,
 	}
 	// A lower run_wait cap suits a client with a shorter call limit; it
 	// cannot be raised.
-	c.Flags().Int64Var(&waitCap, "wait-cap-ms", mcpWaitCap, "longest run_wait in ms, for clients with a shorter call limit (at most 50000)")
+	c.Flags().Int64Var(&waitCap, "wait-cap-ms", mcpWaitCap, "longest run_wait and pane_wait of one call, in ms (at most 1500000; docs/mcp.md)")
 	return c
 }
 

@@ -140,7 +140,7 @@ end and epoch for paging. Without --json trailing spaces and trailing empty
 rows are left out.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.CaptureRows", params(cmd, "pane", "start", "end", "epoch"), func(raw json.RawMessage) error {
+			return a.run(cmd, "dev.signaltty.Mux.CaptureRows", params(cmd, "pane", "start", "end", "epoch", "trim"), func(raw json.RawMessage) error {
 				var r struct {
 					Lines         []string
 					First         int64
@@ -167,6 +167,7 @@ rows are left out.`,
 	c.Flags().Int64("start", 0, "first row (inclusive)")
 	c.Flags().Int64("end", 0, "last row (exclusive)")
 	c.Flags().Int64("epoch", 0, "fail with conflict.epoch unless the numbering is still this epoch")
+	c.Flags().Bool("trim", false, "rows without their trailing spaces (in --json; text output is always trimmed)")
 	return c
 }
 

@@ -96,7 +96,7 @@ status is the run's status. --timeout-ms ends only the wait (exit 7,
 timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			last, err := a.waitRun(cmd.Context(), params(cmd, "run", "timeout-ms", "output", "source"))
+			last, err := a.waitRun(cmd.Context(), params(cmd, "run", "timeout-ms", "output", "source", "trim"))
 			if err != nil {
 				return err
 			}
@@ -107,6 +107,7 @@ timeout.wait), as does Ctrl-C (exit 8): the command keeps running.`,
 	c.Flags().Int64("timeout-ms", 0, "give up waiting after this many ms (exit 7; default: no limit; 0: just check)")
 	c.Flags().Bool("output", true, "include the output tail")
 	c.Flags().String("source", "", "fail with conflict.source unless the daemon's event source is this one")
+	c.Flags().Bool("trim", false, "output lines without their trailing spaces (in --json; text output is always trimmed)")
 	return c
 }
 
@@ -174,12 +175,13 @@ func runGetCmd(a *app) *cobra.Command {
 		Short: "Show a run's record (Run.Get)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Run.Get", params(cmd, "run", "output", "source"), a.printRecordReply)
+			return a.run(cmd, "dev.signaltty.Run.Get", params(cmd, "run", "output", "source", "trim"), a.printRecordReply)
 		},
 	}
 	requiredString(c, "run", "run id")
 	c.Flags().Bool("output", true, "include the output tail")
 	c.Flags().String("source", "", "fail with conflict.source unless the daemon's event source is this one")
+	c.Flags().Bool("trim", false, "output lines without their trailing spaces (in --json; text output is always trimmed)")
 	return c
 }
 

@@ -24,9 +24,9 @@ func statusCmd(a *app) *cobra.Command {
 					return err
 				}
 				s := r.Status
-				fmt.Fprintf(a.out, "signalttyd %s, pid %d, up %.1fs\naddress: %s (socket activated: %v)\nsource: %s\n"+
+				fmt.Fprintf(a.out, "signalttyd %s, pid %d, up %.1fs\naddress: %s (socket activated: %v)\nstate directory: %s\nsource: %s\n"+
 					"workspaces: %d  tabs: %d  panes: %d (%d live)  last event seq: %d\n",
-					s.Version, s.Pid, float64(s.Uptime_ms)/1000, s.Address, s.Socket_activated, s.Source,
+					s.Version, s.Pid, float64(s.Uptime_ms)/1000, s.Address, s.Socket_activated, s.Persistence.State_dir, s.Source,
 					s.Workspaces, s.Tabs, s.Panes, s.Live_panes, s.Seq)
 				return nil
 			})

@@ -20,7 +20,9 @@ func whoamiCmd(a *app) *cobra.Command {
 					Principal string `json:"principal"`
 					Pid       int64  `json:"pid"`
 					Grants    []struct{ Right, Scope string }
-					Reason    string `json:"reason"`
+					Reason    string  `json:"reason"`
+					Address   *string `json:"address"`
+					StateDir  *string `json:"state_dir"`
 				}
 				if err := decode(raw, &r); err != nil {
 					return err
@@ -31,6 +33,9 @@ func whoamiCmd(a *app) *cobra.Command {
 				}
 				for _, g := range r.Grants {
 					fmt.Fprintf(a.out, "  %s on %s\n", g.Right, g.Scope)
+				}
+				if r.Address != nil && r.StateDir != nil {
+					fmt.Fprintf(a.out, "daemon at %s, state directory %s\n", *r.Address, *r.StateDir)
 				}
 				return nil
 			})

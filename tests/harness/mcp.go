@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,7 +17,10 @@ import (
 // over stdio, with the SDK's own client.
 type MCP struct {
 	Session *mcp.ClientSession
-	d       *Daemon
+	// CallDeadline bounds one tool call (CallTimeout when 0); raise it for
+	// a server started with a long --wait-cap-ms.
+	CallDeadline time.Duration
+	d            *Daemon
 }
 
 // StartMCP runs `signaltty mcp args...` with env (the daemon's client
@@ -29,13 +33,28 @@ func (d *Daemon) StartMCP(t testing.TB, env []string, args ...string) *MCP {
 	return &MCP{Session: StartMCPWith(t, Bin(t, "signaltty"), env, args...), d: d}
 }
 
+// StartMCPClient is StartMCP with the client's options (a progress
+// notification handler, say).
+func (d *Daemon) StartMCPClient(t testing.TB, env []string, opts *mcp.ClientOptions, args ...string) *MCP {
+	t.Helper()
+	if env == nil {
+		env = d.ClientEnv()
+	}
+	return &MCP{Session: startMCP(t, Bin(t, "signaltty"), env, opts, args...), d: d}
+}
+
 // StartMCPWith runs `cli mcp args...` (an installed signaltty, say) with env
 // and connects to it; it is closed at cleanup.
 func StartMCPWith(t testing.TB, cli string, env []string, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return startMCP(t, cli, env, nil, args...)
+}
+
+func startMCP(t testing.TB, cli string, env []string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(cli, append([]string{"mcp"}, args...)...)
 	cmd.Env = env
-	client := mcp.NewClient(&mcp.Implementation{Name: "signaltty-tests", Version: "0"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "signaltty-tests", Version: "0"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
 	defer cancel()
 	s, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -57,9 +76,20 @@ type ToolResult struct {
 // Call calls a tool; the test fails on a protocol error (not on a tool error).
 func (m *MCP) Call(t testing.TB, name string, args map[string]any) ToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	return m.CallWith(t, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+// CallWith is Call with the request's parameters (a progress token, say).
+func (m *MCP) CallWith(t testing.TB, p *mcp.CallToolParams) ToolResult {
+	t.Helper()
+	name, args := p.Name, p.Arguments
+	limit := CallTimeout
+	if m.CallDeadline > 0 {
+		limit = m.CallDeadline
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	res, err := m.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	res, err := m.Session.CallTool(ctx, p)
 	if err != nil {
 		t.Fatalf("tools/call %s %v: %v", name, args, err)
 	}

@@ -10,19 +10,15 @@ import (
 )
 
 // Default is where the daemon listens and the CLI connects:
-// $SIGNALTTY_ADDRESS if set, else unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty,
-// else unix:/tmp/signaltty-<uid>/dev.signaltty.
+// $SIGNALTTY_ADDRESS if set, else unix:<runtime>/signaltty/dev.signaltty
+// with the runtime directory of RuntimeDir ($XDG_RUNTIME_DIR, else
+// /run/user/<uid> when it is the caller's), else
+// unix:/tmp/signaltty-<uid>/dev.signaltty.
 func Default() string {
 	if a := os.Getenv("SIGNALTTY_ADDRESS"); a != "" {
 		return a
 	}
-	dir := os.Getenv("XDG_RUNTIME_DIR")
-	if dir == "" {
-		dir = fmt.Sprintf("/tmp/signaltty-%d", os.Getuid())
-	} else {
-		dir = filepath.Join(dir, "signaltty")
-	}
-	return "unix:" + filepath.Join(dir, "dev.signaltty")
+	return "unix:" + filepath.Join(socketDir(), "dev.signaltty")
 }
 
 // SocketPath returns the file system path of a "unix:PATH[;params]" address.

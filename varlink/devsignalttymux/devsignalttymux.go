@@ -1610,7 +1610,8 @@ func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // first row still kept, end one past the last screen row. Without start and
 // end the visible screen is returned. start is inclusive, end exclusive.
 // Each line is one physical row of exactly cols cells (a wide character takes
-// two), padded with spaces, without control characters. screen is
+// two), padded with spaces, without control characters; with trim (default
+// false) a line ends at its last non-space cell instead. screen is
 // "alternate" while a full-screen program uses the alternate screen (its rows
 // never enter history). Errors: not_found.pane; invalid_params.range
 // (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
@@ -1621,8 +1622,8 @@ type CaptureRows_methods struct{}
 
 func CaptureRows() CaptureRows_methods { return CaptureRows_methods{} }
 
-func (m CaptureRows_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, pane_in_, start_in_, end_in_, epoch_in_)
+func (m CaptureRows_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, start_in_, end_in_, epoch_in_, trim_in_)
 	if err_ != nil {
 		return
 	}
@@ -1630,17 +1631,19 @@ func (m CaptureRows_methods) Call(ctx context.Context, c *varlink.Connection, pa
 	return
 }
 
-func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (func(ctx context.Context) (int64, int64, int64, int64, int64, int64, string, []string, int64, uint64, error), error) {
+func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool) (func(ctx context.Context) (int64, int64, int64, int64, int64, int64, string, []string, int64, uint64, error), error) {
 	var in struct {
 		Pane  string `json:"pane"`
 		Start *int64 `json:"start,omitempty"`
 		End   *int64 `json:"end,omitempty"`
 		Epoch *int64 `json:"epoch,omitempty"`
+		Trim  *bool  `json:"trim,omitempty"`
 	}
 	in.Pane = pane_in_
 	in.Start = start_in_
 	in.End = end_in_
 	in.Epoch = epoch_in_
+	in.Trim = trim_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.CaptureRows", in, flags)
 	if err != nil {
 		return nil, err
@@ -1675,17 +1678,19 @@ func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, fl
 	}, nil
 }
 
-func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64) (func(ctx context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool) (func(ctx context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Pane  string `json:"pane"`
 		Start *int64 `json:"start,omitempty"`
 		End   *int64 `json:"end,omitempty"`
 		Epoch *int64 `json:"epoch,omitempty"`
+		Trim  *bool  `json:"trim,omitempty"`
 	}
 	in.Pane = pane_in_
 	in.Start = start_in_
 	in.End = end_in_
 	in.Epoch = epoch_in_
+	in.Trim = trim_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.CaptureRows", in)
 	if err != nil {
 		return nil, err
@@ -2394,8 +2399,10 @@ func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_i
 }
 
 // Records a notification (about a pane: its attention rises by severity,
-// info → unread). Errors: invalid_params.severity, invalid_params.title,
-// not_found.pane, not_found.workspace.
+// info → unread). With both pane and workspace, the pane must be in that
+// workspace. Errors: invalid_params.severity, invalid_params.title,
+// invalid_params.workspace (reason "mismatch": the pane is in another
+// workspace), not_found.pane, not_found.workspace.
 type Notify_methods struct{}
 
 func Notify() Notify_methods { return Notify_methods{} }
@@ -2682,7 +2689,7 @@ type devsignalttymuxInterface interface {
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
 	SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error
 	AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error
-	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64) error
+	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool) error
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
 	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error
@@ -3225,14 +3232,15 @@ func (s *VarlinkInterface) AttachPane(ctx context.Context, c VarlinkCall, pane_ 
 // first row still kept, end one past the last screen row. Without start and
 // end the visible screen is returned. start is inclusive, end exclusive.
 // Each line is one physical row of exactly cols cells (a wide character takes
-// two), padded with spaces, without control characters. screen is
+// two), padded with spaces, without control characters; with trim (default
+// false) a line ends at its last non-space cell instead. screen is
 // "alternate" while a full-screen program uses the alternate screen (its rows
 // never enter history). Errors: not_found.pane; invalid_params.range
 // (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
 // "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
 // conflict.epoch when epoch is given and no longer current (capture without
 // epoch to learn the current one).
-func (s *VarlinkInterface) CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64) error {
+func (s *VarlinkInterface) CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.CaptureRows")
 }
 
@@ -3327,8 +3335,10 @@ func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, pane_ string
 }
 
 // Records a notification (about a pane: its attention rises by severity,
-// info → unread). Errors: invalid_params.severity, invalid_params.title,
-// not_found.pane, not_found.workspace.
+// info → unread). With both pane and workspace, the pane must be in that
+// workspace. Errors: invalid_params.severity, invalid_params.title,
+// invalid_params.workspace (reason "mismatch": the pane is in another
+// workspace), not_found.pane, not_found.workspace.
 func (s *VarlinkInterface) Notify(ctx context.Context, c VarlinkCall, pane_ *string, workspace_ *string, title_ *string, body_ *string, severity_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.Notify")
 }
@@ -3554,12 +3564,13 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Start *int64 `json:"start,omitempty"`
 			End   *int64 `json:"end,omitempty"`
 			Epoch *int64 `json:"epoch,omitempty"`
+			Trim  *bool  `json:"trim,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.CaptureRows(ctx, VarlinkCall{call}, in.Pane, in.Start, in.End, in.Epoch)
+		return s.devsignalttymuxInterface.CaptureRows(ctx, VarlinkCall{call}, in.Pane, in.Start, in.End, in.Epoch, in.Trim)
 
 	case "KillPane":
 		var in struct {
@@ -4160,14 +4171,15 @@ method AttachPane(pane: string, term: ?string) -> (data: string, cols: int, rows
 # first row still kept, end one past the last screen row. Without start and
 # end the visible screen is returned. start is inclusive, end exclusive.
 # Each line is one physical row of exactly cols cells (a wide character takes
-# two), padded with spaces, without control characters. screen is
+# two), padded with spaces, without control characters; with trim (default
+# false) a line ends at its last non-space cell instead. screen is
 # "alternate" while a full-screen program uses the alternate screen (its rows
 # never enter history). Errors: not_found.pane; invalid_params.range
 # (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
 # "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
 # conflict.epoch when epoch is given and no longer current (capture without
 # epoch to learn the current one).
-method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int) -> (
+method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int, trim: ?bool) -> (
   epoch: int,
   oldest: int,
   end: int,
@@ -4266,8 +4278,10 @@ method Wait(pane: string, until: []string, after: ?WaitBaseline, timeout_ms: ?in
 )
 
 # Records a notification (about a pane: its attention rises by severity,
-# info → unread). Errors: invalid_params.severity, invalid_params.title,
-# not_found.pane, not_found.workspace.
+# info → unread). With both pane and workspace, the pane must be in that
+# workspace. Errors: invalid_params.severity, invalid_params.title,
+# invalid_params.workspace (reason "mismatch": the pane is in another
+# workspace), not_found.pane, not_found.workspace.
 method Notify(pane: ?string, workspace: ?string, title: ?string, body: ?string, severity: ?string) -> (notification: Notification)
 
 # Lists the kept notifications (the newest 200), oldest first.

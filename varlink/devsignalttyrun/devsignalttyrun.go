@@ -32,7 +32,7 @@ type Grant struct {
 
 // The last rows of a run's pane when it completed. Rows are numbered as by
 // dev.signaltty.Mux.CaptureRows; lines are rows [start, end), each padded to
-// cols cells. Trailing blank rows are not included (end is one past the last
+// cols cells (without trailing spaces when the request asked for trim). Trailing blank rows are not included (end is one past the last
 // row with a non-space cell). complete is true exactly when the lines hold
 // every row the pane ever had (epoch never changed, oldest and start are 0).
 type Output struct {
@@ -505,7 +505,8 @@ func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_i
 // the run: its timeout, cancellation or disconnect leave the command running.
 // Called with "more", a reply with the current record (continues) is sent
 // every 10 s until the final one, so a client's own call timeout need not
-// end a long wait. output (default true) includes the output tail.
+// end a long wait. output (default true) includes the output tail; trim
+// (default false) leaves trailing spaces out of its lines.
 // Errors: not_found.run (data.reason "expired" or "unknown"), timeout.wait,
 //
 //	unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
@@ -519,8 +520,8 @@ type Wait_methods struct{}
 
 func Wait() Wait_methods { return Wait_methods{} }
 
-func (m Wait_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string) (record_out_ Record, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, run_in_, timeout_ms_in_, output_in_, source_in_)
+func (m Wait_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string, trim_in_ *bool) (record_out_ Record, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_in_, timeout_ms_in_, output_in_, source_in_, trim_in_)
 	if err_ != nil {
 		return
 	}
@@ -528,17 +529,19 @@ func (m Wait_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ s
 	return
 }
 
-func (m Wait_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (Record, uint64, error), error) {
+func (m Wait_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string, trim_in_ *bool) (func(ctx context.Context) (Record, uint64, error), error) {
 	var in struct {
 		Run        string  `json:"run"`
 		Timeout_ms *int64  `json:"timeout_ms,omitempty"`
 		Output     *bool   `json:"output,omitempty"`
 		Source     *string `json:"source,omitempty"`
+		Trim       *bool   `json:"trim,omitempty"`
 	}
 	in.Run = run_in_
 	in.Timeout_ms = timeout_ms_in_
 	in.Output = output_in_
 	in.Source = source_in_
+	in.Trim = trim_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Run.Wait", in, flags)
 	if err != nil {
 		return nil, err
@@ -557,17 +560,19 @@ func (m Wait_methods) Send(ctx context.Context, c *varlink.Connection, flags uin
 	}, nil
 }
 
-func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, timeout_ms_in_ *int64, output_in_ *bool, source_in_ *string, trim_in_ *bool) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Run        string  `json:"run"`
 		Timeout_ms *int64  `json:"timeout_ms,omitempty"`
 		Output     *bool   `json:"output,omitempty"`
 		Source     *string `json:"source,omitempty"`
+		Trim       *bool   `json:"trim,omitempty"`
 	}
 	in.Run = run_in_
 	in.Timeout_ms = timeout_ms_in_
 	in.Output = output_in_
 	in.Source = source_in_
+	in.Trim = trim_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Run.Wait", in)
 	if err != nil {
 		return nil, err
@@ -586,13 +591,14 @@ func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in
 	}, nil
 }
 
-// Returns a run's record. Errors: not_found.run, unsupported.result_size.
+// Returns a run's record; trim (default false) leaves trailing spaces out
+// of the output's lines. Errors: not_found.run, unsupported.result_size.
 type Get_methods struct{}
 
 func Get() Get_methods { return Get_methods{} }
 
-func (m Get_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool, source_in_ *string) (record_out_ Record, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, run_in_, output_in_, source_in_)
+func (m Get_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool, source_in_ *string, trim_in_ *bool) (record_out_ Record, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, run_in_, output_in_, source_in_, trim_in_)
 	if err_ != nil {
 		return
 	}
@@ -600,15 +606,17 @@ func (m Get_methods) Call(ctx context.Context, c *varlink.Connection, run_in_ st
 	return
 }
 
-func (m Get_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (Record, uint64, error), error) {
+func (m Get_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, run_in_ string, output_in_ *bool, source_in_ *string, trim_in_ *bool) (func(ctx context.Context) (Record, uint64, error), error) {
 	var in struct {
 		Run    string  `json:"run"`
 		Output *bool   `json:"output,omitempty"`
 		Source *string `json:"source,omitempty"`
+		Trim   *bool   `json:"trim,omitempty"`
 	}
 	in.Run = run_in_
 	in.Output = output_in_
 	in.Source = source_in_
+	in.Trim = trim_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Run.Get", in, flags)
 	if err != nil {
 		return nil, err
@@ -627,15 +635,17 @@ func (m Get_methods) Send(ctx context.Context, c *varlink.Connection, flags uint
 	}, nil
 }
 
-func (m Get_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool, source_in_ *string) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m Get_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in_ string, output_in_ *bool, source_in_ *string, trim_in_ *bool) (func(ctx context.Context) (record_out_ Record, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Run    string  `json:"run"`
 		Output *bool   `json:"output,omitempty"`
 		Source *string `json:"source,omitempty"`
+		Trim   *bool   `json:"trim,omitempty"`
 	}
 	in.Run = run_in_
 	in.Output = output_in_
 	in.Source = source_in_
+	in.Trim = trim_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Run.Get", in)
 	if err != nil {
 		return nil, err
@@ -818,8 +828,8 @@ func (m Cancel_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_
 
 type devsignalttyrunInterface interface {
 	Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error
-	Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string) error
-	Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string) error
+	Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string, trim_ *bool) error
+	Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string, trim_ *bool) error
 	List(ctx context.Context, c VarlinkCall, pane_ *string, key_ *string, after_ *string, limit_ *int64) error
 	Cancel(ctx context.Context, c VarlinkCall, run_ string, signal_ *string, grace_ms_ *int64, source_ *string) error
 }
@@ -1025,7 +1035,8 @@ func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string
 // the run: its timeout, cancellation or disconnect leave the command running.
 // Called with "more", a reply with the current record (continues) is sent
 // every 10 s until the final one, so a client's own call timeout need not
-// end a long wait. output (default true) includes the output tail.
+// end a long wait. output (default true) includes the output tail; trim
+// (default false) leaves trailing spaces out of its lines.
 // Errors: not_found.run (data.reason "expired" or "unknown"), timeout.wait,
 //
 //	unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
@@ -1035,12 +1046,13 @@ func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string
 // source (as on Start, Get and Cancel): fail with conflict.source unless it
 // is this daemon's event source; run ids restart at r0 with every daemon, so
 // a client that kept an id across a restart must not reach another run.
-func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string) error {
+func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string, trim_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Wait")
 }
 
-// Returns a run's record. Errors: not_found.run, unsupported.result_size.
-func (s *VarlinkInterface) Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string) error {
+// Returns a run's record; trim (default false) leaves trailing spaces out
+// of the output's lines. Errors: not_found.run, unsupported.result_size.
+func (s *VarlinkInterface) Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string, trim_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Get")
 }
 
@@ -1098,24 +1110,26 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			Timeout_ms *int64  `json:"timeout_ms,omitempty"`
 			Output     *bool   `json:"output,omitempty"`
 			Source     *string `json:"source,omitempty"`
+			Trim       *bool   `json:"trim,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyrunInterface.Wait(ctx, VarlinkCall{call}, in.Run, in.Timeout_ms, in.Output, in.Source)
+		return s.devsignalttyrunInterface.Wait(ctx, VarlinkCall{call}, in.Run, in.Timeout_ms, in.Output, in.Source, in.Trim)
 
 	case "Get":
 		var in struct {
 			Run    string  `json:"run"`
 			Output *bool   `json:"output,omitempty"`
 			Source *string `json:"source,omitempty"`
+			Trim   *bool   `json:"trim,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttyrunInterface.Get(ctx, VarlinkCall{call}, in.Run, in.Output, in.Source)
+		return s.devsignalttyrunInterface.Get(ctx, VarlinkCall{call}, in.Run, in.Output, in.Source, in.Trim)
 
 	case "List":
 		var in struct {
@@ -1180,7 +1194,7 @@ type Grant (right: string, scope: string)
 
 # The last rows of a run's pane when it completed. Rows are numbered as by
 # dev.signaltty.Mux.CaptureRows; lines are rows [start, end), each padded to
-# cols cells. Trailing blank rows are not included (end is one past the last
+# cols cells (without trailing spaces when the request asked for trim). Trailing blank rows are not included (end is one past the last
 # row with a non-space cell). complete is true exactly when the lines hold
 # every row the pane ever had (epoch never changed, oldest and start are 0).
 type Output (
@@ -1296,7 +1310,8 @@ method Start(
 # the run: its timeout, cancellation or disconnect leave the command running.
 # Called with "more", a reply with the current record (continues) is sent
 # every 10 s until the final one, so a client's own call timeout need not
-# end a long wait. output (default true) includes the output tail.
+# end a long wait. output (default true) includes the output tail; trim
+# (default false) leaves trailing spaces out of its lines.
 # Errors: not_found.run (data.reason "expired" or "unknown"), timeout.wait,
 #   unsupported.result_size (data.bytes: the reply exceeds 1 MiB; retry with
 #   output false and read rows with CaptureRows), invalid_params.timeout_ms,
@@ -1304,10 +1319,11 @@ method Start(
 # source (as on Start, Get and Cancel): fail with conflict.source unless it
 # is this daemon's event source; run ids restart at r0 with every daemon, so
 # a client that kept an id across a restart must not reach another run.
-method Wait(run: string, timeout_ms: ?int, output: ?bool, source: ?string) -> (record: Record)
+method Wait(run: string, timeout_ms: ?int, output: ?bool, source: ?string, trim: ?bool) -> (record: Record)
 
-# Returns a run's record. Errors: not_found.run, unsupported.result_size.
-method Get(run: string, output: ?bool, source: ?string) -> (record: Record)
+# Returns a run's record; trim (default false) leaves trailing spaces out
+# of the output's lines. Errors: not_found.run, unsupported.result_size.
+method Get(run: string, output: ?bool, source: ?string, trim: ?bool) -> (record: Record)
 
 # Lists retained runs in id order, without output, optionally those of one
 # pane or key, after a run id, at most limit (1..1024, default 256); next is

@@ -639,7 +639,9 @@ func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connect
 
 // Returns the caller's principal as the daemon resolved its connection:
 // "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
-// grants (the owner's: every right on "*") and the pinned peer's pid.
+// grants (the owner's: every right on "*") and the pinned peer's pid, and
+// which daemon answered: the address it listens on and its state directory
+// (as in Status, so a client can tell it reached the user's daemon).
 // reason "unattributed": the caller was started inside a pane or by the
 // daemon but no live pane claims it; it holds nothing and every other call
 // is denied (docs/security.md, "The pane mark").
@@ -647,27 +649,29 @@ type WhoAmI_methods struct{}
 
 func WhoAmI() WhoAmI_methods { return WhoAmI_methods{} }
 
-func (m WhoAmI_methods) Call(ctx context.Context, c *varlink.Connection) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, err_ error) {
+func (m WhoAmI_methods) Call(ctx context.Context, c *varlink.Connection) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, address_out_ *string, state_dir_out_ *string, err_ error) {
 	receive, err_ := m.Send(ctx, c, 0)
 	if err_ != nil {
 		return
 	}
-	principal_out_, pane_out_, pid_out_, grants_out_, reason_out_, _, err_ = receive(ctx)
+	principal_out_, pane_out_, pid_out_, grants_out_, reason_out_, address_out_, state_dir_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, *string, int64, []Grant, *string, uint64, error), error) {
+func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) (string, *string, int64, []Grant, *string, *string, *string, uint64, error), error) {
 	receive, err := c.Send(ctx, "dev.signaltty.Server.WhoAmI", nil, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, err error) {
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, address_out_ *string, state_dir_out_ *string, flags uint64, err error) {
 		var out struct {
 			Principal string  `json:"principal"`
 			Pane      *string `json:"pane,omitempty"`
 			Pid       int64   `json:"pid"`
 			Grants    []Grant `json:"grants"`
 			Reason    *string `json:"reason,omitempty"`
+			Address   *string `json:"address,omitempty"`
+			State_dir *string `json:"state_dir,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -679,22 +683,26 @@ func (m WhoAmI_methods) Send(ctx context.Context, c *varlink.Connection, flags u
 		pid_out_ = out.Pid
 		grants_out_ = []Grant(out.Grants)
 		reason_out_ = out.Reason
+		address_out_ = out.Address
+		state_dir_out_ = out.State_dir
 		return
 	}, nil
 }
 
-func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, address_out_ *string, state_dir_out_ *string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.WhoAmI", nil)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (principal_out_ string, pane_out_ *string, pid_out_ int64, grants_out_ []Grant, reason_out_ *string, address_out_ *string, state_dir_out_ *string, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
 			Principal string  `json:"principal"`
 			Pane      *string `json:"pane,omitempty"`
 			Pid       int64   `json:"pid"`
 			Grants    []Grant `json:"grants"`
 			Reason    *string `json:"reason,omitempty"`
+			Address   *string `json:"address,omitempty"`
+			State_dir *string `json:"state_dir,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -706,6 +714,8 @@ func (m WhoAmI_methods) Upgrade(ctx context.Context, c *varlink.Connection) (fun
 		pid_out_ = out.Pid
 		grants_out_ = []Grant(out.Grants)
 		reason_out_ = out.Reason
+		address_out_ = out.Address
+		state_dir_out_ = out.State_dir
 		return
 	}, nil
 }
@@ -972,19 +982,23 @@ func (c *VarlinkCall) ReplyRestoreSnapshot(ctx context.Context, status_ Status, 
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyWhoAmI(ctx context.Context, principal_ string, pane_ *string, pid_ int64, grants_ []Grant, reason_ *string) error {
+func (c *VarlinkCall) ReplyWhoAmI(ctx context.Context, principal_ string, pane_ *string, pid_ int64, grants_ []Grant, reason_ *string, address_ *string, state_dir_ *string) error {
 	var out struct {
 		Principal string  `json:"principal"`
 		Pane      *string `json:"pane,omitempty"`
 		Pid       int64   `json:"pid"`
 		Grants    []Grant `json:"grants"`
 		Reason    *string `json:"reason,omitempty"`
+		Address   *string `json:"address,omitempty"`
+		State_dir *string `json:"state_dir,omitempty"`
 	}
 	out.Principal = principal_
 	out.Pane = pane_
 	out.Pid = pid_
 	out.Grants = []Grant(grants_)
 	out.Reason = reason_
+	out.Address = address_
+	out.State_dir = state_dir_
 	return c.Reply(ctx, &out)
 }
 
@@ -1044,7 +1058,9 @@ func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, n
 
 // Returns the caller's principal as the daemon resolved its connection:
 // "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
-// grants (the owner's: every right on "*") and the pinned peer's pid.
+// grants (the owner's: every right on "*") and the pinned peer's pid, and
+// which daemon answered: the address it listens on and its state directory
+// (as in Status, so a client can tell it reached the user's daemon).
 // reason "unattributed": the caller was started inside a pane or by the
 // daemon but no live pane claims it; it holds nothing and every other call
 // is denied (docs/security.md, "The pane mark").
@@ -1445,11 +1461,13 @@ method RestoreSnapshot(name: string) -> (status: Status, kept: ?string, rows_kep
 
 # Returns the caller's principal as the daemon resolved its connection:
 # "owner", "pane:<id>" (a process inside that pane) or "unknown", with its
-# grants (the owner's: every right on "*") and the pinned peer's pid.
+# grants (the owner's: every right on "*") and the pinned peer's pid, and
+# which daemon answered: the address it listens on and its state directory
+# (as in Status, so a client can tell it reached the user's daemon).
 # reason "unattributed": the caller was started inside a pane or by the
 # daemon but no live pane claims it; it holds nothing and every other call
 # is denied (docs/security.md, "The pane mark").
-method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant, reason: ?string)
+method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant, reason: ?string, address: ?string, state_dir: ?string)
 
 # Returns the current settings.
 method GetConfig() -> (config: Config)

@@ -78,8 +78,15 @@ func Generate(dir string) (toolsJSON, skill []byte, err error) {
 		if len(g.defs) > 0 {
 			outSchema["$defs"] = g.defs
 		}
+		doc := m.Doc
+		for old, repl := range t.doc {
+			if !strings.Contains(doc, old) {
+				return nil, nil, fmt.Errorf("tool %s: the IDL comment of %s no longer has %q", t.name, t.method, old)
+			}
+			doc = strings.Replace(doc, old, repl, 1)
+		}
 		out = append(out, Tool{Name: t.name, Method: t.method, CLI: t.cli,
-			Description: t.hint + "\n\n" + m.Doc, MethodDoc: m.Doc, Annotations: annotations(t),
+			Description: t.hint + "\n\n" + doc, MethodDoc: m.Doc, Annotations: annotations(t),
 			InputSchema: mustRaw(in), OutputSchema: mustRaw(outSchema)})
 	}
 	var buf bytes.Buffer

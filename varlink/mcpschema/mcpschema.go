@@ -21,7 +21,8 @@ type Tool struct {
 	Method string `json:"method"`
 	// CLI is the signaltty command that makes the same call.
 	CLI string `json:"cli"`
-	// Description is the hint for agents, a blank line, then MethodDoc.
+	// Description is the hint for agents, a blank line, then MethodDoc
+	// with the parts MCP changes replaced (tools.go, tool.doc).
 	Description string `json:"description"`
 	// MethodDoc is the method's comment in the IDL.
 	MethodDoc string `json:"method_doc"`

@@ -10,7 +10,10 @@ type tool struct {
 	cli    string
 	hint   string
 	params map[string]string
-	ann    annotation
+	// doc replaces parts of the method's IDL comment that MCP changes
+	// (old text → new text); generating fails when an old text is gone.
+	doc map[string]string
+	ann annotation
 }
 
 // annotation is what MCP's tool annotations say of a tool.
@@ -35,12 +38,20 @@ var tools = []tool{
 			"From an agent's pane, pass your own pane's workspace (pane_get of your pane names it): the run gets a new tab there; other workspaces and other agents' panes are denied.spawn by default."},
 	{name: "run_wait", method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
 		hint: "Block until a run completes and return its record with outcome, status and the last rows of output. " +
-			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms, below MCP clients' own call limits); on timeout.wait the command is still running: call run_wait again. " +
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms, unless the server was started with another --wait-cap-ms); when the wait ends first, the result is not an error but the record as it is now (state running), output_so_far (the pane's screen now, as pane_capture returns it), wait_ended \"timeout\" and next: call run_wait again. " +
+			"With a progress token, a progress notification comes every 5 s while waiting. " +
 			"A wait never stops the command (use run_cancel). Trust outcome and status, never the screen text. " +
 			"When output.complete is false, earlier rows exist: read them with pane_capture (rows [output.oldest, output.start)).",
-		params: map[string]string{"timeout_ms": "How long to wait, in ms: 0 checks without waiting; default and maximum 50000 in MCP (larger values are lowered to it)."}, ann: reads},
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms: 0 checks without waiting; default and maximum 110000 in MCP (larger values are lowered to it).",
+			"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."},
+		doc: map[string]string{
+			"timeout_ms\n(0..86400000; 0 checks without waiting; absent waits without limit) ends\nonly the wait, with timeout.wait (data: run, state).":                            "timeout_ms\n(in MCP at most the server's cap, 110000 by default, which is also the default;\n0 checks without waiting) ends only the wait: MCP then returns the current\nrecord with wait_ended \"timeout\" and next.",
+			"Called with \"more\", a reply with the current record (continues) is sent\nevery 10 s until the final one, so a client's own call timeout need not\nend a long wait. ": "",
+			"(data.reason \"expired\" or \"unknown\"), timeout.wait,": "(data.reason \"expired\" or \"unknown\"),",
+		}, ann: reads},
 	{name: "run_get", method: "dev.signaltty.Run.Get", cli: "signaltty run get --run R",
-		hint: "Return a run's record now, without waiting (state running, terminating or completed).", ann: reads},
+		hint:   "Return a run's record now, without waiting (state running, terminating or completed).",
+		params: map[string]string{"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."}, ann: reads},
 	{name: "run_list", method: "dev.signaltty.Run.List", cli: "signaltty run list [--pane P] [--key K]",
 		hint: "List the runs the daemon still keeps, without output; find a run by its key after losing its id.", ann: reads},
 	{name: "run_cancel", method: "dev.signaltty.Run.Cancel", cli: "signaltty run cancel --run R",
@@ -66,7 +77,8 @@ var tools = []tool{
 	{name: "pane_send", method: "dev.signaltty.Mux.SendInput", cli: "signaltty pane send --pane P --text TEXT",
 		hint: "Type input into a pane, as a user at its terminal would: include \"\\n\" (or \"\\r\") to press Enter, \"\\u0003\" for Ctrl-C. Nothing tells you when or how the program reacted: read the screen with pane_capture, and prefer run for commands whose result matters."},
 	{name: "pane_capture", method: "dev.signaltty.Mux.CaptureRows", cli: "signaltty pane capture --pane P [--start N] [--end N]",
-		hint: "Read a pane's screen, or rows of its history with start and end (for example the rows before a run's output tail).", ann: reads},
+		hint:   "Read a pane's screen, or rows of its history with start and end (for example the rows before a run's output tail). Rows come without trailing spaces unless trim is false.",
+		params: map[string]string{"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."}, ann: reads},
 	{name: "pane_kill", method: "dev.signaltty.Mux.KillPane", cli: "signaltty pane kill --pane P",
 		hint: "Stop a pane's processes (destructive) and wait until they exited; the pane stays, with its rows, until pane_remove.", ann: stops},
 	{name: "pane_remove", method: "dev.signaltty.Mux.RemovePane", cli: "signaltty pane remove --pane P [--kill]",
@@ -77,8 +89,9 @@ var tools = []tool{
 		hint: "Clear a pane's attention once you have looked at what it wanted.", ann: renames},
 	{name: "pane_wait", method: "dev.signaltty.Mux.Wait", cli: "signaltty pane wait --pane P --until STATE[,STATE...] [--after BASELINE]",
 		hint: "Block until another agent's pane reaches a state (done, blocked, input_required, …). Pass after (the wait_baseline of pane_get, or the baseline of the previous pane_wait) so that only a transition after it counts. " +
-			"In MCP the wait lasts at most timeout_ms (default and maximum 50000 ms); on timeout.wait call again with the same after. A wait never acts on the pane.",
-		params: map[string]string{"timeout_ms": "How long to wait, in ms; default and maximum 50000 in MCP (larger values are lowered to it)."}, ann: reads},
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); on timeout.wait call again with the same after; with a progress token, a progress notification comes every 5 s. A wait never acts on the pane.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
+		doc:    map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise)."}, ann: reads},
 	{name: "notify", method: "dev.signaltty.Mux.Notify", cli: "signaltty notify [--pane P | --workspace W] --title T [--body B] [--severity info|warning|error]",
 		hint: "Leave a notification for the human (about a pane: its attention rises with the severity). Use it to ask for a decision or report something they must see; do not spam.", ann: adds},
 	{name: "notifications_list", method: "dev.signaltty.Mux.ListNotifications", cli: "signaltty notifications list [--pane P] [--unread]",

@@ -162,10 +162,11 @@ func lostToStartLimit(addr string) error {
 
 // userManager connects to the user's systemd: its private socket
 // ($XDG_RUNTIME_DIR/systemd/private, as systemctl --user does), else the
-// session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus). It
-// never launches a bus (no dbus-launch).
+// session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus), with
+// the runtime directory of address.RuntimeDir. It never launches a bus (no
+// dbus-launch).
 func userManager(ctx context.Context) (*sd.Conn, error) {
-	rt := os.Getenv("XDG_RUNTIME_DIR")
+	rt := address.RuntimeDir()
 	dial := func(addr string, hello bool) (*sd.Conn, error) {
 		return sd.NewConnection(func() (*dbus.Conn, error) {
 			bus, err := dbus.Dial(addr, dbus.WithContext(ctx))

@@ -202,8 +202,15 @@ func lastLogLine(path string, offset int64, werr error) string {
 // daemonEnviron is this environment minus what belongs to a systemd unit
 // the CLI may run in: a daemon it starts is not that unit (docs/systemd.md,
 // "One daemon per state directory" names the unit from $INVOCATION_ID).
+// Without $XDG_RUNTIME_DIR it gains the one address.RuntimeDir found, so
+// the daemon and its panes see the directory its socket is in.
 func daemonEnviron() []string {
 	var env []string
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
+		if rt := address.RuntimeDir(); rt != "" {
+			env = append(env, "XDG_RUNTIME_DIR="+rt)
+		}
+	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,17 +23,20 @@ func AsError(err error, code string) *Error {
 // JSON is what --json prints for a failure: {"error":{"code",
 // "message","data"}}. The MCP server's tool errors carry the same text.
 func (e *Error) JSON() []byte {
-	b, _ := json.Marshal(map[string]any{"error": e})
-	return b
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // <, > and & as they are, as in replies
+	_ = enc.Encode(map[string]any{"error": e})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // Compact is a reply as --json prints it: one line (nil if raw is not JSON).
 func Compact(raw json.RawMessage) []byte {
-	var out []byte
-	if b, err := json.Marshal(raw); err == nil {
-		out = b
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil
 	}
-	return out
+	return b.Bytes() // json.Compact, unlike json.Marshal, writes <, > and & as they are
 }
 
 // Call dials the daemon at addr, makes one call and closes the connection.
