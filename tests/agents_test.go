@@ -432,8 +432,12 @@ func TestAgentSetupMergesHooksWithABackup(t *testing.T) {
 	os.MkdirAll(filepath.Dir(settings), 0o700)
 	os.WriteFile(settings, []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}`), 0o600)
 	r := harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "claude")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "signaltty hook claude SessionStart") {
-		t.Fatalf("print: %s", r)
+	var printed map[string]any
+	if r.Code != 0 || !strings.Contains(r.Stdout, "signaltty hook claude SessionStart") || json.Unmarshal([]byte(r.Stdout), &printed) != nil {
+		t.Fatalf("print (standard output must be JSON to paste): %s", r)
+	}
+	if !strings.Contains(r.Stderr, settings) {
+		t.Errorf("print does not say where it goes: %s", r)
 	}
 	r = harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "claude", "--write")
 	if r.Code != 0 {
@@ -456,7 +460,7 @@ func TestAgentSetupMergesHooksWithABackup(t *testing.T) {
 		t.Errorf("a second --write changed the file: %s", r)
 	}
 	r = harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "codex", "--write")
-	if hb, err := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); r.Code != 0 || err != nil || !strings.Contains(string(hb), "signaltty hook codex PermissionRequest") || !strings.Contains(r.Stdout, "codex_hooks = true") {
+	if hb, err := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); r.Code != 0 || err != nil || !strings.Contains(string(hb), "signaltty hook codex PermissionRequest") || !strings.Contains(string(hb), "signaltty hook codex Interrupt") || strings.Contains(r.Stdout, "codex_hooks") {
 		t.Errorf("codex setup: %s\n%s", r, hb)
 	}
 }
