@@ -117,6 +117,10 @@ type Pane struct {
 	// EnvUnset names the inherited variables the spawn removed (names
 	// only, sorted), so that a relaunch removes them again.
 	EnvUnset []string `json:"env_unset,omitempty"`
+	// EnvLost names the variables the pane was started with whose values
+	// were not saved (names only, sorted): what a resume or relaunch after
+	// the restart will not have unless it is given them again.
+	EnvLost []string `json:"env_lost,omitempty"`
 }
 
 // WaitStatus is how a pane's leader ended.
