@@ -72,8 +72,8 @@ type Pane struct {
 	ReportedCwd string
 	// Env names the variables of the pane's own environment (sorted):
 	// names only, their values never leave the daemon.
-	Env        []string
-	Cols, Rows int
+	Env         []string
+	Cols, Rows  int
 	State       string // StateLive or StateExited (a pane that is starting shows the state it started from)
 	Terminating bool
 	Pid         int // 0 once exited
