@@ -256,6 +256,9 @@ func TestResumeFailsVisiblyAndTheTombstoneStays(t *testing.T) {
 	if p := getAgentPane(t, d, sh.ID); p.RestoreState != "RESUMABLE" || p.State != "exited" {
 		t.Errorf("after a failed resume: %+v", p)
 	}
+	if p := d.GetPane(t, sh.ID); strings.Join(p.Argv, " ") != "sleep 1000" {
+		t.Errorf("a failed resume changed the pane's command to %q", p.Argv)
+	}
 	d.Fail(t, "conflict.not_resumable", 5, "resume", d.Spawn(t, []string{"--workspace", "proj"}, "true").ID)
 }
 
