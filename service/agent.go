@@ -248,13 +248,28 @@ func (agentObserver) paneChanged(s *Service, p *pane, from paneState, c change) 
 		return
 	}
 	s.setLifecycle(p, agents.LifecycleExited)
-	switch p.agent.attention {
-	case agents.AttentionInputRequired, agents.AttentionPermissionRequired:
-		prev := p.agent.attention
-		p.agent.attention = agents.AttentionUnread
-		s.emit(AttentionUpdated{Pane: p.id, Attention: agents.AttentionUnread, Prev: prev})
-	}
+	s.dropQuestion(p, agents.AttentionUnread)
 	s.raiseAttention(p, agents.AttentionUnread)
+}
+
+// dropQuestion lowers a pending input_required or permission_required to
+// to (none for ""): the question was answered, its turn ended, or nobody
+// can answer it any more. It publishes attention.updated, or
+// attention.cleared (reason "answered") when to is none; s.mu is held.
+func (s *Service) dropQuestion(p *pane, to string) {
+	prev := p.agent.attention
+	if prev != agents.AttentionInputRequired && prev != agents.AttentionPermissionRequired {
+		return
+	}
+	if to == "" || to == agents.AttentionNone {
+		s.clearAttention(p, "answered")
+		return
+	}
+	if agents.AttentionRank(to) >= agents.AttentionRank(prev) {
+		return // raiseAttention will take it up
+	}
+	p.agent.attention = to
+	s.emit(AttentionUpdated{Pane: p.id, Attention: to, Prev: prev})
 }
 
 // watchAgent subscribes the pane's agent to the pane's transitions (once

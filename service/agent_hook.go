@@ -111,6 +111,9 @@ func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResu
 	if d.ClearAttention {
 		s.clearAttention(p, "hook")
 	}
+	if d.Answered || d.EndsTurn { // a question or permission never outlives its answer or its turn
+		s.dropQuestion(p, d.Attention)
+	}
 	if d.Attention != "" {
 		s.raiseAttention(p, d.Attention)
 	}

@@ -73,7 +73,9 @@ type Pane struct {
 	Argv        []string
 	Cwd         string
 	ReportedCwd string
-	Env         map[string]string
+	// Env names the variables of the pane's own environment (sorted):
+	// names only, their values never leave the daemon.
+	Env         []string
 	Cols, Rows  int
 	State       string // StateLive or StateExited (a pane that is starting shows the state it started from)
 	Terminating bool
@@ -146,6 +148,8 @@ type pane struct {
 	cwd, reportedCwd string
 	env              map[string]string
 	envUnset         []string // inherited names removed from its children's environment (sorted)
+	envTransient     []string // names a resume or relaunch set with --env: kept in memory, never saved (sorted)
+	envLost          []string // names it was started with whose values a restart lost (sorted)
 	cols, rows       int
 	limits           cgroup.Limits // of the pane's cgroup, set at spawn (cgroups.go)
 	input            *rate.Limiter // input bucket, made on first SendInput (limits.go)
@@ -216,13 +220,10 @@ func (p *pane) publicState() string {
 func (p *pane) snapshot() Pane {
 	s := Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Argv0: argv0(p.argv),
 		Argv: append([]string{}, p.argv...), Cwd: p.cwd, ReportedCwd: p.reportedCwd,
-		Env: map[string]string{}, Cols: p.cols, Rows: p.rows, State: p.publicState(),
+		Env: envNames(p.env), Cols: p.cols, Rows: p.rows, State: p.publicState(),
 		Terminating: p.shown() == stateTerminating, Status: p.status,
 		Screen: term.ScreenPrimary, CreatedAt: p.createdAt, ExitedAt: p.exitedAt,
 		RestoreState: p.restoreState(), RestoredRows: p.restoredRows, HistoryRows: p.historyRows}
-	for k, v := range p.env {
-		s.Env[k] = v
-	}
 	if p.shown().hasProcess() {
 		s.Pid = p.inst.proc.Pid()
 	}

@@ -400,7 +400,7 @@ func exportLayout(n *node) *snapshot.Layout {
 
 func exportPane(p *pane) snapshot.Pane {
 	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
-		Argv: append([]string{}, p.argv...), Env: snapshot.FilterEnv(p.env), EnvUnset: slices.Clone(p.envUnset), Cols: p.cols, Rows: p.rows,
+		Argv: append([]string{}, p.argv...), Env: savedEnv(p), EnvUnset: slices.Clone(p.envUnset), EnvLost: lostEnv(p), Cols: p.cols, Rows: p.rows,
 		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave, HistoryRows: p.historyRows}
 	exportAgent(p, &sp)
 	switch st := p.shown(); {
@@ -466,6 +466,7 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 		if CheckHistoryRows(p.historyRows) != nil {
 			p.historyRows = s.historyRowsLocked()
 		}
+		p.envLost = restoredUnset(sp.EnvLost)
 		importAgent(p, &sp)
 		switch {
 		case sp.State == StateExited:

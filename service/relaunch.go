@@ -1,42 +1,58 @@
 package service
 
 import (
-	"github.com/signaltty/signaltty/service/agents"
+	"context"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/agents"
 )
 
-// RelaunchPane starts a pane's saved argv again, in its saved cwd, with its
-// saved (allowlisted) environment and size, as a fresh PTY child in the same
-// pane: same id, tab and title, its earlier rows kept above the new output in
-// a new numbering epoch (Mux.RelaunchPane; docs/persistence.md, "Relaunch").
-// Only a pane without a process can be relaunched: a restored tombstone or
-// one that exited. A pane's run, if any, is not carried over: a relaunch is
-// never a run. Errors: not_found.pane, conflict.pane_live,
-// conflict.relaunching (another start is under way), conflict.removing (a
-// removal took the pane meanwhile), invalid_params.cwd (the saved directory
-// is gone), unavailable.spawn, unavailable.shutdown; on any of them the
-// pane is as it was.
+// RelaunchPane is RelaunchPaneWith without changes to the environment.
 func (s *Service) RelaunchPane(id string) (Pane, error) {
-	snap, err := s.restartPane(id, "relaunching", func(p *pane) (*restartCommand, *Error) {
+	p, _, err := s.RelaunchPaneWith(id, RestartEnv{})
+	return p, err
+}
+
+// RelaunchPaneWith starts a pane's saved argv again, in its saved cwd,
+// with its environment (the one it was started with while the daemon
+// runs; after a restart the allowlisted saved part) changed by r, and its
+// size, as a fresh PTY child in the same pane: same id, tab and title, its
+// earlier rows kept above the new output in a new numbering epoch
+// (Mux.RelaunchPane; docs/persistence.md, "Relaunch"). lost names the
+// variables the pane was started with that the new process does not have
+// (values lost in a restart, not given again in r). Only a pane without a
+// process can be relaunched: a restored tombstone or one that exited. A
+// pane's run, if any, is not carried over: a relaunch is never a run.
+// Errors: not_found.pane, conflict.pane_live, conflict.relaunching
+// (another start is under way), conflict.removing (a removal took the
+// pane meanwhile), invalid_params.cwd (the saved directory is gone),
+// invalid_params.env, invalid_params.env_unset, unavailable.spawn,
+// unavailable.shutdown; on any of them the pane is as it was.
+func (s *Service) RelaunchPaneWith(id string, r RestartEnv) (Pane, []string, error) {
+	snap, lost, err := s.restartPane(id, "relaunching", r, func(p *pane) (*restartCommand, *Error) {
 		if len(p.argv) == 0 {
 			return nil, invalid("argv", "missing", "pane %s has no saved command", id)
 		}
-		return nil, nil // the saved argv and environment, as reserve takes them
+		return &restartCommand{argv: slices.Clone(p.argv)}, nil
 	})
 	if err != nil {
-		return Pane{}, err
+		return Pane{}, nil, err
 	}
 	s.log.Info("pane relaunched", "pane", snap.ID, "pid", snap.Pid)
-	return snap, nil
+	return snap, lost, nil
 }
 
-// restartCommand replaces what a restart runs: argv with exactly env as
-// the pane's own environment (nothing of the one it had).
+// restartCommand is what a restart runs: argv with env as the pane's own
+// environment before RestartEnv applies (nil: the pane's environment).
 type restartCommand struct {
 	argv []string
 	env  map[string]string
+	// typed, when set, is typed into the new process once it started (a
+	// shell pane's resume: the shell runs the agent's resume command).
+	typed string
 	// committed, when set, is called with s.mu held once the start
 	// committed, so its events follow pane.relaunched in the same section.
 	committed func(p *pane)
@@ -45,10 +61,12 @@ type restartCommand struct {
 // restartPane starts a process again in a pane without one: through the
 // one start path (start.go), keeping the pane's rows above the new output.
 // busy names the conflict when another start is under way; pick checks the
-// pane (s.mu held) and returns what to run instead of its saved command
-// (nil: the saved one). A restart that does not commit leaves the pane as
-// it was.
-func (s *Service) restartPane(id, busy string, pick func(p *pane) (*restartCommand, *Error)) (Pane, error) {
+// pane (s.mu held) and returns what to run. A restart that does not
+// commit leaves the pane as it was, its command and environment included.
+func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) (*restartCommand, *Error)) (Pane, []string, error) {
+	if err := r.check(); err != nil {
+		return Pane{}, nil, err
+	}
 	s.mu.Lock()
 	p, err := s.lookupPane(id)
 	var cmd *restartCommand
@@ -67,14 +85,13 @@ func (s *Service) restartPane(id, busy string, pick func(p *pane) (*restartComma
 	}
 	if err != nil {
 		s.mu.Unlock()
-		return Pane{}, err
+		return Pane{}, nil, err
 	}
+	env, unset, transient, lost := restartEnvOf(p, cmd.env, r)
 	old := p.term
 	st := s.reserve(p, nil, spawnSpec{})
-	if cmd != nil {
-		st.cfg.Argv = slices.Clone(cmd.argv)
-		st.cfg.Env = childEnvFrom(s.childBase, cmd.env, p.envUnset, p.id, s.cfg.Address)
-	}
+	st.cfg.Argv = slices.Clone(cmd.argv)
+	st.cfg.Env = childEnvFrom(s.childBase, env, unset, p.id, s.cfg.Address)
 	s.mu.Unlock()
 
 	// Outside s.mu: the old rows (a terminal lock) and the saved cwd (disk).
@@ -92,35 +109,41 @@ func (s *Service) restartPane(id, busy string, pick func(p *pane) (*restartComma
 	s.launch(st)
 
 	s.mu.Lock()
-	var prevArgv []string
-	if cmd != nil { // spawnError names the program that failed to start
-		prevArgv, p.argv = p.argv, cmd.argv
-	}
+	// spawnError names the program that failed to start
+	prevArgv := p.argv
+	p.argv = cmd.argv
 	err = s.commit(st)
 	var snap Pane
+	var proc *pty.Pane
 	if err == nil {
 		p.restoredRows = int64(len(history))
 		// A new process: what the agent was doing and what it wanted from
 		// the user belonged to the one before (docs/agents.md, "Lifecycle").
 		s.setLifecycle(p, agents.LifecycleUnknown)
 		s.clearAttention(p, "restart")
-		if cmd != nil {
-			p.env = map[string]string{}
-			for k, v := range cmd.env {
-				p.env[k] = v
-			}
-			if cmd.committed != nil {
-				cmd.committed(p)
-			}
+		p.env, p.envUnset, p.envTransient, p.envLost = env, unset, transient, lost
+		if cmd.committed != nil {
+			cmd.committed(p)
+		}
+		if cmd.typed != "" && p.inst != nil {
+			proc = p.inst.proc
 		}
 		snap = p.snapshot()
-	} else if cmd != nil && s.panes[p.id] == p {
+	} else if s.panes[p.id] == p {
 		p.argv = prevArgv
 	}
 	s.mu.Unlock()
 	s.settle(st, err)
 	if err != nil {
-		return Pane{}, err
+		return Pane{}, nil, err
 	}
-	return snap, nil
+	if proc != nil { // outside s.mu: a write to the terminal
+		ctx, cancel := context.WithTimeout(context.Background(), startWait)
+		_, werr := proc.Send(ctx, []byte(cmd.typed))
+		cancel()
+		if werr != nil {
+			s.log.Warn("typing the resume command into the shell failed", "pane", snap.ID, "err", werr)
+		}
+	}
+	return snap, lost, nil
 }

@@ -1,44 +1,94 @@
 package service
 
 import (
+	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/signaltty/signaltty/service/agents"
 )
 
-// ResumePane starts the command that resumes a pane's agent session
-// (Mux.ResumePane; docs/agents.md, "Resume"): the agent's resume argv, in
-// the pane's cwd, with the agent's config_env as the pane's whole own
-// environment (nothing else of the environment it was spawned with), as a
-// fresh PTY child in the same pane slot through the one start path: same
-// id, tab and title, the earlier rows kept above the new output. The
-// agent's lifecycle starts again at unknown. Only for a pane without a
-// process whose agent has a session and a resume command. Errors:
-// not_found.pane, conflict.pane_live, conflict.resuming (another start of
-// this pane is under way: of two concurrent resumes exactly one wins),
-// conflict.not_resumable, invalid_params.cwd, unavailable.spawn (the
-// program is missing or cannot run; the pane stays as it was),
-// unavailable.shutdown.
+// ResumePane is ResumePaneWith without changes to the environment.
 func (s *Service) ResumePane(id string) (Pane, error) {
-	snap, err := s.restartPane(id, "resuming", func(p *pane) (*restartCommand, *Error) {
+	p, _, err := s.ResumePaneWith(id, RestartEnv{})
+	return p, err
+}
+
+// ResumePaneWith starts the command that resumes a pane's agent session
+// (Mux.ResumePane; docs/agents.md, "Resume"): the agent's resume argv, in
+// the pane's cwd, with the pane's environment (the one it was started
+// with while the daemon runs; after a restart the allowlisted saved part)
+// plus the agent's config_env, changed by r, as a fresh PTY child in the
+// same pane slot through the one start path: same id, tab and title, the
+// earlier rows kept above the new output. A pane whose command is a shell
+// stays a shell: the shell is started and the resume command typed into
+// it. lost names the variables the pane was started with that the new
+// process does not have. The agent's lifecycle starts again at unknown.
+// Only for a pane without a process whose agent has a session and a
+// resume command. Errors: not_found.pane, conflict.pane_live,
+// conflict.resuming (another start of this pane is under way: of two
+// concurrent resumes exactly one wins), conflict.not_resumable,
+// invalid_params.cwd, invalid_params.env, invalid_params.env_unset,
+// unavailable.spawn (the program is missing or cannot run; the pane stays
+// as it was, its command included), unavailable.shutdown.
+func (s *Service) ResumePaneWith(id string, r RestartEnv) (Pane, []string, error) {
+	snap, lost, err := s.restartPane(id, "resuming", r, func(p *pane) (*restartCommand, *Error) {
 		a := &p.agent
 		if !a.resumable() {
 			return nil, newError("conflict.not_resumable", map[string]any{"pane": id, "kind": a.kind},
 				"pane %s has no agent session to resume", id)
 		}
-		env := map[string]string{}
+		env := maps.Clone(p.env)
+		if env == nil {
+			env = map[string]string{}
+		}
 		for k, v := range a.configEnv {
 			env[k] = v
 		}
-		return &restartCommand{argv: slices.Clone(a.resumeArgv), env: env, committed: func(p *pane) {
+		cmd := &restartCommand{argv: slices.Clone(a.resumeArgv), env: env, committed: func(p *pane) {
 			s.setLifecycle(p, agents.LifecycleUnknown)
-		}}, nil
+		}}
+		if len(p.argv) > 0 && isShell(p.argv[0]) && !slices.Equal(p.argv, a.resumeArgv) {
+			cmd.argv, cmd.typed = slices.Clone(p.argv), shellLine(a.resumeArgv)+"\r"
+		}
+		return cmd, nil
 	})
 	if err != nil {
-		return Pane{}, err
+		return Pane{}, nil, err
 	}
 	s.log.Info("pane resumed", "pane", snap.ID, "kind", snap.Agent.Kind, "pid", snap.Pid)
-	return snap, nil
+	return snap, lost, nil
+}
+
+// shells are the programs a pane may have been started with whose agent
+// was started from them: their resume keeps them.
+var shells = []string{"bash", "sh", "dash", "zsh", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "nu", "elvish", "xonsh"}
+
+// isShell reports whether argv0 names an interactive shell.
+func isShell(argv0 string) bool {
+	return slices.Contains(shells, strings.TrimPrefix(filepath.Base(argv0), "-"))
+}
+
+// shellLine is argv as one line a POSIX shell (and fish) runs as it is:
+// each argument that is not plain is in single quotes.
+func shellLine(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		plain := a != ""
+		for _, r := range a {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@+%", r)) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // AutoResume resumes, in every workspace whose auto_resume is on, each

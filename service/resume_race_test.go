@@ -46,8 +46,8 @@ func TestRaceResumeResume(t *testing.T) {
 		if !oneOf(lost, "conflict.resuming", "conflict.pane_live") || !alive(won.Pid) {
 			t.Fatalf("round %d: the loser got %v; winner %+v", i, lost, won)
 		}
-		if !slices.Equal(won.Argv, []string{"sleep", "60"}) || len(won.Env) != 1 || won.Env["CODEX_HOME"] != "/srv/codex" {
-			t.Fatalf("round %d: resumed with argv %q env %v, want the resume command and config_env only", i, won.Argv, won.Env)
+		if !slices.Equal(won.Argv, []string{"sleep", "60"}) || !slices.Equal(won.Env, []string{"ANTHROPIC_API_KEY", "CODEX_HOME"}) {
+			t.Fatalf("round %d: resumed with argv %q env %v, want the resume command, the launch environment and config_env", i, won.Argv, won.Env)
 		}
 		if err := s.RemovePane(ctx, id, true); err != nil {
 			t.Fatal(err)

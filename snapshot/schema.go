@@ -124,6 +124,10 @@ type Pane struct {
 	// once they scrolled off the screen (1..1000000); 0 (absent, in files
 	// written before it existed) reads as the daemon's setting at start.
 	HistoryRows int `json:"history_rows,omitempty"`
+	// EnvLost names the variables the pane was started with whose values
+	// were not saved (names only, sorted): what a resume or relaunch after
+	// the restart will not have unless it is given them again.
+	EnvLost []string `json:"env_lost,omitempty"`
 }
 
 // WaitStatus is how a pane's leader ended.

@@ -256,6 +256,9 @@ func TestResumeFailsVisiblyAndTheTombstoneStays(t *testing.T) {
 	if p := getAgentPane(t, d, sh.ID); p.RestoreState != "RESUMABLE" || p.State != "exited" {
 		t.Errorf("after a failed resume: %+v", p)
 	}
+	if p := d.GetPane(t, sh.ID); strings.Join(p.Argv, " ") != "sleep 1000" {
+		t.Errorf("a failed resume changed the pane's command to %q", p.Argv)
+	}
 	d.Fail(t, "conflict.not_resumable", 5, "resume", d.Spawn(t, []string{"--workspace", "proj"}, "true").ID)
 }
 
@@ -432,8 +435,12 @@ func TestAgentSetupMergesHooksWithABackup(t *testing.T) {
 	os.MkdirAll(filepath.Dir(settings), 0o700)
 	os.WriteFile(settings, []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}`), 0o600)
 	r := harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "claude")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "signaltty hook claude SessionStart") {
-		t.Fatalf("print: %s", r)
+	var printed map[string]any
+	if r.Code != 0 || !strings.Contains(r.Stdout, "signaltty hook claude SessionStart") || json.Unmarshal([]byte(r.Stdout), &printed) != nil {
+		t.Fatalf("print (standard output must be JSON to paste): %s", r)
+	}
+	if !strings.Contains(r.Stderr, settings) {
+		t.Errorf("print does not say where it goes: %s", r)
 	}
 	r = harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "claude", "--write")
 	if r.Code != 0 {
@@ -456,7 +463,7 @@ func TestAgentSetupMergesHooksWithABackup(t *testing.T) {
 		t.Errorf("a second --write changed the file: %s", r)
 	}
 	r = harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "codex", "--write")
-	if hb, err := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); r.Code != 0 || err != nil || !strings.Contains(string(hb), "signaltty hook codex PermissionRequest") || !strings.Contains(r.Stdout, "codex_hooks = true") {
+	if hb, err := os.ReadFile(filepath.Join(home, ".codex", "hooks.json")); r.Code != 0 || err != nil || !strings.Contains(string(hb), "signaltty hook codex PermissionRequest") || !strings.Contains(string(hb), "signaltty hook codex Interrupt") || strings.Contains(r.Stdout, "codex_hooks") {
 		t.Errorf("codex setup: %s\n%s", r, hb)
 	}
 }

@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,7 +168,7 @@ func TestCLISpawnSplitLayout(t *testing.T) {
 	p1 := bash(t, d, ws(w))
 	if !strings.HasPrefix(p1.ID, "pane_") || p1.Cols != 80 || p1.Rows != 24 || p1.Workspace != w.ID ||
 		p1.Argv0 != "bash" || p1.Title != "bash" || strings.Join(p1.Argv, " ") != "bash --norc --noprofile" ||
-		p1.Cwd != w.Cwd || p1.Env["PS1"] != prompt || p1.Screen != "primary" || p1.Terminating || p1.Status != nil {
+		p1.Cwd != w.Cwd || !slices.Equal(p1.Env, []string{"PS1"}) || p1.Screen != "primary" || p1.Terminating || p1.Status != nil {
 		t.Errorf("spawned pane: %+v", p1)
 	}
 	wk, tabs, _ := d.GetWorkspace(t, w.ID)

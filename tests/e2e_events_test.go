@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -324,8 +325,8 @@ func TestEventsCarryNoSecrets(t *testing.T) {
 	w := d.CreateWorkspace(t, "secrets")
 	p := d.Spawn(t, append(ws(w), "--env", "SECRET=CANARY_ENV_456"), "sh", "-c",
 		`echo CANARY_ARG_123; printf '\033]2;title\007'; read line; echo "$line" | tr A-Z a-z; exec sleep 100`)
-	if len(p.Argv) != 3 || p.Argv[1] != "-c" || !strings.Contains(p.Argv[2], "CANARY_ARG_123") || p.Env["SECRET"] != "CANARY_ENV_456" {
-		t.Errorf("the pane itself shows its argv and env to its owner: %+v", p)
+	if len(p.Argv) != 3 || p.Argv[1] != "-c" || !strings.Contains(p.Argv[2], "CANARY_ARG_123") || !slices.Equal(p.Env, []string{"SECRET"}) {
+		t.Errorf("the pane itself shows its argv and its env's names to its owner: %+v", p)
 	}
 	d.WaitLine(t, p.ID, "CANARY_ARG_123")
 	d.Send(t, p.ID, `CANARY_INPUT_789\n`)

@@ -55,12 +55,32 @@ func (m *Mux) SetWorkspace(ctx context.Context, c mux.VarlinkCall, ws string, au
 	return c.ReplySetWorkspace(ctx, workspaceOut(w))
 }
 
-func (m *Mux) ResumePane(ctx context.Context, c mux.VarlinkCall, id string) error {
-	p, err := m.svc.ResumePane(id)
+func (m *Mux) ResumePane(ctx context.Context, c mux.VarlinkCall, id string, env *map[string]string, envUnset *[]string) error {
+	p, lost, err := m.svc.ResumePaneWith(id, restartEnvIn(env, envUnset))
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	return c.ReplyResumePane(ctx, paneOut(p))
+	return c.ReplyResumePane(ctx, paneOut(p), namesOut(lost))
+}
+
+// restartEnvIn is a resume's or relaunch's env and env_unset.
+func restartEnvIn(env *map[string]string, envUnset *[]string) service.RestartEnv {
+	var r service.RestartEnv
+	if env != nil {
+		r.Env = *env
+	}
+	if envUnset != nil {
+		r.Unset = *envUnset
+	}
+	return r
+}
+
+// namesOut is a list of names, nil when empty.
+func namesOut(names []string) *[]string {
+	if len(names) == 0 {
+		return nil
+	}
+	return &names
 }
 
 func (m *Mux) HookEvent(ctx context.Context, c mux.VarlinkCall, agent, event string, pane *string, clientPid *int64, payload *json.RawMessage) error {

@@ -221,12 +221,12 @@ func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, sta
 	return c.ReplyCaptureRows(ctx, cap.Epoch, cap.Oldest, cap.End, cap.First, int64(cap.Cols), int64(cap.Rows), cap.Screen, lines, cap.RestoredRows)
 }
 
-func (m *Mux) RelaunchPane(ctx context.Context, c mux.VarlinkCall, id string) error {
-	p, err := m.svc.RelaunchPane(id)
+func (m *Mux) RelaunchPane(ctx context.Context, c mux.VarlinkCall, id string, env *map[string]string, envUnset *[]string) error {
+	p, lost, err := m.svc.RelaunchPaneWith(id, restartEnvIn(env, envUnset))
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	return c.ReplyRelaunchPane(ctx, paneOut(p))
+	return c.ReplyRelaunchPane(ctx, paneOut(p), namesOut(lost))
 }
 
 func (m *Mux) KillPane(ctx context.Context, c mux.VarlinkCall, id string, signal *string, graceMs *int64) error {

@@ -38,7 +38,7 @@ run_wait, pane_capture, ...) and returns exactly the record that command
 prints with --json, as structured content and as JSON text; a failure is a
 tool error whose text is the --json error line {"error":{code,message,data}}.
 run_wait waits at most 50000 ms per call (MCP clients' call limits).
-Register it with an agent: claude mcp add signaltty -- signaltty mcp.
+Register it with an agent: claude mcp add -s user signaltty -- signaltty mcp.
 The server is the program signaltty-mcp, found next to signaltty, in the
 install's libexec directory or in $PATH.`,
 		Args: cobra.NoArgs,

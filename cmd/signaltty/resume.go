@@ -4,24 +4,35 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 	"github.com/spf13/cobra"
 )
 
 func resumeCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "resume [PANE]",
+	c := &cobra.Command{
+		Use:   "resume [PANE] [--env NAME=VALUE]... [--unset-env NAME]...",
 		Short: "Resume a pane's agent session after a restart (Mux.ResumePane)",
 		Long: `Start the command that resumes PANE's agent session (for example
-claude --resume <id>) in the same pane, with the agent's configuration
-directory variables and nothing else of the environment it was spawned with.
-Without PANE, the only RESUMABLE pane is resumed; when there are several,
-they are listed and nothing is started.`,
+claude --resume <id>) in the same pane, with the environment the pane was
+started with (while the daemon runs, values included; after a restart only
+the saved, allowlisted part) and the agent's configuration directory
+variables. --env adds variables for this start, such as an API key, and is
+never saved; --unset-env removes some. The variables the pane was started
+with that the resumed agent will not have are named on standard error
+(names only). A pane started as a shell stays a shell: the shell starts and
+the resume command is typed into it. Without PANE, the only RESUMABLE pane
+is resumed; when there are several, they are listed and nothing is started.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			p := map[string]any{}
+			if err := addEnv(cmd.Flags(), p); err != nil {
+				return err
+			}
 			if len(args) == 1 {
-				return a.run(cmd, "dev.signaltty.Mux.ResumePane", map[string]any{"pane": args[0]}, a.printPane)
+				p["pane"] = args[0]
+				return a.run(cmd, "dev.signaltty.Mux.ResumePane", p, a.printRestarted)
 			}
 			c, err := a.dial(cmd.Context())
 			if err != nil {
@@ -46,7 +57,8 @@ they are listed and nothing is started.`,
 			case 0:
 				return &callError{Code: "not_found.pane", Message: "no pane is RESUMABLE", Data: map[string]any{"reason": "none_resumable"}}
 			case 1:
-				return a.run(cmd, "dev.signaltty.Mux.ResumePane", map[string]any{"pane": resumable[0].Id}, a.printPane)
+				p["pane"] = resumable[0].Id
+				return a.run(cmd, "dev.signaltty.Mux.ResumePane", p, a.printRestarted)
 			}
 			ids := make([]string, len(resumable))
 			for i, p := range resumable {
@@ -62,6 +74,24 @@ they are listed and nothing is started.`,
 				Data: map[string]any{"param": "pane", "reason": "ambiguous", "panes": ids}}
 		},
 	}
+	envFlags(c.Flags())
+	return c
+}
+
+// printRestarted prints a resumed or relaunched pane, and on standard
+// error the variables it was started with that the new process lacks.
+func (a *app) printRestarted(raw json.RawMessage) error {
+	var r struct {
+		EnvLost []string `json:"env_lost"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	if err := a.printPane(raw); err != nil {
+		return err
+	}
+	if len(r.EnvLost) > 0 {
+		fmt.Fprintf(a.errw, "not set in the new process (their values were not saved; give them with --env): %s\n", strings.Join(r.EnvLost, ", "))
+	}
+	return nil
 }
 
 // agentKind is the pane's agent kind for listings ("-" for none).

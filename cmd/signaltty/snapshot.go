@@ -96,13 +96,23 @@ its panes come back without rows.`,
 
 func paneRelaunchCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "relaunch --pane P",
+		Use:   "relaunch --pane P [--env NAME=VALUE]... [--unset-env NAME]...",
 		Short: "Start a restored or exited pane's saved command again in the same pane (Mux.RelaunchPane)",
-		Args:  cobra.NoArgs,
+		Long: `Start PANE's saved command again in the same pane, with the environment it
+was started with (while the daemon runs, values included; after a restart
+only the saved, allowlisted part). --env adds variables for this start
+(never saved), --unset-env removes some. The variables the pane was started
+with that the new process will not have are named on standard error.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.RelaunchPane", params(cmd, "pane"), a.printPane)
+			p := params(cmd, "pane")
+			if err := addEnv(cmd.Flags(), p); err != nil {
+				return err
+			}
+			return a.run(cmd, "dev.signaltty.Mux.RelaunchPane", p, a.printRestarted)
 		},
 	}
 	requiredString(c, "pane", "pane id")
+	envFlags(c.Flags())
 	return c
 }

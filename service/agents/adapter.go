@@ -69,6 +69,14 @@ type Decision struct {
 	NotifyBodyKey  string
 	// Tool marks tool-use hooks, which never take a pane out of blocked.
 	Tool bool
+	// Answered marks an event that shows a pending permission or question
+	// was answered (the tool ran): it takes a blocked pane back to Lifecycle
+	// and drops input_required and permission_required to none.
+	Answered bool
+	// EndsTurn marks the end of a turn (finished, failed or interrupted): a
+	// pending input_required or permission_required drops before Attention
+	// is raised, so it never outlives the turn.
+	EndsTurn bool
 	// KeepFinished: on a pane already done or failed, the event changes
 	// nothing but the session identity.
 	KeepFinished bool

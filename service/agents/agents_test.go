@@ -90,9 +90,10 @@ func TestSelfReportedResumeArgvLimits(t *testing.T) {
 func TestClaudeNotificationsAskingPermissionAreHigherThanQuestions(t *testing.T) {
 	a, _ := Lookup("claude")
 	d, _ := a.Classify("Notification", map[string]any{"notification_type": "permission_prompt"})
-	q, _ := a.Classify("Notification", map[string]any{"notification_type": "idle_prompt"})
-	if d.Attention != AttentionPermissionRequired || q.Attention != AttentionInputRequired {
-		t.Errorf("permission %+v, question %+v", d, q)
+	q, _ := a.Classify("Notification", map[string]any{"notification_type": "elicitation_dialog"})
+	idle, _ := a.Classify("Notification", map[string]any{"notification_type": "idle_prompt"})
+	if d.Attention != AttentionPermissionRequired || q.Attention != AttentionInputRequired || idle != (Decision{}) {
+		t.Errorf("permission %+v, question %+v, idle prompt %+v", d, q, idle)
 	}
 	if AttentionRank(AttentionPermissionRequired) <= AttentionRank(AttentionInputRequired) || AttentionRank("bogus") != -1 {
 		t.Error("attention order")

@@ -1,15 +1,20 @@
 package agents
 
-// Codex CLI, checked against its public documentation (2026-12):
-//   - hooks: https://developers.openai.com/codex/hooks — hooks sit behind
-//     `[features] codex_hooks = true` in config.toml, are read from
-//     ~/.codex/hooks.json (or [hooks] tables in config.toml) in the same
-//     event → [{matcher, hooks: [{type: "command", command}]}] shape as
-//     Claude Code's, and must be reviewed and trusted before they run;
-//     events: SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest,
-//     PostToolUse, PreCompact, PostCompact, SubagentStop, Stop. Every input
-//     carries session_id (openai/codex
-//     codex-rs/hooks/schema/generated/session-start.command.input.schema.json).
+// Codex CLI, checked against its public documentation (2026-12) and the
+// hook schemas built into Codex 0.171.0 (codex-rs/hooks/schema/generated):
+//   - hooks: https://developers.openai.com/codex/hooks — hooks are on by
+//     default (no feature flag), are read from ~/.codex/hooks.json (or
+//     [hooks] tables in config.toml) in the same event → [{matcher, hooks:
+//     [{type: "command", command}]}] shape as Claude Code's, and must be
+//     reviewed and trusted before they run ("Hooks need review" at start,
+//     or /hooks). Its 14 events: PreToolUse, PermissionRequest,
+//     PostToolUse, PreCompact, PostCompact, SessionStart, SessionEnd,
+//     UserPromptSubmit, SubagentStart, SubagentStop, Stop, Interrupt (Esc
+//     ended the turn; no Stop follows), PreModelRequest, PostModelRequest.
+//     Every input carries session_id and turn_id; Stop and Interrupt carry
+//     last_assistant_message, PermissionRequest tool_name.
+//   - Codex's `notify` program gets an agent-turn-complete JSON (kebab-case
+//     keys) as its last argument; signaltty uses the Stop hook instead.
 //   - resume: https://developers.openai.com/codex/cli/reference — `codex
 //     resume <SESSION_ID>` continues a recorded session.
 //   - CODEX_HOME selects the directory holding config.toml, hooks.json and
@@ -26,15 +31,19 @@ func init() {
 			"SessionStart":     {Lifecycle: LifecycleIdle, Message: "session started"},
 			"UserPromptSubmit": {Lifecycle: LifecycleWorking, ClearAttention: true},
 			"PreToolUse":       {Lifecycle: LifecycleWorking, Tool: true},
-			"PostToolUse":      {Lifecycle: LifecycleWorking, Tool: true},
+			"PostToolUse":      {Lifecycle: LifecycleWorking, Answered: true},
 			"PreCompact":       {Lifecycle: LifecycleWorking, Tool: true},
 			"PostCompact":      {Lifecycle: LifecycleWorking, Tool: true},
+			"SubagentStart":    {Lifecycle: LifecycleWorking, Tool: true},
+			"SubagentStop":     {Lifecycle: LifecycleWorking, Tool: true},
+			"PreModelRequest":  {Lifecycle: LifecycleWorking, Tool: true},
+			"PostModelRequest": {Lifecycle: LifecycleWorking, Tool: true},
 			"PermissionRequest": {Lifecycle: LifecycleBlocked, Attention: AttentionPermissionRequired, Message: "approval requested",
 				NotifyTitle: "Codex needs approval", NotifySeverity: "warning", NotifyBodyKey: "tool_name"},
-			"Stop": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "turn complete",
+			"Stop": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "turn complete", EndsTurn: true,
 				NotifyTitle: "Codex finished", NotifySeverity: "info", NotifyBodyKey: "last_assistant_message"},
-			"agent-turn-complete": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "turn complete"},
-			"SubagentStop":        {},
+			"Interrupt":  {Lifecycle: LifecycleIdle, Message: "turn interrupted", EndsTurn: true},
+			"SessionEnd": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "session ended", KeepFinished: true, EndsTurn: true},
 		},
 	})
 }

@@ -1,12 +1,19 @@
 package agents
 
-// opencode, checked against its public documentation (2026-12):
+// opencode, checked against its public documentation (2026-12) and the
+// events of opencode 1.18.33:
 //   - resume: https://opencode.ai/docs/cli — `opencode --session <id>` (-s)
 //     continues a session.
-//   - plugins receive session events (session.created, session.status,
-//     session.idle, session.error) with the session id as sessionID
-//     (https://opencode.ai/docs/plugins); a plugin calls `signaltty hook
-//     opencode <event>` with that event's JSON.
+//   - plugins (https://opencode.ai/docs/plugins): a .js or .ts file in
+//     plugin/ or plugins/ of a configuration directory (~/.config/opencode,
+//     $OPENCODE_CONFIG_DIR) gets every bus event {type, properties}. The
+//     ones that matter here: session.created, session.status (properties
+//     {sessionID, status: {type: busy|idle|retry}}; there is no
+//     session.busy), session.idle, session.error, permission.asked
+//     ({id, sessionID, permission, …}) and permission.replied ({sessionID,
+//     requestID, reply}). The plugin `signaltty agent setup opencode` writes
+//     calls `signaltty hook opencode <type>` with the properties as JSON,
+//     one event at a time, in order.
 //   - OPENCODE_CONFIG_DIR names an extra configuration directory
 //     (https://opencode.ai/docs/config).
 func init() {
@@ -19,10 +26,13 @@ func init() {
 		ConfigEnv:   []string{"OPENCODE_CONFIG_DIR"},
 		Hooks: map[string]Decision{
 			"session.created": {Lifecycle: LifecycleIdle, Message: "session started"},
-			"session.busy":    {Lifecycle: LifecycleWorking, ClearAttention: true},
-			"session.idle":    {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "session idle"},
-			"session.error":   {Lifecycle: LifecycleFailed, Attention: AttentionError, Message: "session error"},
-			"session.status":  {},
+			"session.idle":    {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "session idle", EndsTurn: true},
+			"session.error": {Lifecycle: LifecycleFailed, Attention: AttentionError, Message: "session error", EndsTurn: true,
+				NotifyTitle: "opencode stopped on an error", NotifySeverity: "error"},
+			"session.status": {},
+			"permission.asked": {Lifecycle: LifecycleBlocked, Attention: AttentionPermissionRequired, Message: "permission requested",
+				NotifyTitle: "opencode needs approval", NotifySeverity: "warning", NotifyBodyKey: "permission"},
+			"permission.replied": {Lifecycle: LifecycleWorking, Answered: true},
 		},
 		Refine: func(event string, payload map[string]any, d Decision) Decision {
 			if event != "session.status" {
@@ -33,10 +43,10 @@ func init() {
 				st, _ = m["type"].(string)
 			}
 			switch st {
-			case "busy":
-				return Decision{Lifecycle: LifecycleWorking, ClearAttention: true}
+			case "busy", "retry":
+				return Decision{Lifecycle: LifecycleWorking, Tool: true}
 			case "idle":
-				return Decision{Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "session idle"}
+				return Decision{Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "session idle", EndsTurn: true}
 			}
 			return d
 		},

@@ -1,10 +1,16 @@
 package agents
 
-// pi (the pi coding agent), checked against its public documentation
-// (2026-12): badlogic/pi-mono packages/coding-agent README — `pi --session
-// <path|id>` opens an existing session. Its --session-id starts a new
-// session when the id is unknown, so it is never used to resume. pi has no
-// hooks: a session id reaches signaltty through `signaltty report-session`.
+// pi (the pi coding agent), checked against its documentation as shipped
+// in @mariozechner/pi-coding-agent 0.73.1 (README.md, docs/extensions.md,
+// docs/sessions.md): `pi --session <path|id>` opens an existing session
+// (there is no --session-id flag). pi has no hooks but extensions: a
+// module in ~/.pi/agent/extensions/ gets session_start, agent_start
+// (once per prompt), agent_end and session_shutdown, with
+// ctx.sessionManager.getSessionId() and getSessionFile(). pi writes the
+// session file only after the first message, so the extension `signaltty
+// agent setup pi` writes passes session_id only once that file exists: a
+// session that was never written is not resumable. Without the extension
+// `signaltty report-session` still records a session.
 func init() {
 	register(&Adapter{
 		Kind:        "pi",
@@ -12,5 +18,11 @@ func init() {
 		Binaries:    []string{"pi"},
 		SessionKeys: []string{"session_id"},
 		ResumeArgs:  func(id string) []string { return []string{"--session", id} },
+		Hooks: map[string]Decision{
+			"session_start":    {Lifecycle: LifecycleIdle, Message: "session started"},
+			"agent_start":      {Lifecycle: LifecycleWorking, ClearAttention: true},
+			"agent_end":        {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "turn complete", EndsTurn: true},
+			"session_shutdown": {Lifecycle: LifecycleDone, Message: "session ended", KeepFinished: true, EndsTurn: true},
+		},
 	})
 }

@@ -53,24 +53,24 @@ type WaitStatus struct {
 }
 
 type Pane struct {
-	ID          string            `json:"id"`
-	Workspace   string            `json:"workspace"`
-	Tab         string            `json:"tab"`
-	Title       string            `json:"title"`
-	Argv0       string            `json:"argv0"`
-	Argv        []string          `json:"argv"`
-	Cwd         string            `json:"cwd"`
-	ReportedCwd *string           `json:"reported_cwd"`
-	Env         map[string]string `json:"env"`
-	Cols        int               `json:"cols"`
-	Rows        int               `json:"rows"`
-	State       string            `json:"state"`
-	Terminating bool              `json:"terminating"`
-	Pid         *int              `json:"pid"`
-	Status      *WaitStatus       `json:"status"`
-	Screen      string            `json:"screen"`
-	CreatedAt   string            `json:"created_at"`
-	ExitedAt    *string           `json:"exited_at"`
+	ID          string      `json:"id"`
+	Workspace   string      `json:"workspace"`
+	Tab         string      `json:"tab"`
+	Title       string      `json:"title"`
+	Argv0       string      `json:"argv0"`
+	Argv        []string    `json:"argv"`
+	Cwd         string      `json:"cwd"`
+	ReportedCwd *string     `json:"reported_cwd"`
+	Env         []string    `json:"env"`
+	Cols        int         `json:"cols"`
+	Rows        int         `json:"rows"`
+	State       string      `json:"state"`
+	Terminating bool        `json:"terminating"`
+	Pid         *int        `json:"pid"`
+	Status      *WaitStatus `json:"status"`
+	Screen      string      `json:"screen"`
+	CreatedAt   string      `json:"created_at"`
+	ExitedAt    *string     `json:"exited_at"`
 }
 
 // PID returns the leader pid, 0 when absent.

@@ -93,33 +93,33 @@ type WaitStatus struct {
 }
 
 type Pane struct {
-	Id            string            `json:"id"`
-	Workspace     string            `json:"workspace"`
-	Tab           string            `json:"tab"`
-	Title         string            `json:"title"`
-	Argv0         string            `json:"argv0"`
-	Argv          []string          `json:"argv"`
-	Cwd           string            `json:"cwd"`
-	Reported_cwd  *string           `json:"reported_cwd,omitempty"`
-	Env           map[string]string `json:"env"`
-	Cols          int64             `json:"cols"`
-	Rows          int64             `json:"rows"`
-	State         string            `json:"state"`
-	Terminating   bool              `json:"terminating"`
-	Pid           *int64            `json:"pid,omitempty"`
-	Status        *WaitStatus       `json:"status,omitempty"`
-	Screen        string            `json:"screen"`
-	Created_at    string            `json:"created_at"`
-	Exited_at     *string           `json:"exited_at,omitempty"`
-	Restore_state string            `json:"restore_state"`
-	Restored_rows int64             `json:"restored_rows"`
-	Agent         *Agent            `json:"agent,omitempty"`
-	Lifecycle     string            `json:"lifecycle"`
-	Attention     string            `json:"attention"`
-	Last_message  *string           `json:"last_message,omitempty"`
-	History_rows  int64             `json:"history_rows"`
-	Cgroup        *PaneCgroup       `json:"cgroup,omitempty"`
-	Wait_baseline *WaitBaseline     `json:"wait_baseline,omitempty"`
+	Id            string        `json:"id"`
+	Workspace     string        `json:"workspace"`
+	Tab           string        `json:"tab"`
+	Title         string        `json:"title"`
+	Argv0         string        `json:"argv0"`
+	Argv          []string      `json:"argv"`
+	Cwd           string        `json:"cwd"`
+	Reported_cwd  *string       `json:"reported_cwd,omitempty"`
+	Env           []string      `json:"env"`
+	Cols          int64         `json:"cols"`
+	Rows          int64         `json:"rows"`
+	State         string        `json:"state"`
+	Terminating   bool          `json:"terminating"`
+	Pid           *int64        `json:"pid,omitempty"`
+	Status        *WaitStatus   `json:"status,omitempty"`
+	Screen        string        `json:"screen"`
+	Created_at    string        `json:"created_at"`
+	Exited_at     *string       `json:"exited_at,omitempty"`
+	Restore_state string        `json:"restore_state"`
+	Restored_rows int64         `json:"restored_rows"`
+	Agent         *Agent        `json:"agent,omitempty"`
+	Lifecycle     string        `json:"lifecycle"`
+	Attention     string        `json:"attention"`
+	Last_message  *string       `json:"last_message,omitempty"`
+	History_rows  int64         `json:"history_rows"`
+	Cgroup        *PaneCgroup   `json:"cgroup,omitempty"`
+	Wait_baseline *WaitBaseline `json:"wait_baseline,omitempty"`
 }
 
 // A wait baseline: the pane's process instance (instance) and agent session
@@ -180,32 +180,32 @@ type PaneField string
 // A pane as ListPaneFields gives it: only the selected fields, each with
 // the value Pane has; a selected field that Pane leaves null is absent.
 type PaneFields struct {
-	Id            *string            `json:"id,omitempty"`
-	Workspace     *string            `json:"workspace,omitempty"`
-	Tab           *string            `json:"tab,omitempty"`
-	Title         *string            `json:"title,omitempty"`
-	Argv0         *string            `json:"argv0,omitempty"`
-	Argv          *[]string          `json:"argv,omitempty"`
-	Cwd           *string            `json:"cwd,omitempty"`
-	Reported_cwd  *string            `json:"reported_cwd,omitempty"`
-	Env           *map[string]string `json:"env,omitempty"`
-	Cols          *int64             `json:"cols,omitempty"`
-	Rows          *int64             `json:"rows,omitempty"`
-	State         *string            `json:"state,omitempty"`
-	Terminating   *bool              `json:"terminating,omitempty"`
-	Pid           *int64             `json:"pid,omitempty"`
-	Status        *WaitStatus        `json:"status,omitempty"`
-	Screen        *string            `json:"screen,omitempty"`
-	Created_at    *string            `json:"created_at,omitempty"`
-	Exited_at     *string            `json:"exited_at,omitempty"`
-	Restore_state *string            `json:"restore_state,omitempty"`
-	Restored_rows *int64             `json:"restored_rows,omitempty"`
-	Agent         *Agent             `json:"agent,omitempty"`
-	Lifecycle     *string            `json:"lifecycle,omitempty"`
-	Attention     *string            `json:"attention,omitempty"`
-	Last_message  *string            `json:"last_message,omitempty"`
-	History_rows  *int64             `json:"history_rows,omitempty"`
-	Cgroup        *PaneCgroup        `json:"cgroup,omitempty"`
+	Id            *string     `json:"id,omitempty"`
+	Workspace     *string     `json:"workspace,omitempty"`
+	Tab           *string     `json:"tab,omitempty"`
+	Title         *string     `json:"title,omitempty"`
+	Argv0         *string     `json:"argv0,omitempty"`
+	Argv          *[]string   `json:"argv,omitempty"`
+	Cwd           *string     `json:"cwd,omitempty"`
+	Reported_cwd  *string     `json:"reported_cwd,omitempty"`
+	Env           *[]string   `json:"env,omitempty"`
+	Cols          *int64      `json:"cols,omitempty"`
+	Rows          *int64      `json:"rows,omitempty"`
+	State         *string     `json:"state,omitempty"`
+	Terminating   *bool       `json:"terminating,omitempty"`
+	Pid           *int64      `json:"pid,omitempty"`
+	Status        *WaitStatus `json:"status,omitempty"`
+	Screen        *string     `json:"screen,omitempty"`
+	Created_at    *string     `json:"created_at,omitempty"`
+	Exited_at     *string     `json:"exited_at,omitempty"`
+	Restore_state *string     `json:"restore_state,omitempty"`
+	Restored_rows *int64      `json:"restored_rows,omitempty"`
+	Agent         *Agent      `json:"agent,omitempty"`
+	Lifecycle     *string     `json:"lifecycle,omitempty"`
+	Attention     *string     `json:"attention,omitempty"`
+	Last_message  *string     `json:"last_message,omitempty"`
+	History_rows  *int64      `json:"history_rows,omitempty"`
+	Cgroup        *PaneCgroup `json:"cgroup,omitempty"`
 }
 
 // The request's parameters are invalid ("invalid_params.<what>").
@@ -1806,31 +1806,42 @@ func (m KillPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 // not_found.pane, conflict.pane_live, conflict.relaunching,
 // invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
 // unavailable.spawn, unavailable.panes (the pane stays as it was).
+// While the daemon runs the environment is the one the pane was started
+// with, values included. env adds variables for this start and env_unset
+// removes some (names as in SpawnPane; invalid_params.env, .env_unset); what
+// env adds is never saved. env_lost names the variables the pane was
+// started with that the new process does not have (values a restart did not
+// keep; names only).
 type RelaunchPane_methods struct{}
 
 func RelaunchPane() RelaunchPane_methods { return RelaunchPane_methods{} }
 
-func (m RelaunchPane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, pane_in_)
+func (m RelaunchPane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, env_in_ *map[string]string, env_unset_in_ *[]string) (pane_out_ Pane, env_lost_out_ *[]string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, env_in_, env_unset_in_)
 	if err_ != nil {
 		return
 	}
-	pane_out_, _, err_ = receive(ctx)
+	pane_out_, env_lost_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m RelaunchPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m RelaunchPane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, env_in_ *map[string]string, env_unset_in_ *[]string) (func(ctx context.Context) (Pane, *[]string, uint64, error), error) {
 	var in struct {
-		Pane string `json:"pane"`
+		Pane      string             `json:"pane"`
+		Env       *map[string]string `json:"env,omitempty"`
+		Env_unset *[]string          `json:"env_unset,omitempty"`
 	}
 	in.Pane = pane_in_
+	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.RelaunchPane", in, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (pane_out_ Pane, flags uint64, err error) {
+	return func(context.Context) (pane_out_ Pane, env_lost_out_ *[]string, flags uint64, err error) {
 		var out struct {
-			Pane Pane `json:"pane"`
+			Pane     Pane      `json:"pane"`
+			Env_lost *[]string `json:"env_lost,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -1838,22 +1849,28 @@ func (m RelaunchPane_methods) Send(ctx context.Context, c *varlink.Connection, f
 			return
 		}
 		pane_out_ = out.Pane
+		env_lost_out_ = out.Env_lost
 		return
 	}, nil
 }
 
-func (m RelaunchPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m RelaunchPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, env_in_ *map[string]string, env_unset_in_ *[]string) (func(ctx context.Context) (pane_out_ Pane, env_lost_out_ *[]string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Pane string `json:"pane"`
+		Pane      string             `json:"pane"`
+		Env       *map[string]string `json:"env,omitempty"`
+		Env_unset *[]string          `json:"env_unset,omitempty"`
 	}
 	in.Pane = pane_in_
+	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.RelaunchPane", in)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (pane_out_ Pane, env_lost_out_ *[]string, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
-			Pane Pane `json:"pane"`
+			Pane     Pane      `json:"pane"`
+			Env_lost *[]string `json:"env_lost,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -1861,6 +1878,7 @@ func (m RelaunchPane_methods) Upgrade(ctx context.Context, c *varlink.Connection
 			return
 		}
 		pane_out_ = out.Pane
+		env_lost_out_ = out.Env_lost
 		return
 	}, nil
 }
@@ -1989,38 +2007,45 @@ func (m SetWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection
 }
 
 // Resumes a pane's agent session: its agent's resume_argv in the pane's cwd,
-// with the agent's config_env and nothing else of the environment it was
-// spawned with, as a fresh PTY child in the same pane (same id, title, rows
-// kept above). Only for a pane without a process whose agent has a session.
+// with the pane's environment and the agent's config_env, as a fresh PTY
+// child in the same pane (same id, title, rows kept above). Only for a pane without a process whose agent has a session.
 // Of two concurrent calls exactly one wins. Errors: not_found.pane,
 // conflict.pane_live, conflict.resuming, conflict.not_resumable,
 // invalid_params.cwd, unavailable.spawn (the pane stays as it was),
-// unavailable.shutdown.
+// unavailable.shutdown. env, env_unset and env_lost as in RelaunchPane: the
+// environment is the pane's (while the daemon runs, the one it was started
+// with) plus config_env. A pane whose command is a shell stays a shell: the
+// shell starts and the resume command is typed into it.
 type ResumePane_methods struct{}
 
 func ResumePane() ResumePane_methods { return ResumePane_methods{} }
 
-func (m ResumePane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string) (pane_out_ Pane, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, pane_in_)
+func (m ResumePane_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, env_in_ *map[string]string, env_unset_in_ *[]string) (pane_out_ Pane, env_lost_out_ *[]string, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, env_in_, env_unset_in_)
 	if err_ != nil {
 		return
 	}
-	pane_out_, _, err_ = receive(ctx)
+	pane_out_, env_lost_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m ResumePane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string) (func(ctx context.Context) (Pane, uint64, error), error) {
+func (m ResumePane_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, env_in_ *map[string]string, env_unset_in_ *[]string) (func(ctx context.Context) (Pane, *[]string, uint64, error), error) {
 	var in struct {
-		Pane string `json:"pane"`
+		Pane      string             `json:"pane"`
+		Env       *map[string]string `json:"env,omitempty"`
+		Env_unset *[]string          `json:"env_unset,omitempty"`
 	}
 	in.Pane = pane_in_
+	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.ResumePane", in, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (pane_out_ Pane, flags uint64, err error) {
+	return func(context.Context) (pane_out_ Pane, env_lost_out_ *[]string, flags uint64, err error) {
 		var out struct {
-			Pane Pane `json:"pane"`
+			Pane     Pane      `json:"pane"`
+			Env_lost *[]string `json:"env_lost,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -2028,22 +2053,28 @@ func (m ResumePane_methods) Send(ctx context.Context, c *varlink.Connection, fla
 			return
 		}
 		pane_out_ = out.Pane
+		env_lost_out_ = out.Env_lost
 		return
 	}, nil
 }
 
-func (m ResumePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string) (func(ctx context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m ResumePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, env_in_ *map[string]string, env_unset_in_ *[]string) (func(ctx context.Context) (pane_out_ Pane, env_lost_out_ *[]string, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Pane string `json:"pane"`
+		Pane      string             `json:"pane"`
+		Env       *map[string]string `json:"env,omitempty"`
+		Env_unset *[]string          `json:"env_unset,omitempty"`
 	}
 	in.Pane = pane_in_
+	in.Env = env_in_
+	in.Env_unset = env_unset_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.ResumePane", in)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (pane_out_ Pane, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (pane_out_ Pane, env_lost_out_ *[]string, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
-			Pane Pane `json:"pane"`
+			Pane     Pane      `json:"pane"`
+			Env_lost *[]string `json:"env_lost,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -2051,6 +2082,7 @@ func (m ResumePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 			return
 		}
 		pane_out_ = out.Pane
+		env_lost_out_ = out.Env_lost
 		return
 	}, nil
 }
@@ -2691,10 +2723,10 @@ type devsignalttymuxInterface interface {
 	AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error
 	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool) error
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
-	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error
+	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string, env_ *map[string]string, env_unset_ *[]string) error
 	RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error
 	SetWorkspace(ctx context.Context, c VarlinkCall, workspace_ string, auto_resume_ *bool) error
-	ResumePane(ctx context.Context, c VarlinkCall, pane_ string) error
+	ResumePane(ctx context.Context, c VarlinkCall, pane_ string, env_ *map[string]string, env_unset_ *[]string) error
 	HookEvent(ctx context.Context, c VarlinkCall, agent_ string, event_ string, pane_ *string, client_pid_ *int64, payload_ *json.RawMessage) error
 	ReportSession(ctx context.Context, c VarlinkCall, pane_ *string, client_pid_ *int64, session_ string, agent_ *string, resume_argv_ *[]string, model_ *string) error
 	MarkSeen(ctx context.Context, c VarlinkCall, pane_ string) error
@@ -2947,11 +2979,13 @@ func (c *VarlinkCall) ReplyKillPane(ctx context.Context, pane_ Pane) error {
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyRelaunchPane(ctx context.Context, pane_ Pane) error {
+func (c *VarlinkCall) ReplyRelaunchPane(ctx context.Context, pane_ Pane, env_lost_ *[]string) error {
 	var out struct {
-		Pane Pane `json:"pane"`
+		Pane     Pane      `json:"pane"`
+		Env_lost *[]string `json:"env_lost,omitempty"`
 	}
 	out.Pane = pane_
+	out.Env_lost = env_lost_
 	return c.Reply(ctx, &out)
 }
 
@@ -2967,11 +3001,13 @@ func (c *VarlinkCall) ReplySetWorkspace(ctx context.Context, workspace_ Workspac
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyResumePane(ctx context.Context, pane_ Pane) error {
+func (c *VarlinkCall) ReplyResumePane(ctx context.Context, pane_ Pane, env_lost_ *[]string) error {
 	var out struct {
-		Pane Pane `json:"pane"`
+		Pane     Pane      `json:"pane"`
+		Env_lost *[]string `json:"env_lost,omitempty"`
 	}
 	out.Pane = pane_
+	out.Env_lost = env_lost_
 	return c.Reply(ctx, &out)
 }
 
@@ -3262,7 +3298,13 @@ func (s *VarlinkInterface) KillPane(ctx context.Context, c VarlinkCall, pane_ st
 // not_found.pane, conflict.pane_live, conflict.relaunching,
 // invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
 // unavailable.spawn, unavailable.panes (the pane stays as it was).
-func (s *VarlinkInterface) RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string) error {
+// While the daemon runs the environment is the one the pane was started
+// with, values included. env adds variables for this start and env_unset
+// removes some (names as in SpawnPane; invalid_params.env, .env_unset); what
+// env adds is never saved. env_lost names the variables the pane was
+// started with that the new process does not have (values a restart did not
+// keep; names only).
+func (s *VarlinkInterface) RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string, env_ *map[string]string, env_unset_ *[]string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.RelaunchPane")
 }
 
@@ -3280,14 +3322,16 @@ func (s *VarlinkInterface) SetWorkspace(ctx context.Context, c VarlinkCall, work
 }
 
 // Resumes a pane's agent session: its agent's resume_argv in the pane's cwd,
-// with the agent's config_env and nothing else of the environment it was
-// spawned with, as a fresh PTY child in the same pane (same id, title, rows
-// kept above). Only for a pane without a process whose agent has a session.
+// with the pane's environment and the agent's config_env, as a fresh PTY
+// child in the same pane (same id, title, rows kept above). Only for a pane without a process whose agent has a session.
 // Of two concurrent calls exactly one wins. Errors: not_found.pane,
 // conflict.pane_live, conflict.resuming, conflict.not_resumable,
 // invalid_params.cwd, unavailable.spawn (the pane stays as it was),
-// unavailable.shutdown.
-func (s *VarlinkInterface) ResumePane(ctx context.Context, c VarlinkCall, pane_ string) error {
+// unavailable.shutdown. env, env_unset and env_lost as in RelaunchPane: the
+// environment is the pane's (while the daemon runs, the one it was started
+// with) plus config_env. A pane whose command is a shell stays a shell: the
+// shell starts and the resume command is typed into it.
+func (s *VarlinkInterface) ResumePane(ctx context.Context, c VarlinkCall, pane_ string, env_ *map[string]string, env_unset_ *[]string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ResumePane")
 }
 
@@ -3586,13 +3630,15 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "RelaunchPane":
 		var in struct {
-			Pane string `json:"pane"`
+			Pane      string             `json:"pane"`
+			Env       *map[string]string `json:"env,omitempty"`
+			Env_unset *[]string          `json:"env_unset,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.RelaunchPane(ctx, VarlinkCall{call}, in.Pane)
+		return s.devsignalttymuxInterface.RelaunchPane(ctx, VarlinkCall{call}, in.Pane, in.Env, in.Env_unset)
 
 	case "RemovePane":
 		var in struct {
@@ -3618,13 +3664,15 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "ResumePane":
 		var in struct {
-			Pane string `json:"pane"`
+			Pane      string             `json:"pane"`
+			Env       *map[string]string `json:"env,omitempty"`
+			Env_unset *[]string          `json:"env_unset,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.ResumePane(ctx, VarlinkCall{call}, in.Pane)
+		return s.devsignalttymuxInterface.ResumePane(ctx, VarlinkCall{call}, in.Pane, in.Env, in.Env_unset)
 
 	case "HookEvent":
 		var in struct {
@@ -3848,8 +3896,9 @@ type Pane (
   cwd: string,
   # Working directory the program last reported with OSC 7, if any.
   reported_cwd: ?string,
-  # Variables the spawn request added to the environment (values included).
-  env: [string]string,
+  # Names of the variables the spawn request (or a resume or relaunch)
+  # added to the environment, sorted; their values never leave the daemon.
+  env: []string,
   # PTY size in cells.
   cols: int,
   rows: int,
@@ -4089,7 +4138,7 @@ type PaneFields (
   argv: ?[]string,
   cwd: ?string,
   reported_cwd: ?string,
-  env: ?[string]string,
+  env: ?[]string,
   cols: ?int,
   rows: ?int,
   state: ?(live, exited),
@@ -4209,7 +4258,13 @@ method KillPane(pane: string, signal: ?string, grace_ms: ?int) -> (pane: Pane)
 # not_found.pane, conflict.pane_live, conflict.relaunching,
 # invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
 # unavailable.spawn, unavailable.panes (the pane stays as it was).
-method RelaunchPane(pane: string) -> (pane: Pane)
+# While the daemon runs the environment is the one the pane was started
+# with, values included. env adds variables for this start and env_unset
+# removes some (names as in SpawnPane; invalid_params.env, .env_unset); what
+# env adds is never saved. env_lost names the variables the pane was
+# started with that the new process does not have (values a restart did not
+# keep; names only).
+method RelaunchPane(pane: string, env: ?[string]string, env_unset: ?[]string) -> (pane: Pane, env_lost: ?[]string)
 
 # Removes a pane from its tab (the layout closes around it; a tab left
 # without panes is removed too). A live pane fails with conflict.pane_live
@@ -4221,14 +4276,16 @@ method RemovePane(pane: string, kill: ?bool) -> ()
 method SetWorkspace(workspace: string, auto_resume: ?bool) -> (workspace: Workspace)
 
 # Resumes a pane's agent session: its agent's resume_argv in the pane's cwd,
-# with the agent's config_env and nothing else of the environment it was
-# spawned with, as a fresh PTY child in the same pane (same id, title, rows
-# kept above). Only for a pane without a process whose agent has a session.
+# with the pane's environment and the agent's config_env, as a fresh PTY
+# child in the same pane (same id, title, rows kept above). Only for a pane without a process whose agent has a session.
 # Of two concurrent calls exactly one wins. Errors: not_found.pane,
 # conflict.pane_live, conflict.resuming, conflict.not_resumable,
 # invalid_params.cwd, unavailable.spawn (the pane stays as it was),
-# unavailable.shutdown.
-method ResumePane(pane: string) -> (pane: Pane)
+# unavailable.shutdown. env, env_unset and env_lost as in RelaunchPane: the
+# environment is the pane's (while the daemon runs, the one it was started
+# with) plus config_env. A pane whose command is a shell stays a shell: the
+# shell starts and the resume command is typed into it.
+method ResumePane(pane: string, env: ?[string]string, env_unset: ?[]string) -> (pane: Pane, env_lost: ?[]string)
 
 # An agent's hook event (what ` + "`" + `signaltty hook <agent> <event>` + "`" + ` sends):
 # payload is the hook's JSON input. The pane is pane, else the live pane
