@@ -203,4 +203,3 @@ func (m *ModelServer) chat(w http.ResponseWriter, req *http.Request, body []byte
 	chunk(map[string]any{}, finish, true)
 	s.send("", "[DONE]")
 }
-
