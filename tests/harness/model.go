@@ -61,7 +61,8 @@ type Step struct {
 	Text string
 	// Tool, when set, is a call of this tool (its name as the agent
 	// declared it, e.g. "mcp__signaltty__run", "Bash", "shell") with Input
-	// as its arguments; Text, when set too, comes before it.
+	// as its arguments; Text, when set too, comes before it. Names
+	// separated by "|" are alternatives: the first the request declares.
 	Tool  string
 	Input map[string]any
 	// ErrStatus, when not 0, answers with this HTTP status and an error
@@ -177,7 +178,7 @@ func (m *ModelServer) Unknown() []string {
 func (m *ModelServer) Dump() string {
 	var b strings.Builder
 	for i, r := range m.Requests() {
-		fmt.Fprintf(&b, "  #%d %s %s %s model=%q stream=%v tools=%d answer=%q\n", i, r.API, r.Method, r.Path, r.Model, r.Stream, len(r.Tools), r.Answer)
+		fmt.Fprintf(&b, "  #%d %s %s %s model=%q stream=%v tools=%q answer=%q\n", i, r.API, r.Method, r.Path, r.Model, r.Stream, r.Tools, r.Answer)
 		for _, msg := range r.Messages {
 			s := msg.Text
 			if msg.ToolCall != "" {
@@ -310,7 +311,7 @@ func (m *ModelServer) answer(r *ModelRequest) Step {
 	case !ok:
 		st = Step{Text: "ok"}
 		r.Answer = "side"
-	case st.Tool != "" && !contains(r.Tools, st.Tool):
+	case st.Tool != "" && declared(r.Tools, st.Tool) == "":
 		// A side request (a title, a summary) that carries the prompt but
 		// not the tool: plain text.
 		st = Step{Text: "ok"}
@@ -318,6 +319,7 @@ func (m *ModelServer) answer(r *ModelRequest) Step {
 	case st.ErrStatus != 0:
 		r.Answer = fmt.Sprintf("error:%d", st.ErrStatus)
 	case st.Tool != "":
+		st.Tool = declared(r.Tools, st.Tool)
 		r.Answer = "tool:" + st.Tool
 	default:
 		r.Answer = st.Text
@@ -326,13 +328,16 @@ func (m *ModelServer) answer(r *ModelRequest) Step {
 	return st
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// declared is the first of the "|"-separated names that tools holds, or "".
+func declared(tools []string, names string) string {
+	for _, n := range strings.Split(names, "|") {
+		for _, x := range tools {
+			if x == n {
+				return n
+			}
 		}
 	}
-	return false
+	return ""
 }
 
 // ServeHTTP routes by path to each API's handler.
