@@ -278,17 +278,15 @@ func (w *realWorld) start(t *testing.T, ws string, flags ...string) agentPane {
 // start-up dialogs on the way.
 func (w *realWorld) waitReady(t *testing.T, pane string) {
 	t.Helper()
-	answered := map[string]bool{}
 	harness.Eventually(t, agentTimeout, fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
 		c := w.d.Capture(t, pane)
 		for text, keys := range w.agent.dialogs {
-			if c.Contains(text) && !answered[text] {
-				answered[text] = true
-				args := []string{"pane", "send", "--pane", pane}
+			if c.Contains(text) {
+				// One key per write: keys in one write read as a paste.
 				for _, k := range keys {
-					args = append(args, "--key", k)
+					w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", k)
+					w.d.Capture(t, pane)
 				}
-				w.d.JSON(t, nil, args...)
 				return false, c.Dump()
 			}
 		}
