@@ -86,4 +86,3 @@ func TestRealAgentPaneKnowsItsModel(t *testing.T) {
 		})
 	})
 }
-
