@@ -36,13 +36,24 @@ install() {
 }
 
 sysnode_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+# The installs run in parallel (they wait mostly on the registry).
+pids=()
+for name in "${order[@]}"; do
+  if [ "$name" = node ]; then
+    need=
+    for n in "${order[@]}"; do
+      [ "${needs[$n]}" != - ] && [ "$sysnode_major" -lt "${needs[$n]}" ] && need=1
+    done
+    [ -n "$need" ] || continue
+  fi
+  install "$name" & pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
 for name in "${order[@]}"; do
   [ "$name" = node ] && continue
-  install "$name"
   prefix=$DEST/$name-${ver[$name]}
   path_dirs=$prefix/bin
   if [ "${needs[$name]}" != - ] && [ "$sysnode_major" -lt "${needs[$name]}" ]; then
-    install node
     path_dirs=$DEST/node-${ver[node]}/bin:$path_dirs
   fi
   # The wrapper puts the pinned node first on PATH for this agent only.
