@@ -280,18 +280,28 @@ func (w *realWorld) waitReady(t *testing.T, pane string) {
 	t.Helper()
 	harness.Eventually(t, agentTimeout, fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
 		c := w.d.Capture(t, pane)
-		for text, keys := range w.agent.dialogs {
-			if c.Contains(text) {
-				// One key per write: keys in one write read as a paste.
-				for _, k := range keys {
-					w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", k)
-					w.d.Capture(t, pane)
-				}
-				return false, c.Dump()
-			}
+		if w.answerDialog(t, pane, c) {
+			return false, c.Dump()
 		}
 		return c.Contains(w.agent.ready), c.Dump()
 	})
+}
+
+// answerDialog answers the start-up dialog the screen shows, if any, and
+// reports whether there was one.
+func (w *realWorld) answerDialog(t *testing.T, pane string, c harness.Capture) bool {
+	t.Helper()
+	for text, keys := range w.agent.dialogs {
+		if c.Contains(text) {
+			// One key per write: keys in one write read as a paste.
+			for _, k := range keys {
+				w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", k)
+				w.d.Capture(t, pane)
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // waitScreen waits until the pane's screen shows s.
@@ -311,7 +321,15 @@ func (w *realWorld) waitScreen(t *testing.T, pane, s string) harness.Capture {
 func (w *realWorld) prompt(t *testing.T, pane, text string) harness.ModelRequest {
 	t.Helper()
 	w.d.Send(t, pane, text)
-	w.waitScreen(t, pane, text)
+	harness.Eventually(t, agentTimeout, fmt.Sprintf("%s echoes %q", w.agent.kind, text), func() (bool, string) {
+		c := w.d.Capture(t, pane)
+		if w.answerDialog(t, pane, c) {
+			// A dialog that opened late took the typing: type it again.
+			w.d.Send(t, pane, text)
+			return false, c.Dump()
+		}
+		return c.Contains(text), c.Dump()
+	})
 	w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
 	defer w.dumpOnFailure(t, pane)
 	return w.model.WaitRequest(t, agentTimeout, "with the prompt "+text, func(r harness.ModelRequest) bool {

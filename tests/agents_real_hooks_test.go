@@ -37,7 +37,7 @@ func TestRealAgentPermissionDialogBlocksThenClears(t *testing.T) {
 	forEachAgent(t, []string{"claude", "gemini"}, func(t *testing.T, kind string) {
 		a := realAgents[kind]
 		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "perm-3d0c", Steps: []harness.Step{
-			{Tool: a.shell, Input: a.shellInput("echo perm-said-$((6*7))")}, {Text: "permission used"}}})
+			{Tool: a.shell, Input: a.shellInput("touch perm-file && echo perm-said-$((6*7))")}, {Text: "permission used"}}})
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
 		w.prompt(t, p.ID, "perm-3d0c")

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestRealClaudeRunsInItsOwnWorkspaceThroughMCP(t *testing.T) {
 	w := newRealWorld(t, "claude", nil)
 	ws := w.workspace(t, "proj")
 	env := append(w.d.ClientEnv(), w.env...)
-	if r := harness.Run(t, env, "claude", "mcp", "add", "-s", "user", "signaltty", "--", "signaltty", "mcp"); r.Code != 0 {
+	if r := harness.Run(t, env, filepath.Join(harness.AgentsBin(t, "claude"), "claude"), "mcp", "add", "-s", "user", "signaltty", "--", "signaltty", "mcp"); r.Code != 0 {
 		t.Fatalf("claude mcp add: %s", r)
 	}
 	w.model.Script(harness.Turn{Prompt: "mcp-8c2a", Steps: []harness.Step{
