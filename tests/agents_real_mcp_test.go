@@ -21,8 +21,8 @@ func TestRealClaudeRunsInItsOwnWorkspaceThroughMCP(t *testing.T) {
 	}
 	w.model.Script(harness.Turn{Prompt: "mcp-8c2a", Steps: []harness.Step{
 		// MCP tools are deferred behind ToolSearch until selected.
-		{Tool: "ToolSearch|mcp__signaltty__run", Input: map[string]any{"query": "select:mcp__signaltty__run", "workspace": ws, "shell": "echo mcp-ran-$((6*7))"}},
-		{Tool: "mcp__signaltty__run", Input: map[string]any{"workspace": ws, "shell": "echo mcp-ran-$((6*7))"}},
+		{Tool: "ToolSearch|mcp__signaltty__run", Input: map[string]any{"query": "select:mcp__signaltty__run", "key": "mcp-8c2a", "workspace": ws, "shell": "echo mcp-ran-$((6*7))"}},
+		{Tool: "mcp__signaltty__run", Input: map[string]any{"key": "mcp-8c2a", "workspace": ws, "shell": "echo mcp-ran-$((6*7))"}},
 		{Text: "mcp run finished"}}})
 	p := w.start(t, ws)
 	w.prompt(t, p.ID, "mcp-8c2a")
