@@ -53,6 +53,7 @@ type Daemon struct {
 
 	mu       sync.Mutex
 	stopped  bool // Stop (or an explicit wait) already checked the exit
+	crashed  bool // Crash killed it: its socket file stays behind
 	log      []string
 	extraEnv []string
 }
@@ -300,7 +301,7 @@ func (d *Daemon) cleanup(t testing.TB) {
 	d.mu.Unlock()
 	if !stopped {
 		d.Stop(t)
-	} else if d.Exited() {
+	} else if d.Exited() && !d.crashed {
 		d.CheckSocketRemoved(t)
 	} else { // WaitExit timed out
 		d.kill()

@@ -1,0 +1,397 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/signaltty/signaltty/tests/harness"
+)
+
+// The real coding agents (installed by tests/harness/get-agents.sh at the
+// versions of tests/harness/agents.pins) in real panes of a real daemon,
+// talking to the scripted model server of tests/harness/model.go on
+// 127.0.0.1. Each test has its own daemon, HOME and model server, so the
+// tests run in parallel; each agent step has its own deadline.
+
+// agentTimeout bounds one step of a real agent (start-up, a turn): they
+// are programs of hundreds of megabytes on a busy machine.
+const agentTimeout = 60 * time.Second
+
+// realAgent is how one real agent is pointed at the scripted model.
+type realAgent struct {
+	kind    string // the agent kind signaltty gives its pane
+	command string // its command in the agents' bin directory
+	// ready is text its screen shows once it waits for a prompt.
+	ready string
+	// shell names the agent's shell tool ("|"-separated alternatives, see
+	// harness.Step) and shellInput its arguments for a command line.
+	shell      string
+	shellInput func(cmdline string) map[string]any
+	// configure writes the agent's own settings into home for the model at
+	// url; dirs are the working directories it will run in.
+	configure func(t *testing.T, home, url string, dirs []string)
+	// env is what the pane's environment needs beyond its settings.
+	env []string
+	// hooks: `signaltty agent setup KIND --write` exists for it today.
+	hooks bool
+	// tolerate are hosts it asks for that no setting turns off.
+	tolerate []string
+	// dialogs are screens it may show at start, each with the keys that
+	// answer it as a new user would.
+	dialogs map[string][]string
+}
+
+var realAgents = map[string]realAgent{
+	"claude": {
+		kind: "claude", command: "claude", ready: "❯", hooks: true,
+		shell:      "Bash",
+		shellInput: func(c string) map[string]any { return map[string]any{"command": c, "description": "run it"} },
+		configure:  configureClaude,
+		env: []string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+			"DISABLE_UPDATES=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_INSTALLATION_CHECKS=1",
+			"CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1"},
+	},
+	"codex": {
+		kind: "codex", command: "codex", ready: "Ask Codex", hooks: true,
+		shell: "exec_command|shell_command|shell",
+		shellInput: func(c string) map[string]any {
+			return map[string]any{"cmd": c, "command": c}
+		},
+		configure: configureCodex,
+		// The TUI fetches its announcement tip from this URL at every start;
+		// no setting turns that off (the proxy refuses it).
+		tolerate: []string{"raw.githubusercontent.com"},
+		// The hooks `agent setup codex --write` installed run once trusted.
+		dialogs: map[string][]string{"Hooks need review": {"Down", "Enter"}},
+	},
+	"gemini": {
+		kind: "gemini", command: "gemini", ready: "Type your message",
+		shell:      "run_shell_command",
+		shellInput: func(c string) map[string]any { return map[string]any{"command": c, "description": "run it"} },
+		configure:  configureGemini,
+	},
+	"opencode": {
+		kind: "opencode", command: "opencode", ready: "ctrl+p",
+		shell:      "bash",
+		shellInput: func(c string) map[string]any { return map[string]any{"command": c, "description": "run it"} },
+		configure:  configureOpencode,
+		env:        []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"},
+	},
+	"pi": {
+		kind: "pi", command: "pi", ready: "escape interrupt",
+		shell:      "bash",
+		shellInput: func(c string) map[string]any { return map[string]any{"command": c} },
+		configure:  configurePi,
+		env:        []string{"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0"},
+	},
+}
+
+// realAgentOrder is the order the per-agent subtests run in.
+var realAgentOrder = []string{"claude", "codex", "gemini", "opencode", "pi"}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b)+"\n")
+}
+
+// configureClaude: onboarding done, the directories trusted, the model
+// server and key in settings.json "env" (which a resumed claude reads
+// too), the default permission mode (a shell command asks).
+func configureClaude(t *testing.T, home, url string, dirs []string) {
+	projects := map[string]any{}
+	for _, d := range dirs {
+		projects[d] = map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}
+	}
+	writeJSONFile(t, filepath.Join(home, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark", "numStartups": 1,
+		"customApiKeyResponses": map[string]any{"approved": []string{"sk-scripted"}, "rejected": []string{}},
+		"projects":              projects,
+	})
+	writeJSONFile(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{
+		"env":         map[string]string{"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-scripted"},
+		"permissions": map[string]any{"defaultMode": "default", "allow": []string{"mcp__signaltty"}},
+	})
+}
+
+func configureCodex(t *testing.T, home, url string, dirs []string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "model = \"scripted\"\nmodel_provider = \"scripted\"\ncheck_for_update_on_startup = false\n")
+	fmt.Fprintf(&b, "approval_policy = \"on-request\"\n")
+	fmt.Fprintf(&b, "[model_providers.scripted]\nname = \"scripted\"\nbase_url = %q\nwire_api = \"responses\"\nexperimental_bearer_token = \"sk-scripted\"\n", url+"/v1")
+	// Side traffic to other hosts: plugin sync, apps, update checks.
+	fmt.Fprintf(&b, "[features]\nplugins = false\napps = false\nremote_plugin = false\nplugin_sharing = false\nin_app_updates = false\n")
+	fmt.Fprintf(&b, "[analytics]\nenabled = false\n[tui]\nshow_tooltips = false\n")
+	for _, d := range dirs {
+		fmt.Fprintf(&b, "[projects.%q]\ntrust_level = \"trusted\"\n", d)
+	}
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), b.String())
+}
+
+func configureGemini(t *testing.T, home, url string, dirs []string) {
+	writeJSONFile(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"ui":        map[string]any{"hideTips": true},
+		"ide":       map[string]any{"enabled": false},
+	})
+	// ~/.gemini/.env is read at every start, a resume too.
+	writeFile(t, filepath.Join(home, ".gemini", ".env"), "GEMINI_API_KEY=sk-scripted\nGOOGLE_GEMINI_BASE_URL="+url+"\n")
+}
+
+func configureOpencode(t *testing.T, home, url string, dirs []string) {
+	writeJSONFile(t, filepath.Join(home, ".config", "opencode", "opencode.json"), map[string]any{
+		"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled",
+		"provider": map[string]any{"scripted": map[string]any{
+			"npm": "@ai-sdk/openai-compatible", "name": "Scripted",
+			"options": map[string]any{"baseURL": url + "/v1", "apiKey": "sk-scripted"},
+			"models":  map[string]any{"scripted": map[string]any{"name": "Scripted"}}}},
+		"model": "scripted/scripted",
+	})
+}
+
+func configurePi(t *testing.T, home, url string, dirs []string) {
+	writeJSONFile(t, filepath.Join(home, ".pi", "agent", "models.json"), map[string]any{
+		"providers": map[string]any{"scripted": map[string]any{
+			"baseUrl": url + "/v1", "api": "openai-completions", "apiKey": "sk-scripted",
+			"models": []any{map[string]any{"id": "scripted", "name": "Scripted", "contextWindow": 128000, "maxTokens": 8192}}}},
+	})
+	writeJSONFile(t, filepath.Join(home, ".pi", "agent", "settings.json"), map[string]any{
+		"defaultProvider": "scripted", "defaultModel": "scripted"})
+}
+
+// realWorld is a daemon whose panes find the real agents and signaltty on
+// PATH, a model server, and a git repository to work in.
+type realWorld struct {
+	d     *harness.Daemon
+	model *harness.ModelServer
+	agent realAgent
+	repo  string // a git repository with one commit, the workspace's cwd
+	env   []string
+	dirs  []string
+}
+
+// newRealWorld starts the model server with turns and a daemon for agent
+// kind, configures the agent in the daemon's private HOME (trusting repo
+// and worktrees, the names of worktrees made later with workspace create
+// --worktree), and runs `signaltty agent setup KIND --write` where it
+// exists.
+func newRealWorld(t *testing.T, kind string, worktrees []string, turns ...harness.Turn) *realWorld {
+	t.Helper()
+	a := realAgents[kind]
+	agentsBin := harness.AgentsBin(t, a.command)
+	root := harness.TempDir(t)
+	bin := filepath.Join(root, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(harness.Bin(t, "signaltty"), filepath.Join(bin, "signaltty")); err != nil {
+		t.Fatal(err)
+	}
+	w := &realWorld{agent: a, model: harness.StartModel(t, turns...)}
+	w.env = append([]string{"PATH=" + bin + ":" + agentsBin + ":" + os.Getenv("PATH"), "TERM=xterm-256color",
+		"LANG=C.UTF-8", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid"}, w.model.Env()...)
+	w.env = append(w.env, a.env...)
+	for _, h := range a.tolerate {
+		w.model.Tolerate(h)
+	}
+	w.d = harness.Start(t, harness.Options{Env: w.env})
+	w.repo = filepath.Join(w.d.Home, "proj")
+	gitInit(t, w.repo)
+	w.dirs = []string{w.repo}
+	for _, b := range worktrees {
+		w.dirs = append(w.dirs, filepath.Join(w.d.Home, "proj-worktrees", b))
+	}
+	a.configure(t, w.d.Home, w.model.URL, w.dirs)
+	if a.hooks {
+		w.d.CLI(t, "agent", "setup", kind, "--write", "--command", harness.Bin(t, "signaltty"))
+	}
+	return w
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// restart starts a new daemon on the same state directory and environment
+// (after Crash or Stop).
+func (w *realWorld) restart(t *testing.T) {
+	t.Helper()
+	w.d = harness.Start(t, harness.Options{Dir: w.d.Dir, Env: w.env})
+}
+
+// workspace creates workspace name in the repository.
+func (w *realWorld) workspace(t *testing.T, name string) string {
+	t.Helper()
+	var r struct {
+		Workspace harness.Workspace `json:"workspace"`
+	}
+	w.d.JSON(t, &r, "workspace", "create", "--name", name, "--cwd", w.repo)
+	return r.Workspace.ID
+}
+
+// start spawns the agent in a new tab of workspace ws and waits for its UI.
+func (w *realWorld) start(t *testing.T, ws string, flags ...string) agentPane {
+	t.Helper()
+	var r struct {
+		Pane agentPane `json:"pane"`
+	}
+	args := append([]string{"pane", "spawn", "--workspace", ws}, flags...)
+	w.d.JSON(t, &r, append(append(args, "--"), w.agent.command)...)
+	w.waitReady(t, r.Pane.ID)
+	return r.Pane
+}
+
+// waitReady waits until the agent's UI waits for a prompt, answering its
+// start-up dialogs on the way.
+func (w *realWorld) waitReady(t *testing.T, pane string) {
+	t.Helper()
+	harness.Eventually(t, agentTimeout, fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
+		c := w.d.Capture(t, pane)
+		if w.answerDialog(t, pane, c) {
+			return false, c.Dump()
+		}
+		return c.Contains(w.agent.ready), c.Dump()
+	})
+}
+
+// answerDialog answers the start-up dialog the screen shows, if any, and
+// reports whether there was one.
+func (w *realWorld) answerDialog(t *testing.T, pane string, c harness.Capture) bool {
+	t.Helper()
+	for text, keys := range w.agent.dialogs {
+		if c.Contains(text) {
+			// One key per write: keys in one write read as a paste.
+			for _, k := range keys {
+				w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", k)
+				w.d.Capture(t, pane)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// waitScreen waits until the pane's screen shows s.
+func (w *realWorld) waitScreen(t *testing.T, pane, s string) harness.Capture {
+	t.Helper()
+	var c harness.Capture
+	harness.Eventually(t, agentTimeout, fmt.Sprintf("%s shows %q", w.agent.kind, s), func() (bool, string) {
+		c = w.d.Capture(t, pane)
+		return c.Contains(s), c.Dump()
+	})
+	return c
+}
+
+// prompt types text into the agent, waits for its echo, then presses
+// Enter (typed in one write with the text, some agents take the Enter for
+// part of a paste) and waits until the prompt reached the model.
+func (w *realWorld) prompt(t *testing.T, pane, text string) harness.ModelRequest {
+	t.Helper()
+	w.d.Send(t, pane, text)
+	harness.Eventually(t, agentTimeout, fmt.Sprintf("%s echoes %q", w.agent.kind, text), func() (bool, string) {
+		c := w.d.Capture(t, pane)
+		if w.answerDialog(t, pane, c) {
+			// A dialog that opened late took the typing: type it again.
+			w.d.Send(t, pane, text)
+			return false, c.Dump()
+		}
+		return c.Contains(text), c.Dump()
+	})
+	w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
+	defer w.dumpOnFailure(t, pane)
+	return w.model.WaitRequest(t, agentTimeout, "with the prompt "+text, func(r harness.ModelRequest) bool {
+		return r.Answer != "side" && r.Prompted(text)
+	})
+}
+
+// waitPane polls the pane until cond holds (agentTimeout).
+func (w *realWorld) waitPane(t *testing.T, id, what string, cond func(agentPane) bool) agentPane {
+	t.Helper()
+	var p agentPane
+	harness.Eventually(t, agentTimeout, what, func() (bool, string) {
+		p = getAgentPane(t, w.d, id)
+		b, _ := json.Marshal(p)
+		return cond(p), string(b)
+	})
+	return p
+}
+
+// forEachAgent runs test for each real agent kind as parallel subtests.
+func forEachAgent(t *testing.T, kinds []string, test func(t *testing.T, kind string)) {
+	t.Helper()
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			test(t, kind)
+		})
+	}
+}
+
+// permissionDialogs is text each agent's permission dialog shows.
+var permissionDialogs = []string{"Do you want to proceed?", "Would you like to run", "Allow execution", "Allow once", "Permission required"}
+
+// approve waits until the agent either asks for permission (then answers
+// with Enter, its first choice: allow once) or sent a tool result without
+// asking.
+func approve(t *testing.T, w *realWorld, pane string) {
+	t.Helper()
+	asked := false
+	harness.Eventually(t, agentTimeout, "a permission dialog or a tool result", func() (bool, string) {
+		for _, r := range w.model.Requests() {
+			if len(r.ToolResults()) > 0 {
+				return true, ""
+			}
+		}
+		c := w.d.Capture(t, pane)
+		for _, s := range permissionDialogs {
+			if c.Contains(s) {
+				asked = true
+				return true, ""
+			}
+		}
+		return false, c.Dump()
+	})
+	if asked {
+		w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
+	}
+}
+
+// dumpOnFailure logs the pane's screen when the test has failed.
+func (w *realWorld) dumpOnFailure(t *testing.T, pane string) {
+	if t.Failed() {
+		t.Logf("%s pane %s screen:\n%s", w.agent.kind, pane, w.d.Capture(t, pane).Dump())
+	}
+}
