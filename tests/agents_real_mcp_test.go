@@ -2,6 +2,7 @@ package tests
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,9 +35,15 @@ func TestRealClaudeRunsInItsOwnWorkspaceThroughMCP(t *testing.T) {
 		}
 		return false
 	})
+	// The run tool answers with the started run's record; its output comes
+	// from the daemon's own record of that run.
 	res := strings.Join(r.ToolResults(), "\n")
-	if strings.Contains(res, "denied") || !strings.Contains(res, "mcp-ran-42") {
-		t.Errorf("the MCP run in the agent's own workspace came back:\n%s", res)
+	m := regexp.MustCompile(`"run":"(r[0-9]+)"`).FindStringSubmatch(res)
+	if strings.Contains(res, "denied") || m == nil || !strings.Contains(res, `"workspace":"`+ws+`"`) {
+		t.Fatalf("the MCP run in the agent's own workspace came back:\n%s", res)
+	}
+	if out := w.d.CLI(t, "run", "wait", "--run", m[1], "--timeout-ms", "20000"); out.Code != 0 || !strings.Contains(out.Stdout, "mcp-ran-42") {
+		t.Errorf("run wait of the agent's MCP run: %s", out)
 	}
 	w.waitScreen(t, p.ID, "mcp run finished")
 }
