@@ -9,7 +9,7 @@ func (s *Service) CreateTab(wsRef, title string) (Tab, error) {
 	if title == "" {
 		title = "tab"
 	}
-	if err := checkName("title", title); err != nil {
+	if err := checkName("title", &title); err != nil {
 		return Tab{}, err
 	}
 	s.mu.Lock()

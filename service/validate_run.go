@@ -109,7 +109,7 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 		}
 	}
 	if r.Name != nil {
-		if err := checkName("name", *r.Name); err != nil {
+		if err := checkName("name", r.Name); err != nil {
 			return err
 		}
 	}

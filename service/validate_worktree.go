@@ -35,5 +35,5 @@ func checkWorktree(r *WorktreeRequest) *Error {
 	if r.Name == "" {
 		r.Name = r.Branch
 	}
-	return checkName("name", r.Name)
+	return checkName("name", &r.Name)
 }

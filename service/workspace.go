@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 )
@@ -12,14 +13,19 @@ import (
 // maxName is the longest workspace name or tab title, in bytes.
 const maxName = 256
 
-func checkName(param, v string) *Error {
-	if v == "" {
-		return invalid(param, "empty", "%s must not be empty", param)
+// checkName trims the white space around *v (a name of only spaces is
+// empty) and checks what is left: invalid_params.<param> with reason
+// empty, size or control (docs/workspaces.md, "Names").
+func checkName(param string, v *string) *Error {
+	trimmed := strings.TrimFunc(*v, unicode.IsSpace)
+	if trimmed == "" {
+		return invalid(param, "empty", "%s must not be empty or only white space", param)
 	}
-	if len(v) > maxName {
+	*v = trimmed
+	if len(trimmed) > maxName {
 		return invalid(param, "size", "%s is longer than %d bytes", param, maxName)
 	}
-	for _, r := range v {
+	for _, r := range trimmed {
 		if unicode.IsControl(r) {
 			return invalid(param, "control", "%s must not contain control characters", param)
 		}
@@ -53,7 +59,7 @@ func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
 	if name == "" {
 		name = "workspace"
 	}
-	if err := checkName("name", name); err != nil {
+	if err := checkName("name", &name); err != nil {
 		return Workspace{}, err
 	}
 	if cwd == "" {
@@ -126,7 +132,7 @@ func (s *Service) GetWorkspace(ref string) (Workspace, []Tab, []Pane, error) {
 
 // RenameWorkspace changes a workspace's name; its handle stays (Mux.RenameWorkspace).
 func (s *Service) RenameWorkspace(ref, name string) (Workspace, error) {
-	if err := checkName("name", name); err != nil {
+	if err := checkName("name", &name); err != nil {
 		return Workspace{}, err
 	}
 	s.mu.Lock()

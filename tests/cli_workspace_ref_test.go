@@ -85,3 +85,36 @@ func TestRemoveExitedPanes(t *testing.T) {
 	d.Fail(t, "not_found.workspace", exitNotFound, "pane", "remove", "--exited", "--workspace", "nope")
 	d.Kill(t, live.ID, "--grace-ms", "200")
 }
+
+// A workspace name of only white space is refused in create and rename
+// alike, leaving nothing behind, and white space around a name is trimmed
+// the same way in both (docs/workspaces.md, "Names").
+func TestWorkspaceNameOfOnlySpacesRefusedInCreateAndRename(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t)
+	count := func() int {
+		var r struct {
+			Workspaces []harness.Workspace `json:"workspaces"`
+		}
+		d.JSON(t, &r, "workspace", "list")
+		return len(r.Workspaces)
+	}
+	before := count()
+	d.Fail(t, "invalid_params.name", exitInvalid, "workspace", "create", "--name", "   ")
+	d.Fail(t, "invalid_params.name", exitInvalid, "workspace", "create", "--name", " \t ")
+	if n := count(); n != before {
+		t.Errorf("refused creates left %d workspaces, want %d", n, before)
+	}
+	w := d.CreateWorkspace(t, "  api  ")
+	if w.Name != "api" {
+		t.Errorf("create --name '  api  ' stored %q, want %q", w.Name, "api")
+	}
+	d.Fail(t, "invalid_params.name", exitInvalid, "workspace", "rename", "--workspace", w.ID, "--name", "    ")
+	if got, _, _ := d.GetWorkspace(t, w.ID); got.Name != "api" {
+		t.Errorf("a refused rename changed the name to %q", got.Name)
+	}
+	d.CLI(t, "workspace", "rename", "--workspace", w.ID, "--name", " web ")
+	if got, _, _ := d.GetWorkspace(t, w.ID); got.Name != "web" {
+		t.Errorf("rename --name ' web ' stored %q, want %q", got.Name, "web")
+	}
+}
