@@ -53,7 +53,7 @@ func (s *Service) checkRun(r *RunRequest) (spawnSpec, *Error) {
 // is no valid title.
 func runTabTitle(argv []string) string {
 	t := "run " + filepath.Base(argv[0])
-	if checkName("title", t) != nil {
+	if checkName("title", &t) != nil {
 		return "run"
 	}
 	return t
