@@ -275,7 +275,7 @@ func samePane(a, b *Pane) bool {
 		a.RestoreState == b.RestoreState && a.Lifecycle == b.Lifecycle && a.Attention == b.Attention &&
 		a.LastMessage == b.LastMessage && sameAgent(a.Agent, b.Agent) && sameTime(&a.CreatedAt, &b.CreatedAt) &&
 		samePtr(a.ExitedAt, b.ExitedAt, sameTime) && a.Epoch == b.Epoch && a.ShutdownSave == b.ShutdownSave &&
-		a.HistoryRows == b.HistoryRows
+		a.HistoryRows == b.HistoryRows && slices.Equal(a.EnvLost, b.EnvLost) && (a.EnvLost == nil) == (b.EnvLost == nil)
 }
 
 func sameStatus(a, b *WaitStatus) bool {
@@ -308,6 +308,7 @@ func clonePane(p Pane) Pane {
 	p.Argv = slices.Clone(p.Argv)
 	p.Env = maps.Clone(p.Env)
 	p.EnvUnset = slices.Clone(p.EnvUnset)
+	p.EnvLost = slices.Clone(p.EnvLost)
 	if p.Status != nil {
 		st := *p.Status
 		if st.Code != nil {

@@ -63,7 +63,7 @@ func fullSnapshot() *Snapshot {
 		Panes: []Pane{{
 			ID: "pane_1", Workspace: "ws_1", Tab: "tab_1", Title: "claude", Cwd: "/home/u/src",
 			Argv: []string{"claude"}, Env: map[string]string{"TERM": "xterm-256color", "LANG": "C.UTF-8"}, EnvUnset: []string{"OLDPWD"},
-			Cols: 120, Rows: 40, State: "exited",
+			EnvLost: []string{"ANTHROPIC_API_KEY"}, Cols: 120, Rows: 40, State: "exited",
 			Status:       &WaitStatus{Code: ptr(3), Signal: "SIGTERM", CoreDumped: true},
 			RestoreState: RestoreResumable, Lifecycle: "idle", Attention: "unread", LastMessage: "done",
 			Agent: &Agent{Kind: "claude", SessionID: "sess-1", ResumeArgv: []string{"claude", "--resume", "sess-1"},
