@@ -88,3 +88,35 @@ func TestInvalidJSONIsAnsweredBeforeTheConnectionCloses(t *testing.T) {
 		t.Errorf("status: %+v", st)
 	}
 }
+
+// A call whose oneway, more or upgrade is not a boolean is answered with
+// invalid_params.<that field> before the connection is closed, never
+// closed without a word (docs/errors.md, "Malformed requests").
+func TestWrongTypedEnvelopeFlagIsAnsweredByName(t *testing.T) {
+	d := harness.Start(t)
+	for _, tc := range []struct{ msg, field string }{
+		{`{"method":"dev.signaltty.Server.GetStatus","more":7}`, "more"},
+		{`{"method":"dev.signaltty.Server.GetStatus","upgrade":"yes"}`, "upgrade"},
+		{`{"method":"dev.signaltty.Events.Subscribe","parameters":{},"more":{}}`, "more"},
+		{`{"method":"dev.signaltty.Server.GetStatus","oneway":[true]}`, "oneway"},
+	} {
+		c := d.DialUnix(t)
+		rd := bufio.NewReader(c)
+		c.Write([]byte(tc.msg + "\x00"))
+		r, raw, err := readRaw(c, rd, 30*time.Second)
+		if err != nil || r.Error != "dev.signaltty.Server.InvalidParams" || r.Parameters.Code != "invalid_params."+tc.field {
+			t.Errorf("reply to %s: %q %v, want invalid_params.%s", tc.msg, raw, err, tc.field)
+			continue
+		}
+		if rest, err := io.ReadAll(rd); len(rest) != 0 || err != nil {
+			t.Errorf("after the error to %s: %q %v, want the connection closed", tc.msg, rest, err)
+		}
+	}
+	// null and booleans are read as usual.
+	c := d.DialUnix(t)
+	rd := bufio.NewReader(c)
+	c.Write([]byte(`{"method":"dev.signaltty.Server.GetStatus","more":null,"upgrade":false}` + "\x00"))
+	if r, raw, err := readRaw(c, rd, 30*time.Second); err != nil || r.Error != "" {
+		t.Errorf("GetStatus with more null and upgrade false: %q %v", raw, err)
+	}
+}

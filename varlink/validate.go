@@ -232,6 +232,80 @@ type envelope struct {
 	Method     string          `json:"method"`
 	Parameters json.RawMessage `json:"parameters"`
 	Oneway     bool            `json:"oneway"`
+	More       bool            `json:"more"`
+	Upgrade    bool            `json:"upgrade"`
+}
+
+// envelopeFlags are the boolean fields of a call message besides method
+// and parameters; a value of another type (null aside) is refused by name.
+var envelopeFlags = []string{"oneway", "more", "upgrade"}
+
+// verdict is what checkRequest decides about one message.
+type verdict struct {
+	code  string      // "" when the message is dispatched
+	reply []byte      // the error reply, NUL-terminated; nil: none (a refused oneway call)
+	close bool        // the connection is closed after the reply
+	pe    *paramError // the parameter at fault, for a parameter error
+}
+
+// judge checks one message against the envelope's shape and the
+// parameters against schemas (docs/errors.md, "Malformed requests").
+func judge(schemas map[string]*schema, msg []byte) verdict {
+	var fields map[string]json.RawMessage
+	var env envelope
+	err := json.Unmarshal(msg, &fields)
+	if err == nil {
+		err = json.Unmarshal(msg, &env)
+	}
+	if err == nil {
+		return judgeParameters(schemas, env)
+	}
+	for _, name := range envelopeFlags {
+		if v, ok := fields[name]; ok && !isBoolOrNull(v) {
+			return verdict{code: "invalid_params." + name, close: true, reply: serverError("InvalidParams",
+				"invalid_params."+name, name+" must be a boolean",
+				map[string]any{"param": name, "reason": "type", "want": "bool"})}
+		}
+	}
+	return verdict{code: "invalid_params.json", close: true, reply: serverError("InvalidParams", "invalid_params.json",
+		"the request is not a varlink call: "+err.Error(), map[string]any{"param": "request", "reason": "syntax"})}
+}
+
+// judgeParameters checks a call's parameters against its method's input type.
+func judgeParameters(schemas map[string]*schema, env envelope) verdict {
+	i := strings.LastIndex(env.Method, ".")
+	if i <= 0 {
+		return verdict{}
+	}
+	sch := schemas[env.Method[:i]]
+	if sch == nil || sch.named == "" {
+		return verdict{}
+	}
+	pe := sch.check(env.Method[i+1:], env.Parameters)
+	if pe == nil {
+		return verdict{}
+	}
+	v := verdict{code: "invalid_params." + pe.Field, pe: pe}
+	if env.Oneway {
+		return v
+	}
+	data := map[string]any{"param": pe.Field, "path": pe.Path, "reason": pe.Reason}
+	if pe.Want != "" {
+		data["want"] = pe.Want
+	}
+	out, _ := json.Marshal(map[string]any{"error": sch.named, "parameters": map[string]any{
+		"code": v.code, "message": pe.Error(), "data": data}})
+	v.reply = append(out, 0)
+	return v
+}
+
+// isBoolOrNull reports whether a JSON value is true, false or null.
+func isBoolOrNull(v json.RawMessage) bool {
+	switch string(bytes.TrimSpace(v)) {
+	case "true", "false", "null":
+		return true
+	}
+	return false
 }
 
 // addSchema registers the input types of an interface for checkRequest.
@@ -248,41 +322,25 @@ func (s *Server) addSchema(d Dispatcher) {
 	s.schemas[d.VarlinkGetName()] = sch
 }
 
-// checkRequest answers a message that is not JSON with
-// invalid_params.json and an error (the connection is closed: what
-// follows cannot be trusted to be in step), and a call whose parameters
-// do not match its method's input type with the interface's
-// InvalidParams, code invalid_params.<field> (refused: the call is not
-// dispatched). docs/errors.md, "Malformed requests".
+// checkRequest answers a message that is not JSON, or whose method is not
+// a string or whose oneway, more or upgrade is not a boolean, with
+// invalid_params.json or invalid_params.<flag> and an error (the
+// connection is closed: what follows cannot be trusted to be in step),
+// and a call whose parameters do not match its method's input type with
+// the interface's InvalidParams, code invalid_params.<field> (refused: the
+// call is not dispatched). docs/errors.md, "Malformed requests".
 func (s *Server) checkRequest(cc *clientConn, msg []byte) (refused bool, err error) {
-	var env envelope
-	if err := json.Unmarshal(msg, &env); err != nil {
-		cc.say(serverError("InvalidParams", "invalid_params.json", "the request is not a varlink call: "+err.Error(),
-			map[string]any{"param": "request", "reason": "syntax"}))
-		return true, err
-	}
-	i := strings.LastIndex(env.Method, ".")
-	if i <= 0 {
+	v := judge(s.schemas, msg)
+	switch {
+	case v.code == "":
 		return false, nil
-	}
-	sch := s.schemas[env.Method[:i]]
-	if sch == nil || sch.named == "" {
-		return false, nil
-	}
-	pe := sch.check(env.Method[i+1:], env.Parameters)
-	if pe == nil {
-		return false, nil
-	}
-	if env.Oneway {
+	case v.close:
+		cc.say(v.reply)
+		return true, errRefused
+	case v.reply == nil:
 		return true, nil
 	}
-	data := map[string]any{"param": pe.Field, "path": pe.Path, "reason": pe.Reason}
-	if pe.Want != "" {
-		data["want"] = pe.Want
-	}
-	out, _ := json.Marshal(map[string]any{"error": sch.named, "parameters": map[string]any{
-		"code": "invalid_params." + pe.Field, "message": pe.Error(), "data": data}})
-	_, err = cc.Write(s.ctx, append(out, 0))
+	_, err = cc.Write(s.ctx, v.reply)
 	return true, err
 }
 

@@ -31,22 +31,8 @@ func allSchemas(t testing.TB) map[string]*schema {
 // checkMessage is checkRequest without a connection: the envelope, then
 // the parameters; "" when the message would be dispatched.
 func checkMessage(schemas map[string]*schema, msg []byte) (code string, pe *paramError) {
-	var env envelope
-	if err := json.Unmarshal(msg, &env); err != nil {
-		return "invalid_params.json", nil
-	}
-	i := strings.LastIndex(env.Method, ".")
-	if i <= 0 {
-		return "", nil
-	}
-	sch := schemas[env.Method[:i]]
-	if sch == nil {
-		return "", nil
-	}
-	if pe := sch.check(env.Method[i+1:], env.Parameters); pe != nil {
-		return "invalid_params." + pe.Field, pe
-	}
-	return "", nil
+	v := judge(schemas, msg)
+	return v.code, v.pe
 }
 
 func TestParametersCheckedAgainstTheInterface(t *testing.T) {
@@ -62,6 +48,11 @@ func TestParametersCheckedAgainstTheInterface(t *testing.T) {
 		{`{"method":"dev.signaltty.Server.GetStatus"}`, "", ""},
 		{`{"method":"dev.signaltty.Server.GetStatus","parameters":"x"}`, "invalid_params.parameters", "parameters"},
 		{`{"method":`, "invalid_params.json", ""},
+		{`{"method":"dev.signaltty.Server.GetStatus","more":7}`, "invalid_params.more", ""},
+		{`{"method":"dev.signaltty.Server.GetStatus","upgrade":"yes"}`, "invalid_params.upgrade", ""},
+		{`{"method":"dev.signaltty.Server.GetStatus","oneway":[]}`, "invalid_params.oneway", ""},
+		{`{"method":"dev.signaltty.Server.GetStatus","more":null,"upgrade":false}`, "", ""},
+		{`{"method":7}`, "invalid_params.json", ""},
 	} {
 		code, pe := checkMessage(s, []byte(tc.msg))
 		if code != tc.code || (pe != nil && pe.Path != tc.path) {
@@ -71,8 +62,11 @@ func TestParametersCheckedAgainstTheInterface(t *testing.T) {
 }
 
 // FuzzCheckRequest: arbitrary messages (malformed JSON, wrong types, huge
-// numbers, NUL and invalid UTF-8, deep nesting) never crash the check, and a
-// refusal always names a field of the request, or "parameters".
+// numbers, NUL and invalid UTF-8, deep nesting, and envelope fields of any
+// type: method, oneway, more, upgrade) never crash the check; a refusal
+// always names a field of the request, or "parameters"; a message refused
+// for its envelope is answered and closes the connection, and one whose
+// envelope the library would not read is never dispatched.
 // Longer runs: go test -run '^$' -fuzz FuzzCheckRequest -fuzztime 10m ./varlink/
 func FuzzCheckRequest(f *testing.F) {
 	s := allSchemas(f)
@@ -82,16 +76,46 @@ func FuzzCheckRequest(f *testing.F) {
 		`{"method":"dev.signaltty.Run.Start","parameters":{"key":"k","argv":["true"],"deadline_ms":1e99}}`,
 		`{"method":"dev.signaltty.Events.Subscribe","parameters":{"types":[[[[[[[[]]]]]]]]}}`,
 		`{"method":"dev.signaltty.Server.GetStatus","parameters":{"\u0000":"\xff"}}`,
+		`{"method":"dev.signaltty.Server.GetStatus","more":7}`,
+		`{"method":"dev.signaltty.Events.Subscribe","more":true,"oneway":"x","upgrade":{}}`,
+		`{"method":"dev.signaltty.Server.GetStatus","upgrade":null,"more":[true]}`,
+		`{"method":["dev.signaltty.Server.GetStatus"],"parameters":{}}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, msg []byte) {
-		code, pe := checkMessage(s, msg)
-		if pe == nil {
-			return
+		v := judge(s, msg)
+		var lib struct { // how the varlink library reads a call
+			Method     string          `json:"method"`
+			Oneway     bool            `json:"oneway"`
+			More       bool            `json:"more"`
+			Upgrade    bool            `json:"upgrade"`
+			Parameters json.RawMessage `json:"parameters"`
 		}
-		if code != "invalid_params."+pe.Field || pe.Path == "" || (pe.Reason != "type" && pe.Reason != "unknown") {
-			t.Fatalf("%q: %s %+v", msg, code, pe)
+		if json.Unmarshal(msg, &lib) != nil && v.code == "" {
+			t.Fatalf("%q: an envelope the library cannot read is dispatched", msg)
+		}
+		switch {
+		case v.code == "":
+		case v.pe != nil:
+			if v.code != "invalid_params."+v.pe.Field || v.pe.Path == "" || (v.pe.Reason != "type" && v.pe.Reason != "unknown") {
+				t.Fatalf("%q: %s %+v", msg, v.code, v.pe)
+			}
+		default:
+			var reply struct {
+				Error      string `json:"error"`
+				Parameters struct {
+					Code string         `json:"code"`
+					Data map[string]any `json:"data"`
+				} `json:"parameters"`
+			}
+			if !v.close || len(v.reply) == 0 || v.reply[len(v.reply)-1] != 0 ||
+				json.Unmarshal(v.reply[:len(v.reply)-1], &reply) != nil || reply.Parameters.Code != v.code {
+				t.Fatalf("%q: envelope refusal %s without a reply naming it (close %v): %q", msg, v.code, v.close, v.reply)
+			}
+			if name := strings.TrimPrefix(v.code, "invalid_params."); name != "json" && reply.Parameters.Data["param"] != name {
+				t.Fatalf("%q: %s names param %v", msg, v.code, reply.Parameters.Data["param"])
+			}
 		}
 	})
 }
