@@ -214,6 +214,12 @@ func newRealWorld(t *testing.T, kind string, worktrees []string, turns ...harnes
 		"LANG=C.UTF-8", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid"}, w.model.Env()...)
 	w.env = append(w.env, a.env...)
+	// The agents' own temporary files (Claude's claude-UID) go with the test.
+	tmp := filepath.Join(root, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(w.env, "TMPDIR="+tmp)
 	for _, h := range a.tolerate {
 		w.model.Tolerate(h)
 	}
