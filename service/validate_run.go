@@ -47,17 +47,10 @@ func (s *Service) checkRun(r *RunRequest) (spawnSpec, *Error) {
 	return spec, nil
 }
 
-// runTabTitle is the title of a run's new tab without a name: "run " and
-// the basename of argv[0] ("run sh" for shell text), the only part of a
-// command events may show (docs/security.md, "Audit"); "run" when that
-// is no valid title.
-func runTabTitle(argv []string) string {
-	t := "run " + filepath.Base(argv[0])
-	if checkName("title", &t) != nil {
-		return "run"
-	}
-	return t
-}
+// runTabTitle is the title of a run's new tab without a name: "run".
+// Never a part of the command, which tab events would show
+// (docs/workspaces.md, "Run tabs"); the tab's run member marks it.
+func runTabTitle([]string) string { return "run" }
 
 func (s *Service) checkRunFields(r *RunRequest) *Error {
 	if (r.Workspace == "") == (r.Pane == "") {

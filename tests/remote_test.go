@@ -80,7 +80,7 @@ func TestRemoteMCPServerOverSSH(t *testing.T) {
 			t.Fatalf("%s: run_wait differs from the local CLI:\nMCP %s\nCLI %s", addr, w.Text, local)
 		}
 		c := m.Call(t, "pane_capture", map[string]any{"pane": st.Pane})
-		if local := d.JSON(t, nil, "pane", "capture", "--pane", st.Pane); c.IsError || c.Text != local {
+		if local := d.JSON(t, nil, "pane", "capture", "--trim", "--pane", st.Pane); c.IsError || c.Text != local {
 			t.Fatalf("%s: pane_capture differs from the local CLI:\nMCP %s\nCLI %s", addr, c.Text, local)
 		}
 		d.CLI(t, "workspace", "remove", "--workspace", ws.ID, "--recursive")

@@ -365,7 +365,7 @@ func TestRunKeyCoversGrants(t *testing.T) {
 	}
 	t.Cleanup(func() { d.CLI(t, "run", "cancel", "--run", st.Run, "--grace-ms", "200") })
 	d.Fail(t, "conflict.run_key", exitConflict, "run", "--key", "grants-key", "--workspace", ws, "--grant", "read:*", "--", "sleep", "100")
-	same := start("--grant", "spawn:self", "--grant", "read:self", "--grant", "write:self", "--grant", "read:self")
+	same := start("--grant", "spawn:home", "--grant", "spawn:self", "--grant", "read:self", "--grant", "write:self", "--grant", "read:self")
 	var again struct {
 		Run    string
 		Reused bool

@@ -31,7 +31,7 @@ func TestRunTabsNeverBecomeActiveAndAreMarked(t *testing.T) {
 		if len(tabs) != 3 {
 			t.Fatalf("%s: %d tabs, want the user's and two runs'", when, len(tabs))
 		}
-		want := map[string]string{runs[0]: "run true", runs[1]: "run sh"}
+		want := map[string]string{runs[0]: "run", runs[1]: "run"}
 		for _, tb := range tabs {
 			switch {
 			case tb.ID == user.Tab && tb.Run != nil:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -234,7 +235,11 @@ func TestCharactersHoldingC1BytesDoAsInTmux(t *testing.T) {
 		w := d.CreateWorkspace(t, "c1strings")
 		evs := d.Subscribe(t, []string{"pane.title", "pane.bell"}, nil)
 		p := d.Spawn(t, append(ws(w), "--history-rows", "100000"), "sh", "-c", cmd)
-		d.WaitLine(t, p.ID, "END-OF-STRINGS")
+		// thousands of rows through a race-built daemon: more than WaitLine's 10 s
+		harness.Eventually(t, 2*time.Minute, "END-OF-STRINGS in the pane", func() (bool, string) {
+			c := d.Capture(t, p.ID)
+			return c.HasLine("END-OF-STRINGS"), c.Dump()
+		})
 		got := paneRows(t, d, p.ID)
 		if len(got) != len(want) {
 			t.Errorf("%d rows, tmux %d", len(got), len(want))

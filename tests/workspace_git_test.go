@@ -437,7 +437,7 @@ func TestRestartRecoversWorktreeAssociation(t *testing.T) {
 func TestThreeAgentsInThreeWorktrees(t *testing.T) {
 	d := harness.Start(t)
 	repo := makeRepo(t)
-	agent := `echo "agent on $(git branch --show-current) in $(pwd)"; exec sleep 100`
+	agent := `echo "agent on $(git branch --show-current) in $(basename "$(pwd)")"; exec sleep 100`
 	var panes []string
 	for _, b := range []string{"agent-1", "agent-2", "agent-3"} {
 		out := d.CLI(t, "workspace", "create", "--worktree", b, "--repo", repo, "--", "sh", "-c", agent)
@@ -449,7 +449,7 @@ func TestThreeAgentsInThreeWorktrees(t *testing.T) {
 		if len(ps) != 1 {
 			t.Fatalf("workspace %s has %d panes", b, len(ps))
 		}
-		d.WaitLine(t, ps[0].ID, "agent on "+b+" in "+ws.Cwd)
+		d.WaitLine(t, ps[0].ID, "agent on "+b+" in "+filepath.Base(ws.Cwd)) // the whole path may wrap
 		panes = append(panes, ps[0].ID)
 	}
 	list := gitIn(t, repo, "worktree", "list")
