@@ -93,17 +93,22 @@ func TestEventNumbersNeverRepeatAcrossKill9(t *testing.T) {
 			args = append(args, "--after", strconv.FormatInt(last, 10))
 		}
 		sub := d.BackgroundCLI(t, args...)
+		sub.WaitBlocked(t) // the stream follows: the kill lands while it does
 		cli, env := harness.Bin(t, "signaltty"), d.ClientEnv()
-		busy := make(chan struct{})
+		busy, first := make(chan struct{}), make(chan struct{})
 		go func() { // no t here: the daemon dies under these calls
 			defer close(busy)
 			for j := 0; j < 4; j++ {
 				c := exec.Command(cli, "workspace", "create", "--name", "w"+strconv.Itoa(j))
 				c.Env = env
 				c.Run()
+				if j == 0 {
+					close(first)
+				}
 			}
 		}()
-		time.Sleep(time.Duration(10+rng.Intn(30)) * time.Millisecond) // the random kill moment, not synchronisation
+		<-first                                                    // one change committed, however slow the machine
+		time.Sleep(time.Duration(rng.Intn(30)) * time.Millisecond) // the random kill moment, not synchronisation
 		syscall.Kill(d.Pid(), syscall.SIGKILL)
 		d.WaitExit(t, 10*time.Second)
 		<-busy

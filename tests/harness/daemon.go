@@ -109,7 +109,8 @@ func TempDir(t testing.TB) string {
 }
 
 // baseEnv is the test process's environment minus everything that could
-// point a daemon or CLI at another instance or service manager.
+// point a daemon or CLI at another instance or service manager, and minus
+// the markers of a CI job.
 func baseEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
@@ -118,6 +119,12 @@ func baseEnv() []string {
 		case strings.HasPrefix(k, "SIGNALTTY_"), strings.HasPrefix(k, "LISTEN_"), strings.HasPrefix(k, "WATCHDOG_"),
 			strings.HasPrefix(k, "XDG_"), k == "NOTIFY_SOCKET", k == "INVOCATION_ID", k == "JOURNAL_STREAM",
 			k == "HOME", k == "TERM", k == "LESS", k == "PS1", k == "PROMPT_COMMAND":
+			continue
+		case k == "CI", k == "CONTINUOUS_INTEGRATION", k == "BUILD_NUMBER", k == "RUN_ID",
+			strings.HasPrefix(k, "CI_"), strings.HasPrefix(k, "GITHUB_"):
+			// A CI job's markers make the real agents in panes act as in
+			// a pipeline (Gemini CLI goes headless on CI=true); a pane is
+			// a person's terminal.
 			continue
 		}
 		out = append(out, kv)
