@@ -14,6 +14,12 @@ DEST=$(realpath -m "${1:-$TOOLS/agents}")
 start=$SECONDS
 command -v npm >/dev/null || { echo "get-agents.sh: npm is not installed (apt-get install npm)" >&2; exit 1; }
 mkdir -p "$DEST/bin"
+# npm's cache and logs, and whatever the packages' install scripts put in
+# TMPDIR, stay in the test cache or go with this script.
+export npm_config_cache="$TOOLS/npm-cache"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 
 declare -A pkg ver cmd needs
 order=()
