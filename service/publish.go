@@ -14,8 +14,10 @@ import (
 // goroutine writes the journaled events of each batch and syncs them (one
 // fdatasync per batch: the events of one state change, and whatever queued
 // meanwhile, are committed together), reserves numbers ahead, and only then
-// delivers the batch, in seq order, to the subscribers. No disk work ever
-// happens under s.mu. Without a journal (persistence off), emit delivers at
+// delivers the batch, in seq order, to the subscribers. A batch that
+// cannot be written (a full disk) is delivered all the same and becomes a
+// lost range of the journal; the publisher retries until a write succeeds
+// (docs/events.md, "A full disk"). No disk work ever happens under s.mu. Without a journal (persistence off), emit delivers at
 // once and numbers start from 0 at every start.
 
 // MaxReplay is the most events a subscription from a cursor replays.
@@ -257,10 +259,11 @@ func (s *Service) stopPublisher() {
 // continues live; no event is delivered twice or left out across the
 // hand-off. Errors, with nothing replayed: conflict.cursor_ahead (after is
 // beyond the last number issued), conflict.history_lost (events after the
-// cursor were rotated away; data.oldest is the oldest seq kept),
-// unavailable.journal (the journal cannot prove the history after the
-// cursor complete, or is failing), conflict.replay_too_long (more than
-// MaxReplay events).
+// cursor were rotated away, data.oldest is the oldest seq kept; or were
+// published but not written, data.first..data.last), unavailable.journal
+// (the journal cannot prove the history after the cursor complete, or no
+// number can be reserved), conflict.replay_too_long (more than MaxReplay
+// events).
 func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
