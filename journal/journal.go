@@ -321,6 +321,13 @@ func (j *Journal) lose(recs []Record) {
 	}
 }
 
+// MarkLost records g as events issued (by a daemon that had no journal
+// open) but not written, like an Append that failed; the evidence is
+// pending until Flush or the next Append.
+func (j *Journal) MarkLost(g Range) {
+	j.lose([]Record{{Seq: g.First}, {Seq: g.Last}})
+}
+
 // holdsLost reports whether seq is in a recorded lost range.
 func (j *Journal) holdsLost(seq int64) bool {
 	for _, g := range j.ev.Lost {

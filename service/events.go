@@ -154,6 +154,12 @@ func (s *Service) emit(data EventData) {
 	s.seq++
 	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: data.EventResource(), Time: time.Now(), Data: data}
 	if s.journal == nil {
+		if s.pub.openErr != "" && spec.journaled { // a lost range if the journal opens later (AdoptJournal)
+			if s.pub.unjournaled.First == 0 {
+				s.pub.unjournaled.First = e.Seq
+			}
+			s.pub.unjournaled.Last = e.Seq
+		}
 		s.deliver(&e)
 		return
 	}

@@ -30,19 +30,21 @@ const maxBatch = 1024
 // jmu, which serialises use of the journal (the publisher's writes and
 // replays' reads, both outside s.mu).
 type publisher struct {
-	pending   []Event
-	kick      chan struct{}
-	done      chan struct{}
-	published int64           // events through this seq were delivered
-	reserved  int64           // numbers through this seq may be issued
-	broken    *Error          // unavailable.journal while events cannot be made durable
-	brokenAt  int64           // the first seq not published because of it
-	cond      *sync.Cond      // broadcast when published or broken changes
-	openErr   string          // why there is no journal, if it could not be opened
-	outages   []JournalOutage // the latest maxOutages, oldest first; the last is open while RecoveredAt is zero
-	retrying  bool            // a retry kick is scheduled
-	backoff   time.Duration   // the next retry's delay
-	jmu       sync.Mutex
+	pending     []Event
+	kick        chan struct{}
+	done        chan struct{}
+	published   int64           // events through this seq were delivered
+	reserved    int64           // numbers through this seq may be issued
+	broken      *Error          // unavailable.journal while events cannot be made durable
+	brokenAt    int64           // the first seq not published because of it
+	cond        *sync.Cond      // broadcast when published or broken changes
+	openErr     string          // why there is no journal, if it could not be opened
+	openErrAt   time.Time       // when it first could not be opened
+	unjournaled journal.Range   // the first and last journaled-type events issued without a journal
+	outages     []JournalOutage // the latest maxOutages, oldest first; the last is open while RecoveredAt is zero
+	retrying    bool            // a retry kick is scheduled
+	backoff     time.Duration   // the next retry's delay
+	jmu         sync.Mutex
 }
 
 // JournalOutage is a time the journal could not be written (a full or
@@ -86,11 +88,53 @@ func (s *Service) StartJournal(j *journal.Journal) {
 }
 
 // JournalUnavailable records why the daemon runs without a journal (for
-// status and doctor).
+// status and doctor); AdoptJournal ends that.
 func (s *Service) JournalUnavailable(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.pub.openErr == "" {
+		s.pub.openErrAt = time.Now()
+	}
 	s.pub.openErr = err.Error()
+}
+
+// AdoptJournal publishes through j from now on, in a daemon that has been
+// serving without a journal because j could not be opened at start (a
+// full disk; docs/events.md, "A full disk"). The journaled events issued
+// meanwhile become a lost range of j, and numbering continues above them
+// and above j.Base(). It reports false (and closes j) once the service
+// stopped.
+func (s *Service) AdoptJournal(j *journal.Journal) bool {
+	s.mu.Lock()
+	issued := s.seq
+	s.mu.Unlock()
+	// Numbers ahead of what was issued, outside s.mu; should more be
+	// issued meanwhile, the publisher reserves again (numberAvailable).
+	if err := j.Reserve(max(j.Reserved(), issued+2*j.Lease())); err != nil {
+		s.log.Warn("event journal: reserving numbers", "err", err)
+	}
+	s.mu.Lock()
+	if s.stopping || s.stopped || s.journal != nil {
+		s.mu.Unlock()
+		j.Close()
+		return false
+	}
+	o := JournalOutage{BrokeAt: s.pub.openErrAt, Error: s.pub.openErr, RecoveredAt: time.Now()}
+	if u := s.pub.unjournaled; u.Last > 0 {
+		j.MarkLost(u) // j is not shared yet: no jmu
+		o.FirstSeq, o.LastSeq = u.First, u.Last
+	}
+	s.pub.outages = append(s.pub.outages, o)
+	s.journal, s.pub.openErr = j, ""
+	s.seq = max(s.seq, j.Base())
+	s.pub.published, s.pub.reserved = s.seq, j.Reserved()
+	s.pub.kick, s.pub.done = make(chan struct{}, 1), make(chan struct{})
+	s.mu.Unlock()
+	s.log.Info("the event journal opened; events are journaled from now on", "base", s.seq,
+		"lost_first", o.FirstSeq, "lost_last", o.LastSeq)
+	go s.publish()
+	s.pub.kickPublisher() // writes the lost range
+	return true
 }
 
 // numberAvailable reports whether emit may issue the next number; s.mu is

@@ -189,3 +189,42 @@ func TestDaemonStartedOnAFullDiskJournalsAgainWhenSpaceReturns(t *testing.T) {
 	d = harness.Start(t, harness.Options{Dir: dir, Env: oneSegmentPerBatch})
 	checkHistoryLost(t, d, before, seqs[0], seqs[1])
 }
+
+// A state directory that never had a journal cannot get one on a full
+// disk (the sequence file needs space): the daemon serves without one,
+// opens it once space returns, and records what it published meanwhile.
+func TestDaemonWithoutAJournalOpensItWhenSpaceReturns(t *testing.T) {
+	dir := stateTmpfs(t, "4m")
+	filler := filepath.Join(dir, "state", "filler")
+	fill(t, filler)
+	d := harness.Start(t, harness.Options{Dir: dir})
+	if j := statusJournal(t, d); j.Enabled || j.Error == nil {
+		t.Fatalf("status.journal on a full disk without a journal: %+v", j)
+	}
+	live := d.Subscribe(t, nil, nil)
+	seqs := createWhileFull(t, d, live, "full-1", "full-2")
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	j := waitJournalRecovered(t, d)
+	if len(j.Lost) != 1 || j.Lost[0].First != seqs[0] || j.Lost[0].Last != seqs[1] {
+		t.Errorf("status.journal.lost %+v, want %d..%d", j.Lost, seqs[0], seqs[1])
+	}
+	after := d.CreateWorkspace(t, "after")
+	e := live.WaitFor(t, harness.PollTimeout, "workspace.created of after", func(e harness.Event) bool {
+		return e.Type == "workspace.created" && e.Resource == after.ID
+	})
+	if e.Seq <= seqs[1] {
+		t.Errorf("seq %d after the journal opened, %d before", e.Seq, seqs[1])
+	}
+	if _, ok := journalSeqs(t, filepath.Join(dir, "state", "signaltty", "events"))[e.Seq]; !ok {
+		t.Errorf("seq %d, published after the journal opened, is not in it", e.Seq)
+	}
+	if doc := d.CLI(t, "doctor").Stdout; !strings.Contains(doc, "recovered at ") {
+		t.Errorf("doctor after the journal opened:\n%s", doc)
+	}
+	checkHistoryLost(t, d, 0, seqs[0], seqs[1])
+	if err := live.Err(); err != nil {
+		t.Fatalf("the live stream ended: %v", err)
+	}
+}
