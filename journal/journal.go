@@ -503,6 +503,10 @@ func (j *Journal) rotate() {
 		j.ev.RetainedAfter = max(j.ev.RetainedAfter, j.ev.Closed[0].Last)
 		j.ev.Closed = j.ev.Closed[1:]
 	}
+	// A lost range below what was rotated away tells a cursor nothing more.
+	for len(j.ev.Lost) > 0 && j.ev.Lost[0].Last <= j.ev.RetainedAfter {
+		j.ev.Lost = j.ev.Lost[1:]
+	}
 	j.dirty = true
 	_ = j.Flush()
 }

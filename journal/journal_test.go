@@ -274,3 +274,20 @@ func TestOpenOnAFullFileSystemReservesInPlace(t *testing.T) {
 		t.Fatalf("the sequence file was replaced, not overwritten in place: %q", b)
 	}
 }
+
+func TestRotationForgetsLostRangesItRotatedPast(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir, Options{SegmentBytes: 1, Segments: 2})
+	appendN(t, j, 2)
+	j.MarkLost(Range{First: 3, Last: 4})
+	if got := j.Lost(); len(got) != 1 || got[0] != (Range{3, 4}) {
+		t.Fatalf("lost %+v", got)
+	}
+	appendN(t, j, 3) // 5, 6, 7: one segment each, the oldest rotated away
+	if retained, _, _ := j.Coverage(); retained < 4 {
+		t.Fatalf("retained after %d, want at least 4", retained)
+	}
+	if got := j.Lost(); len(got) != 0 {
+		t.Fatalf("lost %+v after rotating past it", got)
+	}
+}

@@ -66,11 +66,12 @@ func createWhileFull(t *testing.T, d *harness.Daemon, live *harness.Stream, name
 	return seqs
 }
 
-// waitJournalRecovered polls status until the journal works again.
+// waitJournalRecovered polls status until the journal works again (it
+// retries at most 5 s apart).
 func waitJournalRecovered(t *testing.T, d *harness.Daemon) journalState {
 	t.Helper()
 	var j journalState
-	harness.Eventually(t, harness.PollTimeout, "the journal works again", func() (bool, string) {
+	harness.Eventually(t, 3*harness.PollTimeout, "the journal works again", func() (bool, string) {
 		j = statusJournal(t, d)
 		if j.Error != nil {
 			return false, *j.Error
