@@ -17,8 +17,9 @@ import (
 // delivers the batch, in seq order, to the subscribers. A batch that
 // cannot be written (a full disk) is delivered all the same and becomes a
 // lost range of the journal; the publisher retries until a write succeeds
-// (docs/events.md, "A full disk"). No disk work ever happens under s.mu. Without a journal (persistence off), emit delivers at
-// once and numbers start from 0 at every start.
+// (docs/events.md, "A full disk"). No disk work ever happens under s.mu.
+// Without a journal (persistence off), emit delivers at once and numbers
+// start from 0 at every start.
 
 // MaxReplay is the most events a subscription from a cursor replays.
 const MaxReplay = 65536
