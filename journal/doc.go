@@ -9,7 +9,9 @@
 //     text. No number above it is ever issued before a larger bound was
 //     written (temporary file, fsync, rename, directory fsync), and at start
 //     the stored bound becomes the base: numbers are never reused after a
-//     crash, at the price of a gap.
+//     crash, at the price of a gap. On a full file system the file's first
+//     64 bytes are overwritten in place instead, and "lost_from <seq>"
+//     follows the bound while a lost range is not yet in the evidence.
 //   - segment-<first seq>.jsonl: one event per line, {"seq", "source",
 //     "type", "resource", "time", "data"}, appended in seq order and synced
 //     (fdatasync) per batch before the batch's events are published.
@@ -17,8 +19,9 @@
 //     to it were rotated away), broken_through (a cursor below it cannot be
 //     proven complete: a torn tail, a segment missing or of the wrong length
 //     or checksum, corrupt evidence; once broken, always broken for that
-//     range), and each closed segment's first and last seq, length and
-//     SHA-256. Rewritten durably at every rotation and whenever a problem is
+//     range), lost (ranges of events issued but not written: a full file
+//     system; docs/events.md, "A full disk"), and each closed segment's
+//     first and last seq, length and SHA-256. Rewritten durably at every rotation and whenever a problem is
 //     found; never "repaired" by dropping what it records.
 //
 // A Journal is not safe for concurrent use: its owner serialises calls.

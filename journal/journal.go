@@ -58,10 +58,17 @@ type segment struct {
 	SHA256 string `json:"sha256"`
 }
 
+// Range is a closed range of seqs, First ≤ Last.
+type Range struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
 type evidence struct {
 	Version       int       `json:"version"`
 	RetainedAfter int64     `json:"retained_after"`
 	BrokenThrough int64     `json:"broken_through"`
+	Lost          []Range   `json:"lost,omitempty"`
 	Closed        []segment `json:"closed"`
 	Current       string    `json:"current,omitempty"`
 }
@@ -75,7 +82,11 @@ type Journal struct {
 	curSeg   segment  // its name, first and last seq, bytes so far
 	head     int64    // the last seq appended (or, at open, the highest known)
 	reserved int64    // the durable bound of issued numbers
-	problems []string
+	problems []string // what Open found
+	opened   bool     // Open returned: later problems are not Open's
+	dirty    bool     // ev holds what evidence.json does not yet
+	lostFrom int64    // the first seq of a lost range evidence.json does not hold yet, marked in the sequence file
+	drop     []string // rotated-away segment files, deleted once the evidence no longer names them
 }
 
 // Open opens (or creates) the journal in dir, checks it against its
@@ -103,26 +114,33 @@ func Open(dir string, opt Options) (*Journal, error) {
 		return nil, err
 	}
 	if changed {
-		if err := j.writeEvidence(); err != nil {
-			return nil, err
+		// On a full file system the evidence waits for the next write
+		// (Flush, Append); the reservation below still works in place.
+		j.dirty = j.writeEvidence() != nil
+		if !j.dirty {
+			j.lostFrom = 0 // the reservation below drops the mark
 		}
 	}
 	if err := j.Reserve(j.head + opt.Lease); err != nil {
 		return nil, err
 	}
+	j.opened = true
 	return j, nil
 }
 
 // problem records something found wrong and breaks history through seq.
+// Only what Open finds is listed by Problems.
 func (j *Journal) problem(through int64, format string, args ...any) {
-	j.problems = append(j.problems, fmt.Sprintf(format, args...))
+	if !j.opened {
+		j.problems = append(j.problems, fmt.Sprintf(format, args...))
+	}
 	j.ev.BrokenThrough = max(j.ev.BrokenThrough, through)
 }
 
 // check reads the sequence, the evidence and the segments; it reports
 // whether the evidence must be rewritten.
 func (j *Journal) check() (changed bool, err error) {
-	seqVal, seqErr := readSeq(filepath.Join(j.dir, seqFile))
+	seqVal, lostFrom, seqErr := readSeq(filepath.Join(j.dir, seqFile))
 	evBytes, evErr := os.ReadFile(filepath.Join(j.dir, evidenceFile))
 	files, err := j.segmentFiles()
 	if err != nil {
@@ -217,6 +235,14 @@ func (j *Journal) check() (changed bool, err error) {
 	if seqErr == nil && seqVal < high {
 		j.problem(high, "the sequence file (%d) is behind the journal (%d)", seqVal, high)
 	}
+	if lostFrom > 0 && !j.holdsLost(lostFrom) {
+		// Events from lostFrom on were not written and the daemon ended
+		// before the evidence could say which: all up to the reservation
+		// count as lost.
+		j.ev.Lost = append(j.ev.Lost, Range{First: lostFrom, Last: max(seqVal, lostFrom)})
+		sort.Slice(j.ev.Lost, func(a, b int) bool { return j.ev.Lost[a].First < j.ev.Lost[b].First })
+		j.lostFrom, changed = lostFrom, true
+	}
 	sort.Slice(j.ev.Closed, func(a, b int) bool { return j.ev.Closed[a].First < j.ev.Closed[b].First })
 	j.head = high
 	return changed || len(j.problems) > 0, nil
@@ -243,6 +269,75 @@ func (j *Journal) Lease() int64 { return j.opt.Lease }
 // Problems lists what Open found wrong.
 func (j *Journal) Problems() []string { return j.problems }
 
+// Lost lists, in seq order, the ranges of journaled events that were
+// issued (and published) but could not be written: a cursor below a
+// range's Last cannot be replayed across it. Kept in evidence.json once it
+// can be written (Pending reports whether it is still only in memory).
+func (j *Journal) Lost() []Range { return append([]Range(nil), j.ev.Lost...) }
+
+// Pending reports whether the evidence (a lost range, a rotation) is not
+// yet durable; Flush or the next Append writes it.
+func (j *Journal) Pending() bool { return j.dirty }
+
+// Flush writes the evidence if it is pending. Errors: it cannot be written
+// (it stays pending).
+func (j *Journal) Flush() error {
+	if !j.dirty {
+		return nil
+	}
+	if err := j.writeEvidence(); err != nil {
+		return err
+	}
+	j.dirty = false
+	if j.lostFrom != 0 { // the evidence holds it now: drop the mark
+		j.lostFrom = 0
+		_ = j.writeSeq(j.reserved)
+	}
+	for _, name := range j.drop {
+		os.Remove(filepath.Join(j.dir, name))
+	}
+	j.drop = nil
+	return nil
+}
+
+// lose records recs as issued but not written: the head moves past them
+// and the range joins the last lost one when nothing was written since.
+func (j *Journal) lose(recs []Record) {
+	if len(recs) == 0 {
+		return
+	}
+	first, last := recs[0].Seq, recs[len(recs)-1].Seq
+	if n := len(j.ev.Lost); n > 0 && j.ev.Lost[n-1].Last == j.head {
+		j.ev.Lost[n-1].Last = last
+	} else {
+		j.ev.Lost = append(j.ev.Lost, Range{First: first, Last: last})
+	}
+	j.head, j.dirty = max(j.head, last), true
+	if j.lostFrom == 0 {
+		// Marked in the sequence file, in place, so that a daemon that
+		// ends before the evidence can be written still knows.
+		j.lostFrom = first
+		_ = overwriteSeq(filepath.Join(j.dir, seqFile), j.reserved, j.lostFrom)
+	}
+}
+
+// MarkLost records g as events issued (by a daemon that had no journal
+// open) but not written, like an Append that failed; the evidence is
+// pending until Flush or the next Append.
+func (j *Journal) MarkLost(g Range) {
+	j.lose([]Record{{Seq: g.First}, {Seq: g.Last}})
+}
+
+// holdsLost reports whether seq is in a recorded lost range.
+func (j *Journal) holdsLost(seq int64) bool {
+	for _, g := range j.ev.Lost {
+		if g.First <= seq && seq <= g.Last {
+			return true
+		}
+	}
+	return false
+}
+
 // Coverage reports what a replay can prove: events with seq ≤
 // retainedAfter are gone, a cursor below brokenThrough cannot be proven
 // complete, and head is the last seq appended.
@@ -251,32 +346,90 @@ func (j *Journal) Coverage() (retainedAfter, brokenThrough, head int64) {
 }
 
 // Reserve writes bound durably as the reservation (it never goes down).
+// When the sequence file cannot be replaced (a full file system has no
+// room for the temporary file) its first sector is overwritten in place.
 func (j *Journal) Reserve(bound int64) error {
 	if bound <= j.reserved {
 		return nil
 	}
-	if err := writeAtomic(j.dir, seqFile, []byte(strconv.FormatInt(bound, 10)+"\n")); err != nil {
+	if err := j.writeSeq(bound); err != nil {
 		return err
 	}
 	j.reserved = bound
 	return nil
 }
 
+// writeSeq writes the sequence file: bound, and the lost-range mark.
+func (j *Journal) writeSeq(bound int64) error {
+	text := strconv.FormatInt(bound, 10)
+	if j.lostFrom != 0 {
+		text += " lost_from " + strconv.FormatInt(j.lostFrom, 10)
+	}
+	if err := writeAtomic(j.dir, seqFile, []byte(text+"\n")); err != nil {
+		if overwriteSeq(filepath.Join(j.dir, seqFile), bound, j.lostFrom) != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// overwriteSeq writes the sequence file's text over its first 64 bytes
+// (space-padded and a newline: within one sector, so a crash leaves the
+// old text or the new one) and syncs it; it allocates no new block.
+func overwriteSeq(path string, bound, lostFrom int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	text := strconv.FormatInt(bound, 10)
+	if lostFrom != 0 {
+		text += " lost_from " + strconv.FormatInt(lostFrom, 10)
+	}
+	if _, err := f.WriteAt([]byte(fmt.Sprintf("%-63s\n", text)), 0); err != nil {
+		return err
+	}
+	return unix.Fdatasync(int(f.Fd()))
+}
+
 // Append writes recs (in increasing seq order, each above the head and at
 // most the reservation) and syncs them: one fdatasync for the batch. A
 // segment that is full afterwards is closed and the oldest beyond
-// Options.Segments deleted. On an error nothing of recs counts as written.
+// Options.Segments deleted. Pending evidence is written first, so no event
+// is written after a lost range that the evidence does not yet hold. On a
+// write error (a full file system) the segment is cut back to its length
+// before the batch, recs become a lost range (Lost) and the head moves past
+// them; the next Append or Flush tries again. Errors: a seq out of order
+// or beyond the reservation (nothing recorded), a write failure.
 func (j *Journal) Append(recs []Record) error {
+	for i, r := range recs {
+		if r.Seq <= j.head || r.Seq > j.reserved || i > 0 && r.Seq <= recs[i-1].Seq {
+			return fmt.Errorf("journal: seq %d is not in (%d, %d] or out of order", r.Seq, j.head, j.reserved)
+		}
+	}
+	if err := j.Flush(); err != nil {
+		j.lose(recs)
+		return err
+	}
 	if len(recs) == 0 {
 		return nil
 	}
+	if err := j.write(recs); err != nil {
+		j.lose(recs)
+		return err
+	}
+	if j.curSeg.Bytes >= j.opt.SegmentBytes {
+		j.rotate()
+	}
+	return nil
+}
+
+// write appends and syncs recs, or leaves the segment as it was.
+func (j *Journal) write(recs []Record) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for _, r := range recs {
-		if r.Seq <= j.head || r.Seq > j.reserved {
-			return fmt.Errorf("journal: seq %d is not in (%d, %d]", r.Seq, j.head, j.reserved)
-		}
 		if err := enc.Encode(r); err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
@@ -291,18 +444,18 @@ func (j *Journal) Append(recs []Record) error {
 		err = unix.Fdatasync(int(j.cur.Fd()))
 	}
 	if err != nil {
-		if n > 0 { // a partial batch: the segment is torn; close it as it is
+		// Cut the batch off again; a segment that cannot be cut is torn
+		// and closed as it is.
+		if terr := j.cur.Truncate(j.curSeg.Bytes); terr != nil {
 			j.curSeg.Bytes += int64(n)
 			j.problem(recs[len(recs)-1].Seq, "append failed after %d bytes: %v", n, err)
 			j.closeSegment()
+			j.dirty = true
 		}
 		return fmt.Errorf("journal: append: %w", err)
 	}
 	j.curSeg.Bytes += int64(n)
 	j.curSeg.Last, j.head = recs[len(recs)-1].Seq, recs[len(recs)-1].Seq
-	if j.curSeg.Bytes >= j.opt.SegmentBytes {
-		return j.rotate()
-	}
 	return nil
 }
 
@@ -340,22 +493,22 @@ func (j *Journal) closeSegment() {
 }
 
 // rotate closes the current segment, drops the oldest closed ones beyond
-// Options.Segments and writes the evidence.
-func (j *Journal) rotate() error {
+// Options.Segments and writes the evidence, then deletes their files. If
+// the evidence cannot be written it stays pending (the old evidence still
+// names the files, which stay until it is written).
+func (j *Journal) rotate() {
 	j.closeSegment()
-	var drop []segment
 	for len(j.ev.Closed) > j.opt.Segments {
-		drop = append(drop, j.ev.Closed[0])
+		j.drop = append(j.drop, j.ev.Closed[0].Name)
 		j.ev.RetainedAfter = max(j.ev.RetainedAfter, j.ev.Closed[0].Last)
 		j.ev.Closed = j.ev.Closed[1:]
 	}
-	if err := j.writeEvidence(); err != nil { // before the files go
-		return err
+	// A lost range below what was rotated away tells a cursor nothing more.
+	for len(j.ev.Lost) > 0 && j.ev.Lost[0].Last <= j.ev.RetainedAfter {
+		j.ev.Lost = j.ev.Lost[1:]
 	}
-	for _, s := range drop {
-		os.Remove(filepath.Join(j.dir, s.Name))
-	}
-	return nil
+	j.dirty = true
+	_ = j.Flush()
 }
 
 // Read returns the journaled events with after < seq ≤ through, in seq
@@ -469,16 +622,29 @@ func hashFile(path string) (int64, string, error) {
 	return n, hex.EncodeToString(h.Sum(nil)), err
 }
 
-func readSeq(path string) (int64, error) {
+// readSeq reads the sequence file: "<bound>", or "<bound> lost_from
+// <seq>" while a lost range is not yet in the evidence; either may be
+// padded with spaces.
+func readSeq(path string) (bound, lostFrom int64, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	f := strings.Fields(string(b))
+	bad := fmt.Errorf("%q is not a sequence number", strings.TrimSpace(string(b)))
+	if len(f) != 1 && (len(f) != 3 || f[1] != "lost_from") {
+		return -1, 0, bad
+	}
+	v, err := strconv.ParseInt(f[0], 10, 64)
 	if err != nil || v < 0 {
-		return -1, fmt.Errorf("%q is not a sequence number", strings.TrimSpace(string(b)))
+		return -1, 0, bad
 	}
-	return v, nil
+	if len(f) == 3 {
+		if lostFrom, err = strconv.ParseInt(f[2], 10, 64); err != nil || lostFrom <= 0 {
+			return -1, 0, bad
+		}
+	}
+	return v, lostFrom, nil
 }
 
 // writeAtomic replaces dir/name with data: temporary file, fsync, rename,
@@ -520,5 +686,6 @@ func writeAtomic(dir, name string, data []byte) error {
 func (j *Journal) Break(through int64, why string) error {
 	j.problem(through, "%s", why)
 	j.head = max(j.head, through)
-	return j.writeEvidence()
+	j.dirty = true
+	return j.Flush()
 }

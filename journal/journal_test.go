@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func open(t *testing.T, dir string, opt Options) *Journal {
@@ -160,5 +162,132 @@ func TestAppendOutsideReservationRefused(t *testing.T) {
 	appendN(t, j, 2)
 	if err := j.Append([]Record{{Seq: 3, Data: json.RawMessage("{}")}}); err == nil {
 		t.Fatal("an event beyond the reservation was written")
+	}
+}
+
+// smallFS mounts a tmpfs of 256 KiB for a journal (root only) and returns
+// the journal's directory and a function filling the file system up.
+func smallFS(t *testing.T) (dir string, fill func() (free func())) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	mnt := t.TempDir()
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=256k"); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	filler := filepath.Join(mnt, "filler")
+	return filepath.Join(mnt, "events"), func() func() {
+		f, err := os.Create(filler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for buf := make([]byte, 4096); ; {
+			if _, err := f.Write(buf); err != nil {
+				break
+			}
+		}
+		f.Close()
+		return func() { os.Remove(filler) }
+	}
+}
+
+func rec(seq int64) Record {
+	return Record{Seq: seq, Source: "s", Type: "pane.created", Resource: "p", Time: time.Now(), Data: json.RawMessage(`{}`)}
+}
+
+// Segments of one batch each: every batch after the fill needs a new file.
+var batchSegments = Options{SegmentBytes: 1, Segments: 1000}
+
+func TestBatchesThatCannotBeWrittenBecomeOneLostRange(t *testing.T) {
+	dir, fill := smallFS(t)
+	j := open(t, dir, batchSegments)
+	appendN(t, j, 2)
+	free := fill()
+	for _, b := range [][]Record{{rec(3), rec(4)}, {rec(6)}} {
+		if err := j.Append(b); err == nil {
+			t.Fatalf("an append to a full file system succeeded")
+		}
+	}
+	if err := j.Flush(); err == nil || !j.Pending() {
+		t.Fatalf("flush on a full file system: %v, pending %v", err, j.Pending())
+	}
+	if got := j.Lost(); len(got) != 1 || got[0] != (Range{3, 6}) {
+		t.Fatalf("lost %+v, want 3..6", got)
+	}
+	free()
+	if err := j.Append([]Record{rec(7)}); err != nil {
+		t.Fatalf("an append once space returned: %v", err)
+	}
+	if j.Pending() {
+		t.Fatal("the lost range is still not written")
+	}
+	j.Close()
+	j = open(t, dir, batchSegments)
+	if got := j.Lost(); len(got) != 1 || got[0] != (Range{3, 6}) || len(j.Problems()) > 0 {
+		t.Fatalf("after reopening: lost %+v, problems %v", got, j.Problems())
+	}
+	recs, err := j.Read(0, 100, 100)
+	if err != nil || len(recs) != 3 || recs[2].Seq != 7 {
+		t.Fatalf("read: %v %v", seqs(recs), err)
+	}
+}
+
+func TestLostRangeNotYetInTheEvidenceSurvivesAStop(t *testing.T) {
+	dir, fill := smallFS(t)
+	j := open(t, dir, batchSegments)
+	appendN(t, j, 2)
+	free := fill()
+	if err := j.Append([]Record{rec(3)}); err == nil {
+		t.Fatal("an append to a full file system succeeded")
+	}
+	reserved := j.Reserved()
+	j.Close() // the evidence never got the range
+	free()
+	j = open(t, dir, batchSegments)
+	if got := j.Lost(); len(got) != 1 || got[0] != (Range{3, reserved}) {
+		t.Fatalf("after reopening: lost %+v, want 3..%d", got, reserved)
+	}
+	if j.Pending() {
+		t.Fatal("the recovered range was not written")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, seqFile)); strings.Contains(string(b), "lost_from") {
+		t.Fatalf("the sequence file still marks the range: %q", b)
+	}
+}
+
+func TestOpenOnAFullFileSystemReservesInPlace(t *testing.T) {
+	dir, fill := smallFS(t)
+	j := open(t, dir, batchSegments)
+	appendN(t, j, 2)
+	j.Close()
+	defer fill()()
+	j = open(t, dir, batchSegments)
+	if j.Reserved() <= j.Base() {
+		t.Fatalf("reserved %d, base %d", j.Reserved(), j.Base())
+	}
+	if v, _, err := readSeq(filepath.Join(dir, seqFile)); err != nil || v != j.Reserved() {
+		t.Fatalf("sequence file %d (%v), reserved %d", v, err, j.Reserved())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, seqFile)); len(b) != 64 {
+		t.Fatalf("the sequence file was replaced, not overwritten in place: %q", b)
+	}
+}
+
+func TestRotationForgetsLostRangesItRotatedPast(t *testing.T) {
+	dir := t.TempDir()
+	j := open(t, dir, Options{SegmentBytes: 1, Segments: 2})
+	appendN(t, j, 2)
+	j.MarkLost(Range{First: 3, Last: 4})
+	if got := j.Lost(); len(got) != 1 || got[0] != (Range{3, 4}) {
+		t.Fatalf("lost %+v", got)
+	}
+	appendN(t, j, 3) // 5, 6, 7: one segment each, the oldest rotated away
+	if retained, _, _ := j.Coverage(); retained < 4 {
+		t.Fatalf("retained after %d, want at least 4", retained)
+	}
+	if got := j.Lost(); len(got) != 0 {
+		t.Fatalf("lost %+v after rotating past it", got)
 	}
 }

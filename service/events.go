@@ -81,8 +81,10 @@ func (s *Subscription) Lagged() bool {
 }
 
 // Ended reports why the service ended the subscription: unavailable.lagged
-// (it fell SubscriberQueue events behind), unavailable.journal (events could
-// not be made durable, so none are published), or nil (Close, shutdown).
+// (it fell SubscriberQueue events behind), unavailable.journal (no event
+// number could be reserved, so none are published; a journal that cannot
+// be written does not end it: docs/events.md, "A full disk"), or nil
+// (Close, shutdown).
 func (s *Subscription) Ended() *Error {
 	s.svc.mu.Lock()
 	defer s.svc.mu.Unlock()
@@ -98,7 +100,7 @@ func (s *Subscription) Close() {
 
 // Subscribe starts a subscription of the events after the last number
 // issued, with a snapshot of the state at that point when withSnapshot.
-// While events cannot be journaled the subscription is ended at once
+// While no event number can be reserved the subscription is ended at once
 // (Ended: unavailable.journal).
 func (s *Service) Subscribe(f Filter, withSnapshot bool) *Subscription {
 	s.mu.Lock()
@@ -152,6 +154,12 @@ func (s *Service) emit(data EventData) {
 	s.seq++
 	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: data.EventResource(), Time: time.Now(), Data: data}
 	if s.journal == nil {
+		if s.pub.openErr != "" && spec.journaled { // a lost range if the journal opens later (AdoptJournal)
+			if s.pub.unjournaled.First == 0 {
+				s.pub.unjournaled.First = e.Seq
+			}
+			s.pub.unjournaled.Last = e.Seq
+		}
 		s.deliver(&e)
 		return
 	}

@@ -157,3 +157,40 @@ func TestLaggingSubscriberEndsAndResumes(t *testing.T) {
 		t.Fatalf("resumed from %d: %d..%d, want %d..%d", last, got[0].Seq, got[len(got)-1].Seq, last+1, end)
 	}
 }
+
+func TestJournalOpenedLateRecordsWhatWasPublishedWithoutIt(t *testing.T) {
+	s := New(Config{Version: "test", Address: "unix:/nonexistent", Environ: os.Environ(), Logger: quiet})
+	defer shutdown(s)
+	s.JournalUnavailable(errors.New("no space left on device"))
+	live := s.Subscribe(Filter{}, false)
+	a, _ := s.CreateWorkspace("a", "")
+	b, _ := s.CreateWorkspace("b", "")
+	first, last := next(t, live), next(t, live)
+	if first.Resource != a.ID || last.Resource != b.ID {
+		t.Fatalf("live events %+v %+v", first, last)
+	}
+	j, err := journal.Open(t.TempDir(), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.AdoptJournal(j) {
+		t.Fatal("the journal was not adopted")
+	}
+	_, err = s.SubscribeAfter(Filter{}, 0)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != "conflict.history_lost" || e.Data["first"] != first.Seq || e.Data["last"] != last.Seq {
+		t.Fatalf("a resume from 0: %v", err)
+	}
+	c, _ := s.CreateWorkspace("c", "")
+	ev := next(t, live)
+	if ev.Resource != c.ID || ev.Seq <= last.Seq {
+		t.Fatalf("after the journal opened: %+v", ev)
+	}
+	sub, err := s.SubscribeAfter(Filter{}, last.Seq)
+	if err != nil || len(sub.Replay) != 1 || sub.Replay[0].Seq != ev.Seq {
+		t.Fatalf("a resume after the lost range: %v %+v", err, sub)
+	}
+	if st := s.JournalStatus(); !st.Enabled || st.Error != "" || len(st.Outages) != 1 || st.Outages[0].RecoveredAt.IsZero() {
+		t.Fatalf("status %+v", st)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/signaltty/signaltty/journal"
 )
@@ -13,9 +14,12 @@ import (
 // goroutine writes the journaled events of each batch and syncs them (one
 // fdatasync per batch: the events of one state change, and whatever queued
 // meanwhile, are committed together), reserves numbers ahead, and only then
-// delivers the batch, in seq order, to the subscribers. No disk work ever
-// happens under s.mu. Without a journal (persistence off), emit delivers at
-// once and numbers start from 0 at every start.
+// delivers the batch, in seq order, to the subscribers. A batch that
+// cannot be written (a full disk) is delivered all the same and becomes a
+// lost range of the journal; the publisher retries until a write succeeds
+// (docs/events.md, "A full disk"). No disk work ever happens under s.mu.
+// Without a journal (persistence off), emit delivers at once and numbers
+// start from 0 at every start.
 
 // MaxReplay is the most events a subscription from a cursor replays.
 const MaxReplay = 65536
@@ -27,17 +31,43 @@ const maxBatch = 1024
 // jmu, which serialises use of the journal (the publisher's writes and
 // replays' reads, both outside s.mu).
 type publisher struct {
-	pending   []Event
-	kick      chan struct{}
-	done      chan struct{}
-	published int64      // events through this seq were delivered
-	reserved  int64      // numbers through this seq may be issued
-	broken    *Error     // unavailable.journal while events cannot be made durable
-	brokenAt  int64      // the first seq not published because of it
-	cond      *sync.Cond // broadcast when published or broken changes
-	openErr   string     // why there is no journal, if it could not be opened
-	jmu       sync.Mutex
+	pending     []Event
+	kick        chan struct{}
+	done        chan struct{}
+	published   int64           // events through this seq were delivered
+	reserved    int64           // numbers through this seq may be issued
+	broken      *Error          // unavailable.journal while events cannot be made durable
+	brokenAt    int64           // the first seq not published because of it
+	cond        *sync.Cond      // broadcast when published or broken changes
+	openErr     string          // why there is no journal, if it could not be opened
+	openErrAt   time.Time       // when it first could not be opened
+	unjournaled journal.Range   // the first and last journaled-type events issued without a journal
+	outages     []JournalOutage // the latest maxOutages, oldest first; the last is open while RecoveredAt is zero
+	retrying    bool            // a retry kick is scheduled
+	backoff     time.Duration   // the next retry's delay
+	jmu         sync.Mutex
 }
+
+// JournalOutage is a time the journal could not be written (a full or
+// failing state file system): the events were delivered live, and the
+// journaled ones among FirstSeq..LastSeq are a lost range of the journal
+// (docs/events.md, "A full disk").
+type JournalOutage struct {
+	BrokeAt     time.Time
+	FirstSeq    int64     // the first seq not written
+	LastSeq     int64     // the last seq not written (so far, while it lasts)
+	RecoveredAt time.Time // zero while it lasts
+	Error       string    // the first failure
+}
+
+// maxOutages is how many outages status keeps.
+const maxOutages = 8
+
+// Journal retries while it cannot be written: after 1 s, doubling to 5 s.
+const (
+	journalRetryFirst = time.Second
+	journalRetryMax   = 5 * time.Second
+)
 
 func (p *publisher) kickPublisher() {
 	select {
@@ -59,11 +89,53 @@ func (s *Service) StartJournal(j *journal.Journal) {
 }
 
 // JournalUnavailable records why the daemon runs without a journal (for
-// status and doctor).
+// status and doctor); AdoptJournal ends that.
 func (s *Service) JournalUnavailable(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.pub.openErr == "" {
+		s.pub.openErrAt = time.Now()
+	}
 	s.pub.openErr = err.Error()
+}
+
+// AdoptJournal publishes through j from now on, in a daemon that has been
+// serving without a journal because j could not be opened at start (a
+// full disk; docs/events.md, "A full disk"). The journaled events issued
+// meanwhile become a lost range of j, and numbering continues above them
+// and above j.Base(). It reports false (and closes j) once the service
+// stopped.
+func (s *Service) AdoptJournal(j *journal.Journal) bool {
+	s.mu.Lock()
+	issued := s.seq
+	s.mu.Unlock()
+	// Numbers ahead of what was issued, outside s.mu; should more be
+	// issued meanwhile, the publisher reserves again (numberAvailable).
+	if err := j.Reserve(max(j.Reserved(), issued+2*j.Lease())); err != nil {
+		s.log.Warn("event journal: reserving numbers", "err", err)
+	}
+	s.mu.Lock()
+	if s.stopping || s.stopped || s.journal != nil {
+		s.mu.Unlock()
+		j.Close()
+		return false
+	}
+	o := JournalOutage{BrokeAt: s.pub.openErrAt, Error: s.pub.openErr, RecoveredAt: time.Now()}
+	if u := s.pub.unjournaled; u.Last > 0 {
+		j.MarkLost(u) // j is not shared yet: no jmu
+		o.FirstSeq, o.LastSeq = u.First, u.Last
+	}
+	s.pub.outages = append(s.pub.outages, o)
+	s.journal, s.pub.openErr = j, ""
+	s.seq = max(s.seq, j.Base())
+	s.pub.published, s.pub.reserved = s.seq, j.Reserved()
+	s.pub.kick, s.pub.done = make(chan struct{}, 1), make(chan struct{})
+	s.mu.Unlock()
+	s.log.Info("the event journal opened; events are journaled from now on", "base", s.seq,
+		"lost_first", o.FirstSeq, "lost_last", o.LastSeq)
+	go s.publish()
+	s.pub.kickPublisher() // writes the lost range
+	return true
 }
 
 // numberAvailable reports whether emit may issue the next number; s.mu is
@@ -123,36 +195,37 @@ func (s *Service) publish() {
 			}
 		}
 		s.pub.jmu.Lock()
-		var err error
+		var reserveErr error
 		lease := s.journal.Lease()
 		if seq > reserved-lease/2 { // keep at least half a lease in hand
-			err = s.journal.Reserve(max(reserved, seq) + lease)
+			reserveErr = s.journal.Reserve(max(reserved, seq) + lease)
 		}
-		if err == nil {
-			err = s.journal.Append(recs)
-		}
+		// A batch that cannot be written is still delivered: the journal
+		// records it as lost (docs/events.md, "A full disk").
+		err := s.journal.Append(recs)
 		newReserved := s.journal.Reserved()
 		s.pub.jmu.Unlock()
 
 		s.mu.Lock()
 		s.pub.reserved = newReserved
-		switch {
-		case err != nil:
-			s.journalBroken(newError("unavailable.journal", nil, "events cannot be journaled: %v", err))
-		case s.pub.broken != nil: // it works again: what was not published is a break in the history
+		s.journalOutcome(err, recs)
+		if s.pub.broken != nil && s.seq < newReserved { // numbers again: what was not published is a break in the history
 			s.log.Info("events are journaled again", "unpublished_from", s.pub.brokenAt)
 			s.pub.jmu.Lock()
 			_ = s.journal.Break(s.seq, "events were not journaled while the journal failed")
 			s.pub.jmu.Unlock()
 			s.pub.broken = nil
-			fallthrough
-		default:
-			for i := range batch {
-				s.deliver(&batch[i])
-			}
+		}
+		for i := range batch {
+			s.deliver(&batch[i])
 		}
 		if len(batch) > 0 {
 			s.pub.published = batch[len(batch)-1].Seq
+		}
+		if err != nil || reserveErr != nil || s.pub.broken != nil {
+			s.scheduleJournalRetry()
+		} else {
+			s.pub.backoff = 0
 		}
 		s.pub.cond.Broadcast()
 		s.mu.Unlock()
@@ -160,6 +233,54 @@ func (s *Service) publish() {
 			return
 		}
 	}
+}
+
+// journalOutcome opens, extends or closes an outage after an Append that
+// returned err for recs; s.mu is held.
+func (s *Service) journalOutcome(err error, recs []journal.Record) {
+	n := len(s.pub.outages)
+	open := n > 0 && s.pub.outages[n-1].RecoveredAt.IsZero()
+	switch {
+	case err != nil && !open:
+		o := JournalOutage{BrokeAt: time.Now(), Error: err.Error()}
+		if len(recs) > 0 {
+			o.FirstSeq, o.LastSeq = recs[0].Seq, recs[len(recs)-1].Seq
+		}
+		if n == maxOutages {
+			s.pub.outages = append(s.pub.outages[:0], s.pub.outages[1:]...)
+		}
+		s.pub.outages = append(s.pub.outages, o)
+		s.log.Error("events cannot be journaled; they are delivered live and recorded as lost from the journal",
+			"first_seq", o.FirstSeq, "err", err)
+	case err != nil && len(recs) > 0:
+		o := &s.pub.outages[n-1]
+		if o.FirstSeq == 0 {
+			o.FirstSeq = recs[0].Seq
+		}
+		o.LastSeq = recs[len(recs)-1].Seq
+	case err == nil && open:
+		o := &s.pub.outages[n-1]
+		o.RecoveredAt = time.Now()
+		s.log.Info("events are journaled again", "lost_first", o.FirstSeq, "lost_last", o.LastSeq,
+			"broke_at", o.BrokeAt.UTC().Format(time.RFC3339))
+	}
+}
+
+// scheduleJournalRetry kicks the publisher again after the backoff, so a
+// journal that cannot be written is retried without any event; s.mu is
+// held.
+func (s *Service) scheduleJournalRetry() {
+	if s.pub.retrying || s.stopped {
+		return
+	}
+	s.pub.backoff = min(max(2*s.pub.backoff, journalRetryFirst), journalRetryMax)
+	s.pub.retrying = true
+	time.AfterFunc(s.pub.backoff, func() {
+		s.mu.Lock()
+		s.pub.retrying = false
+		s.mu.Unlock()
+		s.pub.kickPublisher()
+	})
 }
 
 // stopPublisher delivers what is queued and ends the publisher; s.mu is
@@ -183,10 +304,11 @@ func (s *Service) stopPublisher() {
 // continues live; no event is delivered twice or left out across the
 // hand-off. Errors, with nothing replayed: conflict.cursor_ahead (after is
 // beyond the last number issued), conflict.history_lost (events after the
-// cursor were rotated away; data.oldest is the oldest seq kept),
-// unavailable.journal (the journal cannot prove the history after the
-// cursor complete, or is failing), conflict.replay_too_long (more than
-// MaxReplay events).
+// cursor were rotated away, data.oldest is the oldest seq kept; or were
+// published but not written, data.first..data.last), unavailable.journal
+// (the journal cannot prove the history after the cursor complete, or no
+// number can be reserved), conflict.replay_too_long (more than MaxReplay
+// events).
 func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -244,6 +366,11 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 		return nil, newError("unavailable.journal", map[string]any{"broken_through": broken},
 			"the journal cannot prove the events after %d complete (its history through %d is broken)", after, broken)
 	}
+	for _, g := range s.journal.Lost() {
+		if after < g.Last {
+			return nil, lostRange(g)
+		}
+	}
 	recs, err := s.journal.Read(after, through, MaxReplay)
 	if err != nil {
 		return nil, newError("unavailable.journal", nil, "reading the journal: %v", err)
@@ -263,6 +390,14 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 	return out, nil
 }
 
+// lostRange is conflict.history_lost for a cursor before the end of g,
+// events that were published but could not be journaled.
+func lostRange(g journal.Range) *Error {
+	return newError("conflict.history_lost", map[string]any{"first": g.First, "last": g.Last, "reason": "not_journaled"},
+		"the events %d..%d were delivered live but could not be written to the journal (the state file system was full or failing): resume after %d, or subscribe with a snapshot",
+		g.First, g.Last, g.Last)
+}
+
 // journaledData is an event's data as read back from the journal: the
 // JSON it was written as.
 type journaledData json.RawMessage
@@ -274,22 +409,28 @@ func (journaledData) EventResource() string          { return "" }
 // JournalStatus describes the event journal for Server.GetStatus.
 type JournalStatus struct {
 	Enabled       bool
-	Seq           int64 // the last number issued
-	Published     int64 // events through it were delivered (journaled ones synced first)
-	Reserved      int64 // the durable reservation
-	RetainedAfter int64 // events up to it were rotated away
-	BrokenThrough int64 // a cursor below it cannot be replayed
-	Problems      []string
-	Error         string // set while events cannot be journaled
+	Seq           int64           // the last number issued
+	Published     int64           // events through it were delivered (journaled ones synced first)
+	Reserved      int64           // the durable reservation
+	RetainedAfter int64           // events up to it were rotated away
+	BrokenThrough int64           // a cursor below it cannot be replayed
+	Lost          []journal.Range // journaled events published but not written
+	Outages       []JournalOutage // this daemon's latest, oldest first
+	Problems      []string        // what the journal's Open found
+	Error         string          // set while events cannot be journaled
 }
 
 // JournalStatus returns the journal's state.
 func (s *Service) JournalStatus() JournalStatus {
 	s.mu.Lock()
 	st := JournalStatus{Enabled: s.journal != nil, Seq: s.seq, Published: s.pub.published, Reserved: s.pub.reserved}
+	st.Outages = append([]JournalOutage{}, s.pub.outages...)
+	n := len(st.Outages)
 	switch {
 	case s.pub.broken != nil:
 		st.Error = s.pub.broken.Message
+	case n > 0 && st.Outages[n-1].RecoveredAt.IsZero():
+		st.Error = "events cannot be journaled: " + st.Outages[n-1].Error
 	case s.pub.openErr != "":
 		st.Error = s.pub.openErr
 	}
@@ -297,6 +438,7 @@ func (s *Service) JournalStatus() JournalStatus {
 	s.mu.Unlock()
 	if j != nil {
 		s.pub.jmu.Lock()
+		st.Lost = j.Lost()
 		st.RetainedAfter, st.BrokenThrough, _ = j.Coverage()
 		st.Problems = append([]string{}, j.Problems()...)
 		s.pub.jmu.Unlock()

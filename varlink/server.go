@@ -102,9 +102,21 @@ func runtimeRestoreOut(r service.RuntimeRestore) *srv.RuntimeRestore {
 }
 
 func journalOut(j service.JournalStatus) srv.Journal {
+	lost := []srv.JournalRange{}
+	for _, g := range j.Lost {
+		lost = append(lost, srv.JournalRange{First: g.First, Last: g.Last})
+	}
+	outages := []srv.JournalOutage{}
+	for _, o := range j.Outages {
+		out := srv.JournalOutage{Broke_at: timestamp(o.BrokeAt), First_seq: o.FirstSeq, Last_seq: o.LastSeq, Error: o.Error}
+		if !o.RecoveredAt.IsZero() {
+			out.Recovered_at = strOpt(timestamp(o.RecoveredAt))
+		}
+		outages = append(outages, out)
+	}
 	return srv.Journal{Enabled: j.Enabled, Seq: j.Seq, Published: j.Published, Reserved: j.Reserved,
-		Retained_after: j.RetainedAfter, Broken_through: j.BrokenThrough, Problems: append([]string{}, j.Problems...),
-		Error: strOpt(j.Error)}
+		Retained_after: j.RetainedAfter, Broken_through: j.BrokenThrough, Lost: lost, Outages: outages,
+		Problems: append([]string{}, j.Problems...), Error: strOpt(j.Error)}
 }
 
 // logindStatus reports the logind monitor; "off" since start without one.

@@ -105,9 +105,27 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 	case !j.Enabled:
 		say("off (no state directory): event numbers restart at every start and nothing can be replayed")
 	default:
-		say("last event seq %d (published %d; numbers reserved through %d: a restart continues after that, so numbers jump); replay possible after seq %d", j.Seq, j.Published, j.Reserved, max(j.Retained_after, j.Broken_through))
-		if j.Error != nil {
+		replayAfter := max(j.Retained_after, j.Broken_through)
+		for _, g := range j.Lost {
+			replayAfter = max(replayAfter, g.Last)
+		}
+		say("last event seq %d (published %d; numbers reserved through %d: a restart continues after that, so numbers jump); replay possible after seq %d", j.Seq, j.Published, j.Reserved, replayAfter)
+		var open *srv.JournalOutage
+		for i, o := range j.Outages {
+			if o.Recovered_at == nil {
+				open = &j.Outages[i]
+				continue
+			}
+			say("broke at %s (seq %d), recovered at %s", ago(o.Broke_at, now), o.First_seq, ago(*o.Recovered_at, now))
+		}
+		switch {
+		case open != nil:
+			warn("events cannot be journaled since %s (from seq %d): %s; they are still delivered live, the journal retries every few seconds", ago(open.Broke_at, now), open.First_seq, open.Error)
+		case j.Error != nil:
 			warn("events cannot be journaled, so none are published: %s", *j.Error)
+		}
+		for _, g := range j.Lost {
+			say("events %d..%d were delivered but not journaled (cursors below %d get conflict.history_lost)", g.First, g.Last, g.Last)
 		}
 		if j.Broken_through > 0 {
 			say("history through seq %d cannot be proven complete (cursors below it get unavailable.journal)", j.Broken_through)

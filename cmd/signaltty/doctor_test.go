@@ -37,6 +37,18 @@ func TestDoctorReport(t *testing.T) {
 			s.Persistence.Restored_from = "corrupt: /s/snapshot.corrupt-x.json"
 			s.Logind = srv.Logind{State: "stopping", Last_save_at: ts(0), Last_save_ms: ms(1), Last_save_error: str("read-only file system")}
 		}, []string{"! the last save failed: read-only file system", "set aside as /s/snapshot.corrupt-x.json", "the host is shutting down", "! the shutdown save failed", "3 things need attention"}, nil},
+		{"journal full", func(s *srv.Status) {
+			s.Journal = srv.Journal{Enabled: true, Seq: 9, Published: 9, Reserved: 4096, Error: str("events cannot be journaled: no space left on device"),
+				Lost:    []srv.JournalRange{{First: 7, Last: 9}},
+				Outages: []srv.JournalOutage{{Broke_at: *ts(-time.Minute), First_seq: 7, Last_seq: 9, Error: "no space left on device"}}}
+		}, []string{"! events cannot be journaled since 2026-03-14T14:59:00.000Z (1m0s ago) (from seq 7): no space left on device; they are still delivered live",
+			"events 7..9 were delivered but not journaled (cursors below 9 get conflict.history_lost)", "replay possible after seq 9", "1 thing needs attention"},
+			[]string{"found at start", "recovered at"}},
+		{"journal recovered", func(s *srv.Status) {
+			s.Journal = srv.Journal{Enabled: true, Seq: 12, Published: 12, Reserved: 4096, Lost: []srv.JournalRange{{First: 7, Last: 9}},
+				Outages: []srv.JournalOutage{{Broke_at: *ts(-time.Minute), Recovered_at: ts(-time.Second), First_seq: 7, Last_seq: 9, Error: "no space left on device"}}}
+		}, []string{"broke at 2026-03-14T14:59:00.000Z (1m0s ago) (seq 7), recovered at 2026-03-14T14:59:59.000Z (1s ago)", "events 7..9 were delivered", "no problems found"},
+			[]string{"found at start", "!"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := base

@@ -21,7 +21,8 @@ line (the first is the ready reply).
 earlier, by this daemon or one before a restart: numbers never repeat), then
 follows live; where the events' source changes (a daemon restart) a line
 "source NEW (the daemon restarted; seq numbers go on)" comes first, with nothing repeated or left out. It fails at once with
-conflict.history_lost when those events were rotated away, or
+conflict.history_lost when those events were rotated away or could not be
+written (a full disk: data.first..data.last names them), or
 unavailable.journal when the journal cannot prove them complete. A stream
 that falls behind ends with unavailable.lagged; its data.last_seq is where to
 resume with --after.`,

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/service"
@@ -27,8 +28,9 @@ func startJournal(log *slog.Logger, svc *service.Service, stateDir string) {
 	dir := filepath.Join(stateDir, "events")
 	j, err := journal.Open(dir, opt)
 	if err != nil {
-		log.Error("the event journal cannot be opened; events are not journaled", "err", err)
+		log.Error("the event journal cannot be opened; events are not journaled until it can be", "err", err)
 		svc.JournalUnavailable(err)
+		go retryJournal(log, svc, dir, opt)
 		return
 	}
 	for _, p := range j.Problems() {
@@ -37,4 +39,23 @@ func startJournal(log *slog.Logger, svc *service.Service, stateDir string) {
 	svc.StartJournal(j)
 	retained, broken, _ := j.Coverage()
 	log.Info("event journal", "dir", dir, "base", j.Base(), "retained_after", retained, "broken_through", broken)
+}
+
+// retryJournal opens the journal again after 1 s, doubling to every 5 s,
+// until it opens (the full disk has space again) and svc adopts it
+// (docs/events.md, "A full disk").
+func retryJournal(log *slog.Logger, svc *service.Service, dir string, opt journal.Options) {
+	for wait := time.Second; ; wait = min(2*wait, 5*time.Second) {
+		time.Sleep(wait)
+		j, err := journal.Open(dir, opt)
+		if err != nil {
+			svc.JournalUnavailable(err)
+			continue
+		}
+		for _, p := range j.Problems() {
+			log.Warn("event journal: "+p, "dir", dir)
+		}
+		svc.AdoptJournal(j)
+		return
+	}
 }

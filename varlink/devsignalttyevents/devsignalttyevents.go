@@ -182,10 +182,12 @@ func Dispatch_Error(err error) error {
 // program.status_changed) are not journaled and so not replayed. Errors,
 // with nothing replayed: Conflict "conflict.cursor_ahead" (after_seq was
 // never issued), "conflict.history_lost" (events after it were rotated out
-// of the journal; data.oldest is the oldest kept), "conflict.replay_too_long"
-// (more than 65536 events match); Unavailable "unavailable.journal" (the
-// journal cannot prove that history complete, or events cannot be journaled
-// right now). after_seq and snapshot exclude each other.
+// of the journal, data.oldest is the oldest kept; or were delivered live but
+// could not be written, data.first..data.last, data.reason "not_journaled":
+// docs/events.md, "A full disk"), "conflict.replay_too_long" (more than
+// 65536 events match); Unavailable "unavailable.journal" (the journal cannot
+// prove that history complete, or no event number can be reserved right
+// now). after_seq and snapshot exclude each other.
 // # A subscriber that falls more than 4096 events behind (SIGNALTTY_EVENT_QUEUE)
 // is disconnected with
 // Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
@@ -377,10 +379,12 @@ func (c *VarlinkCall) ReplySubscribe(ctx context.Context, ready_ bool, source_ s
 // program.status_changed) are not journaled and so not replayed. Errors,
 // with nothing replayed: Conflict "conflict.cursor_ahead" (after_seq was
 // never issued), "conflict.history_lost" (events after it were rotated out
-// of the journal; data.oldest is the oldest kept), "conflict.replay_too_long"
-// (more than 65536 events match); Unavailable "unavailable.journal" (the
-// journal cannot prove that history complete, or events cannot be journaled
-// right now). after_seq and snapshot exclude each other.
+// of the journal, data.oldest is the oldest kept; or were delivered live but
+// could not be written, data.first..data.last, data.reason "not_journaled":
+// docs/events.md, "A full disk"), "conflict.replay_too_long" (more than
+// 65536 events match); Unavailable "unavailable.journal" (the journal cannot
+// prove that history complete, or no event number can be reserved right
+// now). after_seq and snapshot exclude each other.
 // # A subscriber that falls more than 4096 events behind (SIGNALTTY_EVENT_QUEUE)
 // is disconnected with
 // Unavailable "unavailable.lagged" (data.last_seq: the last seq it was sent,
@@ -483,10 +487,12 @@ type Event (
 # program.status_changed) are not journaled and so not replayed. Errors,
 # with nothing replayed: Conflict "conflict.cursor_ahead" (after_seq was
 # never issued), "conflict.history_lost" (events after it were rotated out
-# of the journal; data.oldest is the oldest kept), "conflict.replay_too_long"
-# (more than 65536 events match); Unavailable "unavailable.journal" (the
-# journal cannot prove that history complete, or events cannot be journaled
-# right now). after_seq and snapshot exclude each other.
+# of the journal, data.oldest is the oldest kept; or were delivered live but
+# could not be written, data.first..data.last, data.reason "not_journaled":
+# docs/events.md, "A full disk"), "conflict.replay_too_long" (more than
+# 65536 events match); Unavailable "unavailable.journal" (the journal cannot
+# prove that history complete, or no event number can be reserved right
+# now). after_seq and snapshot exclude each other.
 #
 # A subscriber that falls more than 4096 events behind (SIGNALTTY_EVENT_QUEUE)
 # is disconnected with

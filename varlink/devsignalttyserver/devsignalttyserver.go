@@ -81,14 +81,32 @@ type EscapedPane struct {
 // repeat across restarts, and Events.Subscribe can replay from a cursor.
 // See docs/events.md, "Journal".
 type Journal struct {
-	Enabled        bool     `json:"enabled"`
-	Seq            int64    `json:"seq"`
-	Published      int64    `json:"published"`
-	Reserved       int64    `json:"reserved"`
-	Retained_after int64    `json:"retained_after"`
-	Broken_through int64    `json:"broken_through"`
-	Problems       []string `json:"problems"`
-	Error          *string  `json:"error,omitempty"`
+	Enabled        bool            `json:"enabled"`
+	Seq            int64           `json:"seq"`
+	Published      int64           `json:"published"`
+	Reserved       int64           `json:"reserved"`
+	Retained_after int64           `json:"retained_after"`
+	Broken_through int64           `json:"broken_through"`
+	Lost           []JournalRange  `json:"lost"`
+	Outages        []JournalOutage `json:"outages"`
+	Problems       []string        `json:"problems"`
+	Error          *string         `json:"error,omitempty"`
+}
+
+// A closed range of seqs.
+type JournalRange struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
+// A time the journal could not be written: the events first_seq..last_seq
+// were delivered live, the journaled ones among them are a lost range.
+type JournalOutage struct {
+	Broke_at     string  `json:"broke_at"`
+	Recovered_at *string `json:"recovered_at,omitempty"`
+	First_seq    int64   `json:"first_seq"`
+	Last_seq     int64   `json:"last_seq"`
+	Error        string  `json:"error"`
 }
 
 // Trusted runs (dev.signaltty.Run) and what escaped them.
@@ -1239,11 +1257,37 @@ type Journal (
   # missing or changed segment, unreadable evidence, a failure to write):
   # it gets unavailable.journal.
   broken_through: int,
+  # Ranges of journaled events that were delivered live but could not be
+  # written (a full or failing state file system): a cursor below a
+  # range's last seq gets conflict.history_lost naming the range. Kept
+  # across restarts. See docs/events.md, "A full disk".
+  lost: []JournalRange,
+  # This daemon's latest times (at most 8) the journal could not be
+  # written, oldest first.
+  outages: []JournalOutage,
   # What the last start found wrong in the journal.
   problems: []string,
-  # Set while events cannot be journaled (none are published then), or
-  # why there is no journal.
+  # Set while events cannot be journaled (they are still delivered live,
+  # or, once no number is reserved, none are published), or why there is
+  # no journal.
   error: ?string
+)
+
+# A closed range of seqs.
+type JournalRange (first: int, last: int)
+
+# A time the journal could not be written: the events first_seq..last_seq
+# were delivered live, the journaled ones among them are a lost range.
+type JournalOutage (
+  # RFC 3339 UTC: the first failure, and when a write succeeded again
+  # (absent while it lasts).
+  broke_at: string,
+  recovered_at: ?string,
+  # 0 until an event failed to be written.
+  first_seq: int,
+  last_seq: int,
+  # The first failure's error.
+  error: string
 )
 
 # Trusted runs (dev.signaltty.Run) and what escaped them.
