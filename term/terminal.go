@@ -968,7 +968,6 @@ func (t *Terminal) tail(maxRows, maxBytes int, trim bool) Tail {
 	return tl
 }
 
-
 // Release turns the screen into stored rows (still capturable, numbering
 // unchanged) and drops the emulator; later Write and Resize do nothing. Call
 // it once the program exited.
