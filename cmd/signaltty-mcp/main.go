@@ -42,7 +42,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "signaltty-mcp: unexpected argument %q (invalid_params.usage)\n", fs.Arg(0))
 		return 2
 	}
-	s := &server{address: *addr, waitCap: *waitCap}
+	s := &server{address: *addr, waitCap: *waitCap, budget: resultBudget()}
 	if s.address == "" {
 		s.address = daemon.DefaultAddress()
 	}
