@@ -6,9 +6,11 @@
 // terminal is the PTY), a terminal emulator and bounded scrollback.
 // # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
 // Wherever a method takes a workspace, its unique handle works too, and so
-// does its exact name when no id or handle is equal to it; a name that
+// does its exact name; the reference must fit one workspace. A name that
 // several workspaces have fails with conflict.name_ambiguous (data:
-// workspaces, their ids).
+// workspaces, their ids); one workspace's id or handle that is another's
+// name fails with conflict.ref_ambiguous (data: ref, workspaces, by_handle
+// or by_id, by_name).
 // # Every error carries a dotted code whose first part is its class
 // ("not_found.pane", "invalid_params.argv"), a human message and a data object.
 // # Contracts in the signaltty sources: docs/rows.md (CaptureRows),
@@ -3856,9 +3858,11 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 #
 # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
 # Wherever a method takes a workspace, its unique handle works too, and so
-# does its exact name when no id or handle is equal to it; a name that
+# does its exact name; the reference must fit one workspace. A name that
 # several workspaces have fails with conflict.name_ambiguous (data:
-# workspaces, their ids).
+# workspaces, their ids); one workspace's id or handle that is another's
+# name fails with conflict.ref_ambiguous (data: ref, workspaces, by_handle
+# or by_id, by_name).
 #
 # Every error carries a dotted code whose first part is its class
 # ("not_found.pane", "invalid_params.argv"), a human message and a data object.
