@@ -58,4 +58,3 @@ func warnSecondDaemon(addr, user string) {
 		"its panes and workspaces are not this one's. To reach the user's daemon, set SIGNALTTY_ADDRESS to that address (or unset the XDG_RUNTIME_DIR "+
 		"or SIGNALTTY_ADDRESS that points here); SIGNALTTY_NO_AUTOSTART=1 starts none.\n", addr, state, user)
 }
-
