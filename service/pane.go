@@ -277,7 +277,7 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 		return Capture{}, captureTooLarge(re)
 	case errors.As(cerr, &re):
 		return Capture{}, newError("invalid_params.range", map[string]any{"param": "range", "reason": re.Reason,
-			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept", re.Reason, re.Oldest, re.End)
+			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept (last N selects the last rows, clamp serves what exists)", re.Reason, re.Oldest, re.End)
 	}
 	return Capture{}, newError("internal", nil, "capture: %v", cerr)
 }
