@@ -67,6 +67,17 @@ func TestCaptureLastHistoryClampAndEscapes(t *testing.T) {
 		t.Fatalf("row 30 without escapes: %q", plain.Lines)
 	}
 
+	// --max-bytes cuts at a row and says where to go on.
+	cut := d.Capture(t, p.ID, "--history", "--trim", "--max-bytes", "20")
+	if !cut.Cut || cut.First != h.Oldest || cut.Next != cut.First+int64(len(cut.Lines)) || cut.Next >= h.End ||
+		!slices.Equal(cut.Lines, h.Lines[:len(cut.Lines)]) {
+		t.Fatalf("--max-bytes 20: first %d next %d cut %v %q", cut.First, cut.Next, cut.Cut, cut.Lines)
+	}
+	r = d.CLI(t, "pane", "capture", "--pane", p.ID, "--history", "--max-bytes", "20")
+	if !strings.Contains(r.Stderr, "--start "+strconv.FormatInt(cut.Next, 10)) {
+		t.Errorf("the text output does not say where to go on: %s", r)
+	}
+
 	// Selectors that contradict each other are refused.
 	d.Fail(t, "invalid_params.last", exitInvalid, "pane", "capture", "--pane", p.ID, "--last", "3", "--start", "0")
 	d.Fail(t, "invalid_params.last", exitInvalid, "pane", "capture", "--pane", p.ID, "--last", "-3")
