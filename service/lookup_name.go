@@ -1,6 +1,42 @@
 package service
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
+
+// lookupWorkspace finds a workspace by id, handle or exact name
+// (docs/workspaces.md, "Names"); s.mu is held. A reference that is one
+// workspace's id or handle and another's name is refused, whichever came
+// first. Errors: invalid_params.workspace, not_found.workspace,
+// conflict.name_ambiguous, conflict.ref_ambiguous.
+func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
+	if ref == "" {
+		return nil, invalid("workspace", "missing", "workspace is required")
+	}
+	exact := s.workspaces[ref]
+	if exact == nil {
+		for _, w := range s.workspaces {
+			if w.handle == ref {
+				exact = w
+				break
+			}
+		}
+	}
+	if exact == nil {
+		return s.lookupWorkspaceName(ref)
+	}
+	if named := s.namedOtherThan(ref, exact); len(named) > 0 {
+		what := "handle"
+		if exact.id == ref {
+			what = "id"
+		}
+		return nil, newError("conflict.ref_ambiguous", map[string]any{"ref": ref, "workspaces": append([]string{exact.id}, named...),
+			"by_" + what: exact.id, "by_name": named},
+			"%q is the %s of workspace %s and the name of %s; name one by its id", ref, what, exact.id, strings.Join(named, ", "))
+	}
+	return exact, nil
+}
 
 // lookupWorkspaceName finds the one workspace whose name is exactly name,
 // for references that are neither an id nor a handle; s.mu is held.
@@ -25,4 +61,17 @@ func (s *Service) lookupWorkspaceName(name string) (*workspace, *Error) {
 	sort.Strings(ids)
 	return nil, newError("conflict.name_ambiguous", map[string]any{"workspaces": ids},
 		"%d workspaces are named %q; name one by its handle or id", len(ids), name)
+}
+
+// namedOtherThan returns the ids, sorted, of the workspaces other than w
+// whose name is exactly name; s.mu is held.
+func (s *Service) namedOtherThan(name string, w *workspace) []string {
+	var ids []string
+	for _, o := range s.workspaces {
+		if o != w && o.name == name {
+			ids = append(ids, o.id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }

@@ -185,20 +185,53 @@ func (s *Service) SignalPane(id, name string) error {
 
 // CaptureRequest selects a pane's rows (docs/rows.md): nil Start and End
 // select the screen; Start is inclusive, End exclusive, both absolute row
-// numbers; a non-nil Epoch must be the pane's current epoch.
+// numbers; a non-nil Epoch must be the pane's current epoch. Last selects
+// the last *Last rows ending at the screen's bottom (not with Start or
+// End); History starts at the oldest kept row (not with Start or Last);
+// Clamp moves an out-of-range bound into the kept rows; a non-nil MaxBytes
+// (1 … the capture limit; a larger one is lowered to it) cuts the lines
+// at a row boundary instead of refusing them; Trim and Escapes shape each
+// line (docs/rows.md, "Row text", "Escapes").
 type CaptureRequest struct {
 	Start, End, Epoch *int64
+	Last              *int64
+	MaxBytes          *int64
+	History           bool
+	Clamp             bool
+	Trim              bool
+	Escapes           bool
 }
 
 // Capture is the result of CaptureRows (docs/rows.md): Lines are rows
-// [First, First+len(Lines)), each padded to Cols cells; rows
-// [0, RestoredRows) are history saved before a restart or relaunch.
+// [First, Next), each padded to Cols cells unless trimmed; rows
+// [0, RestoredRows) are history saved before a restart or relaunch;
+// Clamped says Clamp moved a bound, Cut that MaxBytes cut the rows.
 type Capture struct {
-	Epoch, Oldest, End, First int64
-	Cols, Rows                int
-	Screen                    string // term.ScreenPrimary or term.ScreenAlternate
-	Lines                     []string
-	RestoredRows              int64
+	Epoch, Oldest, End, First, Next int64
+	Cols, Rows                      int
+	Screen                          string // term.ScreenPrimary or term.ScreenAlternate
+	Lines                           []string
+	RestoredRows                    int64
+	Clamped, Cut                    bool
+}
+
+// checkCapture validates a request's selectors (docs/rows.md, "Capture
+// ranges"). Errors: invalid_params.last, invalid_params.history,
+// invalid_params.max_bytes.
+func checkCapture(req CaptureRequest) *Error {
+	switch {
+	case req.Last != nil && *req.Last < 0:
+		return invalid("last", "negative", "last must be 0 or more rows, not %d", *req.Last)
+	case req.Last != nil && (req.Start != nil || req.End != nil):
+		return invalid("last", "with_range", "last selects rows ending at the screen's bottom: give it without start and end")
+	case req.Last != nil && req.History:
+		return invalid("history", "with_last", "history and last select different starts: give one")
+	case req.History && req.Start != nil:
+		return invalid("history", "with_start", "history starts at the oldest row: give it without start")
+	case req.MaxBytes != nil && *req.MaxBytes < 1:
+		return invalid("max_bytes", "range", "max_bytes must be at least 1, not %d", *req.MaxBytes)
+	}
+	return nil
 }
 
 // CaptureRows returns a pane's rows (Mux.CaptureRows; docs/rows.md).
@@ -218,9 +251,20 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 	if t == nil { // a new pane whose first start is not committed: nothing shown yet
 		return Capture{}, notFound("pane", id)
 	}
-	pc, cerr := t.Capture(term.CaptureRequest{Start: req.Start, End: req.End, Epoch: req.Epoch, MaxBytes: s.cfg.Limits.CaptureMaxBytes})
-	c := Capture{Epoch: pc.Epoch, Oldest: pc.Oldest, End: pc.End, First: pc.First, Cols: pc.Cols, Rows: pc.Rows,
-		Screen: pc.Screen, Lines: pc.Lines, RestoredRows: restored}
+	if verr := checkCapture(req); verr != nil {
+		return Capture{}, verr
+	}
+	tr := term.CaptureRequest{Start: req.Start, End: req.End, Epoch: req.Epoch, MaxBytes: s.cfg.Limits.CaptureMaxBytes,
+		Last: req.Last, History: req.History, Clamp: req.Clamp, Trim: req.Trim, Escapes: req.Escapes}
+	if req.MaxBytes != nil {
+		tr.Cut = true
+		if tr.MaxBytes <= 0 || *req.MaxBytes < int64(tr.MaxBytes) {
+			tr.MaxBytes = int(*req.MaxBytes)
+		}
+	}
+	pc, cerr := t.Capture(tr)
+	c := Capture{Epoch: pc.Epoch, Oldest: pc.Oldest, End: pc.End, First: pc.First, Next: pc.Next, Cols: pc.Cols, Rows: pc.Rows,
+		Screen: pc.Screen, Lines: pc.Lines, RestoredRows: restored, Clamped: pc.Clamped, Cut: pc.Cut}
 	var re *term.RangeError
 	switch {
 	case cerr == nil:
@@ -233,7 +277,7 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 		return Capture{}, captureTooLarge(re)
 	case errors.As(cerr, &re):
 		return Capture{}, newError("invalid_params.range", map[string]any{"param": "range", "reason": re.Reason,
-			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept", re.Reason, re.Oldest, re.End)
+			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept (last N selects the last rows, clamp serves what exists)", re.Reason, re.Oldest, re.End)
 	}
 	return Capture{}, newError("internal", nil, "capture: %v", cerr)
 }

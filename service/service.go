@@ -177,22 +177,6 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Unlock()
 }
 
-// lookupWorkspace finds a workspace by id or handle; s.mu is held.
-func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
-	if ref == "" {
-		return nil, invalid("workspace", "missing", "workspace is required")
-	}
-	if w, ok := s.workspaces[ref]; ok {
-		return w, nil
-	}
-	for _, w := range s.workspaces {
-		if w.handle == ref {
-			return w, nil
-		}
-	}
-	return s.lookupWorkspaceName(ref)
-}
-
 func (s *Service) lookupTab(id string) (*tab, *Error) {
 	if id == "" {
 		return nil, invalid("tab", "missing", "tab is required")

@@ -1,23 +1,24 @@
 package term
 
 // fitLocked returns the end of the longest prefix of rows [start, stop)
-// whose lines, as a capture reply sends them, are at most maxBytes long
-// together (stop when maxBytes ≤ 0); t.mu is held. See lineCost.
-func (t *Terminal) fitLocked(start, stop, h, oldest int64, maxBytes int) int64 {
-	if maxBytes <= 0 {
+// whose lines, as a capture reply sends them (trimmed, with escapes, as req
+// asks), are at most req.MaxBytes long together (stop when MaxBytes ≤ 0);
+// t.mu is held. See lineCost.
+func (t *Terminal) fitLocked(start, stop, h, oldest int64, req CaptureRequest) int64 {
+	if req.MaxBytes <= 0 {
 		return stop
 	}
 	n := 0
 	for r := start; r < stop; r++ {
+		row := t.rowLocked(r, h, oldest, req.Escapes)
 		var cost int
-		if r < h {
-			row := t.hist.at(int(r - oldest))
-			cost = lineCost(&row, t.cols)
-		} else {
-			row := t.screenRow(int(r-h), false)
+		switch {
+		case req.Escapes || req.Trim:
+			cost = stringCost(row.line(t.cols, req.Trim, req.Escapes))
+		default:
 			cost = lineCost(&row, t.cols)
 		}
-		if n += cost; n > maxBytes {
+		if n += cost; n > req.MaxBytes {
 			return r
 		}
 	}
@@ -32,17 +33,22 @@ func lineCost(r *storedRow, cols int) int {
 	if pad < 0 {
 		text, pad = r.padded(cols), 0
 	}
-	n := len(text) + pad + 3
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; c {
-		case '"', '\\':
+	return stringCost(text) + pad
+}
+
+// stringCost is what s takes in a JSON array of strings, as lineCost
+// counts it; control characters (ESC of an escape sequence) take six bytes
+// (\u001b).
+func stringCost(s string) int {
+	n := len(s) + 3
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
 			n++
-		case '<', '>', '&':
+		case c == '<' || c == '>' || c == '&' || c < 0x20:
 			n += 5
-		case 0xe2: // U+2028, U+2029: e2 80 a8/a9
-			if i+2 < len(text) && text[i+1] == 0x80 && (text[i+2] == 0xa8 || text[i+2] == 0xa9) {
-				n += 3
-			}
+		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
+			n += 3
 		}
 	}
 	return n

@@ -214,6 +214,26 @@ func (t *Terminal) RenderScreen(termName string) []byte {
 	return slices.Clone(t.Frame(NewRenderer(termName)))
 }
 
+// line returns the row as a capture shows it (docs/rows.md, "Row text"):
+// padded to cols cells, or with trim ended at its last non-space cell;
+// with escapes, its style runs as SGR sequences (see styled), and trim
+// keeps the styled cells (a coloured blank stays).
+func (r *storedRow) line(cols int, trim, escapes bool) string {
+	switch {
+	case !escapes && !trim:
+		return r.padded(cols)
+	case !escapes:
+		return r.trimmed(cols)
+	case !trim:
+		return r.styled(cols)
+	}
+	w := int(r.cells)
+	if n := len(r.runs); n > 0 {
+		w = max(w, int(r.runs[n-1].start+r.runs[n-1].n))
+	}
+	return r.styled(min(w, cols))
+}
+
 // styled returns the row padded to cols cells with its style runs as SGR
 // (and OSC 8) sequences, reset after each run.
 func (r *storedRow) styled(cols int) string {

@@ -803,55 +803,94 @@ func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	h := t.pushed
 	oldest := h - int64(t.hist.n)
 	end := h + int64(t.rows)
-	var start, stop int64
+	start, stop, clamped, err := captureRange(req, oldest, end, int64(t.rows))
+	if err != nil {
+		return Capture{}, err
+	}
+	cut := false
+	if fit := t.fitLocked(start, stop, h, oldest, req); fit < stop {
+		if !req.Cut {
+			return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "too_large", MaxBytes: req.MaxBytes, FitEnd: fit}
+		}
+		stop, cut = max(fit, start+1), true
+	}
+	c := Capture{
+		Epoch:   t.epoch,
+		Oldest:  oldest,
+		End:     end,
+		First:   start,
+		Cols:    t.cols,
+		Rows:    t.rows,
+		Screen:  ScreenPrimary,
+		Lines:   make([]string, 0, stop-start),
+		Next:    stop,
+		Clamped: clamped,
+		Cut:     cut,
+	}
+	if t.altLocked() {
+		c.Screen = ScreenAlternate
+	}
+	for r := start; r < stop; r++ {
+		row := t.rowLocked(r, h, oldest, req.Escapes)
+		c.Lines = append(c.Lines, row.line(t.cols, req.Trim, req.Escapes))
+	}
+	return c, nil
+}
+
+// rowLocked returns row r (oldest ≤ r < h+rows, h the rows pushed to
+// history in this epoch), with its style runs when withRuns; t.mu is held.
+func (t *Terminal) rowLocked(r, h, oldest int64, withRuns bool) storedRow {
 	switch {
+	case r >= h:
+		return t.screenRow(int(r-h), withRuns)
+	case withRuns:
+		return t.hist.at(int(r - oldest))
+	}
+	return t.hist.textAt(int(r - oldest))
+}
+
+// captureRange resolves a request to the rows [start, stop) it selects
+// (docs/rows.md, "Capture ranges"), given the kept rows [oldest, end) and
+// the screen height; clamped reports that Clamp moved a bound. Errors:
+// *RangeError (before_oldest, after_end, inverted).
+func captureRange(req CaptureRequest, oldest, end, rows int64) (start, stop int64, clamped bool, err error) {
+	switch {
+	case req.Last != nil:
+		start, stop = end-*req.Last, end
+	case req.History && req.End != nil:
+		start, stop = oldest, *req.End
+	case req.History:
+		start, stop = oldest, end
 	case req.Start == nil && req.End == nil:
-		start, stop = h, end
+		start, stop = end-rows, end
 	case req.End == nil:
 		start, stop = *req.Start, end
 	case req.Start == nil:
 		stop = *req.End
-		start = max(oldest, stop-int64(t.rows))
+		start = max(oldest, stop-rows)
 		if stop < oldest {
 			start = stop
 		}
 	default:
 		start, stop = *req.Start, *req.End
 	}
+	if req.Clamp {
+		if req.Start != nil && req.End != nil && start > stop {
+			return 0, 0, false, &RangeError{Oldest: oldest, End: end, Reason: "inverted"}
+		}
+		s, e := min(max(start, oldest), end), min(max(stop, oldest), end)
+		s = min(s, e)
+		return s, e, s != start || e != stop, nil
+	}
 	switch {
 	case start < oldest:
-		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "before_oldest"}
+		return 0, 0, false, &RangeError{Oldest: oldest, End: end, Reason: "before_oldest"}
 	case stop > end:
-		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "after_end"}
+		return 0, 0, false, &RangeError{Oldest: oldest, End: end, Reason: "after_end"}
 	case start > stop:
-		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "inverted"}
+		return 0, 0, false, &RangeError{Oldest: oldest, End: end, Reason: "inverted"}
 	}
-	if fit := t.fitLocked(start, stop, h, oldest, req.MaxBytes); fit < stop {
-		return Capture{}, &RangeError{Oldest: oldest, End: end, Reason: "too_large", MaxBytes: req.MaxBytes, FitEnd: fit}
-	}
-	c := Capture{
-		Epoch:  t.epoch,
-		Oldest: oldest,
-		End:    end,
-		First:  start,
-		Cols:   t.cols,
-		Rows:   t.rows,
-		Screen: ScreenPrimary,
-		Lines:  make([]string, 0, stop-start),
-	}
-	if t.altLocked() {
-		c.Screen = ScreenAlternate
-	}
-	for r := start; r < stop; r++ {
-		if r < h {
-			row := t.hist.textAt(int(r - oldest))
-			c.Lines = append(c.Lines, row.padded(t.cols))
-		} else {
-			row := t.screenRow(int(r-h), false)
-			c.Lines = append(c.Lines, row.padded(t.cols))
-		}
-	}
-	return c, nil
+	return start, stop, false, nil
 }
 
 func (t *Terminal) altLocked() bool {
@@ -893,7 +932,7 @@ func (t *Terminal) tail(maxRows, maxBytes int, trim bool) Tail {
 	r := h + int64(t.rows) - 1
 	var row storedRow
 	for ; r >= oldest; r-- {
-		if row = t.rowLocked(r, h, oldest); !row.blankIn(cols) {
+		if row = t.rowLocked(r, h, oldest, false); !row.blankIn(cols) {
 			break
 		}
 	}
@@ -905,7 +944,7 @@ func (t *Terminal) tail(maxRows, maxBytes int, trim bool) Tail {
 	tl.Lines = make([]string, 0, tl.End-lo)
 	for ; r >= lo; r-- {
 		if r < tl.End-1 {
-			row = t.rowLocked(r, h, oldest)
+			row = t.rowLocked(r, h, oldest, false)
 		}
 		var line string
 		var n int
@@ -927,16 +966,6 @@ func (t *Terminal) tail(maxRows, maxBytes int, trim bool) Tail {
 	}
 	slices.Reverse(tl.Lines)
 	return tl
-}
-
-// rowLocked returns row r (oldest ≤ r < h+rows, h the rows pushed to
-// history in this epoch); screen rows are converted without style runs.
-// t.mu is held.
-func (t *Terminal) rowLocked(r, h, oldest int64) storedRow {
-	if r < h {
-		return t.hist.textAt(int(r - oldest))
-	}
-	return t.screenRow(int(r-h), false)
 }
 
 // Release turns the screen into stored rows (still capturable, numbering

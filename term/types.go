@@ -89,6 +89,24 @@ type CaptureRequest struct {
 	// lineCost): a larger capture fails with a RangeError "too_large"
 	// whose FitEnd says how far from the same start fits.
 	MaxBytes int
+	// Last, when non-nil, selects the last *Last rows ending at the
+	// screen's bottom: [End - *Last, End) (Start and End must be nil).
+	Last *int64
+	// History starts the range at Oldest (Start and Last must be nil).
+	History bool
+	// Clamp lowers an end after End to End and raises a start before
+	// Oldest to Oldest instead of failing; Capture.Clamped says so.
+	Clamp bool
+	// Cut returns the rows that fit in MaxBytes (at least one) instead of
+	// failing "too_large"; Capture.Cut says so and Next is where to go on.
+	Cut bool
+	// Trim ends each line at its last non-space cell (with Escapes: at its
+	// last non-space or styled cell) instead of padding it to Cols.
+	Trim bool
+	// Escapes renders each line's colours and attributes as SGR sequences
+	// (and hyperlinks as OSC 8), each styled run reset after it (docs/rows.md,
+	// "Escapes").
+	Escapes bool
 }
 
 // Screen names the screen a capture shows.
@@ -107,6 +125,12 @@ type Capture struct {
 	Rows   int      // screen height, in cells
 	Screen string   // ScreenPrimary or ScreenAlternate (alternate: lines are that screen's)
 	Lines  []string // one physical row each, padded with spaces to Cols cells; a wide character occupies two cells; no control characters
+	// Next is First + len(Lines): the row a following page starts at.
+	Next int64
+	// Clamped: the request's start or end was moved into [Oldest, End].
+	Clamped bool
+	// Cut: the range was cut at MaxBytes; rows from Next on were left out.
+	Cut bool
 }
 
 // Tail is a pane's last rows, as a run's output tail and a snapshot's saved

@@ -38,6 +38,45 @@ func TestWorkspaceByExactName(t *testing.T) {
 	d.Kill(t, p.ID, "--grace-ms", "200")
 }
 
+// A reference that is one workspace's handle and another's name (after a
+// rename, or a second workspace of the same name) is refused, naming
+// both, instead of the handle silently winning; each is still reached by
+// its id, and by a handle no name shares (docs/workspaces.md, "Names").
+func TestWorkspaceRefThatIsAHandleAndAnothersNameIsRefused(t *testing.T) {
+	t.Parallel()
+	d := harness.Start(t)
+	a := d.CreateWorkspace(t, "alpha") // handle alpha
+	b := d.CreateWorkspace(t, "beta")  // handle beta
+	if r := d.CLI(t, "--json", "workspace", "rename", "--workspace", b.ID, "--name", "alpha"); r.Code != 0 {
+		t.Fatalf("rename: %s", r)
+	}
+	e := d.Fail(t, "conflict.ref_ambiguous", exitConflict, "pane", "list", "--workspace", "alpha")
+	ids, _ := e.Data["workspaces"].([]any)
+	if len(ids) != 2 || ids[0] != a.ID || ids[1] != b.ID || e.Data["by_handle"] != a.ID {
+		t.Errorf("alpha: data %v, want the handle's %s and the name's %s", e.Data, a.ID, b.ID)
+	}
+	d.Fail(t, "conflict.ref_ambiguous", exitConflict, "pane", "spawn", "--workspace", "alpha", "--", "true")
+	for ref, want := range map[string]string{a.ID: a.ID, b.ID: b.ID, "beta": b.ID} {
+		if got, _, _ := d.GetWorkspace(t, ref); got.ID != want {
+			t.Errorf("workspace get %s is %s, want %s", ref, got.ID, want)
+		}
+	}
+
+	// A second workspace with the name of the first: the name is
+	// ambiguous, the second's handle is not.
+	c1, c2 := d.CreateWorkspace(t, "gamma"), d.CreateWorkspace(t, "gamma") // handles gamma, gamma-2
+	if c2.Handle != "gamma-2" {
+		t.Fatalf("the second gamma's handle is %q", c2.Handle)
+	}
+	e = d.Fail(t, "conflict.ref_ambiguous", exitConflict, "pane", "list", "--workspace", "gamma")
+	if ids, _ := e.Data["workspaces"].([]any); len(ids) != 2 || ids[0] != c1.ID || ids[1] != c2.ID {
+		t.Errorf("gamma: data %v", e.Data)
+	}
+	if got, _, _ := d.GetWorkspace(t, "gamma-2"); got.ID != c2.ID {
+		t.Errorf("gamma-2 is %s, want %s", got.ID, c2.ID)
+	}
+}
+
 // pane remove --exited --workspace W removes W's exited panes and the tabs
 // that leaves empty; live panes and other workspaces stay.
 func TestRemoveExitedPanes(t *testing.T) {

@@ -206,8 +206,10 @@ func (m *Mux) SignalPane(ctx context.Context, c mux.VarlinkCall, id, signal stri
 	return c.ReplySignalPane(ctx)
 }
 
-func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, start, end, epoch *int64, trim *bool) error {
-	cap, err := m.svc.CaptureRows(id, service.CaptureRequest{Start: start, End: end, Epoch: epoch})
+func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, start, end, epoch *int64, trim *bool,
+	last *int64, history, clamp, escapes *bool, maxBytes *int64) error {
+	cap, err := m.svc.CaptureRows(id, service.CaptureRequest{Start: start, End: end, Epoch: epoch, Last: last, MaxBytes: maxBytes,
+		History: isTrue(history), Clamp: isTrue(clamp), Trim: isTrue(trim), Escapes: isTrue(escapes)})
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
@@ -215,10 +217,8 @@ func (m *Mux) CaptureRows(ctx context.Context, c mux.VarlinkCall, id string, sta
 	if lines == nil {
 		lines = []string{}
 	}
-	if isTrue(trim) {
-		lines = trimLines(lines)
-	}
-	return c.ReplyCaptureRows(ctx, cap.Epoch, cap.Oldest, cap.End, cap.First, int64(cap.Cols), int64(cap.Rows), cap.Screen, lines, cap.RestoredRows)
+	return c.ReplyCaptureRows(ctx, cap.Epoch, cap.Oldest, cap.End, cap.First, int64(cap.Cols), int64(cap.Rows), cap.Screen, lines,
+		cap.RestoredRows, cap.Next, cap.Clamped, cap.Cut)
 }
 
 func (m *Mux) RelaunchPane(ctx context.Context, c mux.VarlinkCall, id string, env *map[string]string, envUnset *[]string) error {

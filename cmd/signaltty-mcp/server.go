@@ -31,6 +31,7 @@ const progressEvery = 5 * time.Second
 type server struct {
 	address string
 	waitCap int64 // the longest run_wait and pane_wait, in ms
+	budget  int   // the most bytes of text a pane_capture result has (resultBudget)
 }
 
 // newMCPServer returns the MCP server with one tool per generated entry of
@@ -93,6 +94,8 @@ func (a *server) toolHandler(t mcpschema.Tool) mcp.ToolHandlerFor[map[string]any
 				raw, err = daemon.Call(ctx, a.address, t.Method, in)
 			}
 			stop()
+		case "dev.signaltty.Mux.CaptureRows":
+			raw, err = a.capturePage(ctx, in)
 		default:
 			raw, err = daemon.Call(ctx, a.address, t.Method, in)
 		}

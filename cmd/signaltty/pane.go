@@ -132,19 +132,28 @@ func paneSignalCmd(a *app) *cobra.Command {
 
 func paneCaptureCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "capture --pane P [--start N] [--end N] [--epoch E]",
+		Use:   "capture --pane P [--start N] [--end N] [--last N | --history] [--clamp] [--escapes] [--epoch E]",
 		Short: "Print a pane's screen, or rows of its history (Mux.CaptureRows)",
 		Long: `Print a pane's visible screen, or the rows [--start, --end) of its history and
 screen. Rows are numbered from 0 since the pane started; --json shows oldest,
-end and epoch for paging. Without --json trailing spaces and trailing empty
-rows are left out.`,
+end and epoch for paging. --last N prints the last N rows ending at the
+screen's bottom, --history starts at the oldest kept row. A range outside the
+kept rows fails unless --clamp, which serves the rows that exist (stderr names
+them). --escapes keeps colours and attributes as SGR escape sequences (as
+tmux capture-pane -e). Without --json trailing spaces and trailing empty rows
+are left out.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.run(cmd, "dev.signaltty.Mux.CaptureRows", params(cmd, "pane", "start", "end", "epoch", "trim"), func(raw json.RawMessage) error {
+			p := params(cmd, "pane", "start", "end", "epoch", "trim", "last", "history", "clamp", "escapes", "max-bytes")
+			if !a.json {
+				p["trim"] = true // text output is trimmed anyway
+			}
+			return a.run(cmd, "dev.signaltty.Mux.CaptureRows", p, func(raw json.RawMessage) error {
 				var r struct {
 					Lines         []string
-					First         int64
+					First, Next   int64
 					Restored_rows int64
+					Clamped, Cut  bool
 				}
 				if err := decode(raw, &r); err != nil {
 					return err
@@ -152,6 +161,12 @@ rows are left out.`,
 				lines := r.Lines
 				if r.First < r.Restored_rows {
 					fmt.Fprintf(a.errw, "(rows before %d were shown by an earlier process of this pane, before a restart or relaunch)\n", r.Restored_rows)
+				}
+				if r.Clamped {
+					fmt.Fprintf(a.errw, "(clamped to the rows kept: %d..%d)\n", r.First, r.Next)
+				}
+				if r.Cut {
+					fmt.Fprintf(a.errw, "(cut at --max-bytes: rows %d..%d; go on with --start %d)\n", r.First, r.Next, r.Next)
 				}
 				for len(lines) > 0 && strings.TrimRight(lines[len(lines)-1], " ") == "" {
 					lines = lines[:len(lines)-1]
@@ -164,10 +179,16 @@ rows are left out.`,
 		},
 	}
 	requiredString(c, "pane", "pane id")
-	c.Flags().Int64("start", 0, "first row (inclusive)")
-	c.Flags().Int64("end", 0, "last row (exclusive)")
-	c.Flags().Int64("epoch", 0, "fail with conflict.epoch unless the numbering is still this epoch")
-	c.Flags().Bool("trim", false, "rows without their trailing spaces (in --json; text output is always trimmed)")
+	f := c.Flags()
+	f.Int64("start", 0, "first row (inclusive)")
+	f.Int64("end", 0, "last row (exclusive)")
+	f.Int64("last", 0, "the last N rows, ending at the screen's bottom (not with --start or --end)")
+	f.Bool("history", false, "from the oldest row kept (not with --start or --last)")
+	f.Bool("clamp", false, "serve the rows that exist of a range reaching past them, instead of failing")
+	f.Bool("escapes", false, "colours and attributes as SGR escape sequences")
+	f.Int64("max-bytes", 0, "cut the rows after the last one within this many bytes of the reply's lines, instead of refusing")
+	f.Int64("epoch", 0, "fail with conflict.epoch unless the numbering is still this epoch")
+	f.Bool("trim", false, "rows without their trailing spaces (in --json; text output is always trimmed)")
 	return c
 }
 

@@ -98,6 +98,11 @@ type Capture struct {
 	Rows   int      `json:"rows"`
 	Screen string   `json:"screen"`
 	Lines  []string `json:"lines"`
+	// Next is first + len(lines); Clamped and Cut say how the range was
+	// served (docs/rows.md, "Capture ranges").
+	Next    int64 `json:"next"`
+	Clamped bool  `json:"clamped"`
+	Cut     bool  `json:"cut"`
 }
 
 type Status struct {

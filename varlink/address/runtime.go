@@ -48,3 +48,17 @@ func socketDir() string {
 	}
 	return fallbackDir()
 }
+
+// UserAddress is the address of the user's daemon as logind's runtime
+// directory gives it, whatever the environment says:
+// unix:/run/user/<uid>/signaltty/dev.signaltty when that runtime directory
+// is the caller's (see RuntimeDir), else "". A client about to start a
+// daemon at another address checks it first (docs/systemd.md, "A second
+// daemon").
+func UserAddress() string {
+	d := filepath.Join(runUser, fmt.Sprint(os.Getuid()))
+	if !ownRuntimeDir(d) {
+		return ""
+	}
+	return "unix:" + filepath.Join(d, "signaltty", "dev.signaltty")
+}

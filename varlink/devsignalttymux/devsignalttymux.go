@@ -6,9 +6,11 @@
 // terminal is the PTY), a terminal emulator and bounded scrollback.
 // # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
 // Wherever a method takes a workspace, its unique handle works too, and so
-// does its exact name when no id or handle is equal to it; a name that
+// does its exact name; the reference must fit one workspace. A name that
 // several workspaces have fails with conflict.name_ambiguous (data:
-// workspaces, their ids).
+// workspaces, their ids); one workspace's id or handle that is another's
+// name fails with conflict.ref_ambiguous (data: ref, workspaces, by_handle
+// or by_id, by_name).
 // # Every error carries a dotted code whose first part is its class
 // ("not_found.pane", "invalid_params.argv"), a human message and a data object.
 // # Contracts in the signaltty sources: docs/rows.md (CaptureRows),
@@ -1609,46 +1611,66 @@ func (m AttachPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // cleared with ESC[3J, a restore after a restart, a relaunch); oldest is the
 // first row still kept, end one past the last screen row. Without start and
 // end the visible screen is returned. start is inclusive, end exclusive.
-// Each line is one physical row of exactly cols cells (a wide character takes
-// two), padded with spaces, without control characters; with trim (default
-// false) a line ends at its last non-space cell instead. screen is
-// "alternate" while a full-screen program uses the alternate screen (its rows
-// never enter history). Errors: not_found.pane; invalid_params.range
+// last selects the last rows ending at the screen's bottom, [end - last,
+// end) (not with start or end); history starts at oldest (not with start or
+// last). With clamp (default false) a range reaching before oldest or past
+// end is moved into [oldest, end] instead of failing, and clamped says so.
+// With max_bytes (at most the daemon's capture limit) the lines are cut
+// after the last whole row within max_bytes (at least one row) instead of
+// being refused, and cut says so: go on from next. Each line is one physical
+// row of exactly cols cells (a wide character takes two), padded with
+// spaces, without control characters; with trim (default false) a line ends
+// at its last non-space cell instead; with escapes (default false) its
+// colours and attributes are SGR sequences, hyperlinks OSC 8, each styled
+// run reset after it (with trim, styled blanks stay). screen is "alternate"
+// while a full-screen program uses the alternate screen (its rows never
+// enter history). Errors: not_found.pane; invalid_params.last,
+// invalid_params.history, invalid_params.max_bytes; invalid_params.range
 // (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
-// "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
-// conflict.epoch when epoch is given and no longer current (capture without
-// epoch to learn the current one).
+// "too_large": the lines exceed the capture limit, data.max_bytes,
+// data.fit_end); conflict.epoch when epoch is given and no longer current
+// (capture without epoch to learn the current one).
 type CaptureRows_methods struct{}
 
 func CaptureRows() CaptureRows_methods { return CaptureRows_methods{} }
 
-func (m CaptureRows_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, pane_in_, start_in_, end_in_, epoch_in_, trim_in_)
+func (m CaptureRows_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool, last_in_ *int64, history_in_ *bool, clamp_in_ *bool, escapes_in_ *bool, max_bytes_in_ *int64) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, next_out_ int64, clamped_out_ bool, cut_out_ bool, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, start_in_, end_in_, epoch_in_, trim_in_, last_in_, history_in_, clamp_in_, escapes_in_, max_bytes_in_)
 	if err_ != nil {
 		return
 	}
-	epoch_out_, oldest_out_, end_out_, first_out_, cols_out_, rows_out_, screen_out_, lines_out_, restored_rows_out_, _, err_ = receive(ctx)
+	epoch_out_, oldest_out_, end_out_, first_out_, cols_out_, rows_out_, screen_out_, lines_out_, restored_rows_out_, next_out_, clamped_out_, cut_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool) (func(ctx context.Context) (int64, int64, int64, int64, int64, int64, string, []string, int64, uint64, error), error) {
+func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool, last_in_ *int64, history_in_ *bool, clamp_in_ *bool, escapes_in_ *bool, max_bytes_in_ *int64) (func(ctx context.Context) (int64, int64, int64, int64, int64, int64, string, []string, int64, int64, bool, bool, uint64, error), error) {
 	var in struct {
-		Pane  string `json:"pane"`
-		Start *int64 `json:"start,omitempty"`
-		End   *int64 `json:"end,omitempty"`
-		Epoch *int64 `json:"epoch,omitempty"`
-		Trim  *bool  `json:"trim,omitempty"`
+		Pane      string `json:"pane"`
+		Start     *int64 `json:"start,omitempty"`
+		End       *int64 `json:"end,omitempty"`
+		Epoch     *int64 `json:"epoch,omitempty"`
+		Trim      *bool  `json:"trim,omitempty"`
+		Last      *int64 `json:"last,omitempty"`
+		History   *bool  `json:"history,omitempty"`
+		Clamp     *bool  `json:"clamp,omitempty"`
+		Escapes   *bool  `json:"escapes,omitempty"`
+		Max_bytes *int64 `json:"max_bytes,omitempty"`
 	}
 	in.Pane = pane_in_
 	in.Start = start_in_
 	in.End = end_in_
 	in.Epoch = epoch_in_
 	in.Trim = trim_in_
+	in.Last = last_in_
+	in.History = history_in_
+	in.Clamp = clamp_in_
+	in.Escapes = escapes_in_
+	in.Max_bytes = max_bytes_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.CaptureRows", in, flags)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, err error) {
+	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, next_out_ int64, clamped_out_ bool, cut_out_ bool, flags uint64, err error) {
 		var out struct {
 			Epoch         int64    `json:"epoch"`
 			Oldest        int64    `json:"oldest"`
@@ -1659,6 +1681,9 @@ func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, fl
 			Screen        string   `json:"screen"`
 			Lines         []string `json:"lines"`
 			Restored_rows int64    `json:"restored_rows"`
+			Next          int64    `json:"next"`
+			Clamped       bool     `json:"clamped"`
+			Cut           bool     `json:"cut"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -1674,28 +1699,41 @@ func (m CaptureRows_methods) Send(ctx context.Context, c *varlink.Connection, fl
 		screen_out_ = out.Screen
 		lines_out_ = []string(out.Lines)
 		restored_rows_out_ = out.Restored_rows
+		next_out_ = out.Next
+		clamped_out_ = out.Clamped
+		cut_out_ = out.Cut
 		return
 	}, nil
 }
 
-func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool) (func(ctx context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, start_in_ *int64, end_in_ *int64, epoch_in_ *int64, trim_in_ *bool, last_in_ *int64, history_in_ *bool, clamp_in_ *bool, escapes_in_ *bool, max_bytes_in_ *int64) (func(ctx context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, next_out_ int64, clamped_out_ bool, cut_out_ bool, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Pane  string `json:"pane"`
-		Start *int64 `json:"start,omitempty"`
-		End   *int64 `json:"end,omitempty"`
-		Epoch *int64 `json:"epoch,omitempty"`
-		Trim  *bool  `json:"trim,omitempty"`
+		Pane      string `json:"pane"`
+		Start     *int64 `json:"start,omitempty"`
+		End       *int64 `json:"end,omitempty"`
+		Epoch     *int64 `json:"epoch,omitempty"`
+		Trim      *bool  `json:"trim,omitempty"`
+		Last      *int64 `json:"last,omitempty"`
+		History   *bool  `json:"history,omitempty"`
+		Clamp     *bool  `json:"clamp,omitempty"`
+		Escapes   *bool  `json:"escapes,omitempty"`
+		Max_bytes *int64 `json:"max_bytes,omitempty"`
 	}
 	in.Pane = pane_in_
 	in.Start = start_in_
 	in.End = end_in_
 	in.Epoch = epoch_in_
 	in.Trim = trim_in_
+	in.Last = last_in_
+	in.History = history_in_
+	in.Clamp = clamp_in_
+	in.Escapes = escapes_in_
+	in.Max_bytes = max_bytes_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.CaptureRows", in)
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (epoch_out_ int64, oldest_out_ int64, end_out_ int64, first_out_ int64, cols_out_ int64, rows_out_ int64, screen_out_ string, lines_out_ []string, restored_rows_out_ int64, next_out_ int64, clamped_out_ bool, cut_out_ bool, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
 			Epoch         int64    `json:"epoch"`
 			Oldest        int64    `json:"oldest"`
@@ -1706,6 +1744,9 @@ func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection,
 			Screen        string   `json:"screen"`
 			Lines         []string `json:"lines"`
 			Restored_rows int64    `json:"restored_rows"`
+			Next          int64    `json:"next"`
+			Clamped       bool     `json:"clamped"`
+			Cut           bool     `json:"cut"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -1721,6 +1762,9 @@ func (m CaptureRows_methods) Upgrade(ctx context.Context, c *varlink.Connection,
 		screen_out_ = out.Screen
 		lines_out_ = []string(out.Lines)
 		restored_rows_out_ = out.Restored_rows
+		next_out_ = out.Next
+		clamped_out_ = out.Clamped
+		cut_out_ = out.Cut
 		return
 	}, nil
 }
@@ -2721,7 +2765,7 @@ type devsignalttymuxInterface interface {
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
 	SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error
 	AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error
-	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool) error
+	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool, last_ *int64, history_ *bool, clamp_ *bool, escapes_ *bool, max_bytes_ *int64) error
 	KillPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ *string, grace_ms_ *int64) error
 	RelaunchPane(ctx context.Context, c VarlinkCall, pane_ string, env_ *map[string]string, env_unset_ *[]string) error
 	RemovePane(ctx context.Context, c VarlinkCall, pane_ string, kill_ *bool) error
@@ -2947,7 +2991,7 @@ func (c *VarlinkCall) ReplyAttachPane(ctx context.Context, data_ string, cols_ i
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest_ int64, end_ int64, first_ int64, cols_ int64, rows_ int64, screen_ string, lines_ []string, restored_rows_ int64) error {
+func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest_ int64, end_ int64, first_ int64, cols_ int64, rows_ int64, screen_ string, lines_ []string, restored_rows_ int64, next_ int64, clamped_ bool, cut_ bool) error {
 	var out struct {
 		Epoch         int64    `json:"epoch"`
 		Oldest        int64    `json:"oldest"`
@@ -2958,6 +3002,9 @@ func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest
 		Screen        string   `json:"screen"`
 		Lines         []string `json:"lines"`
 		Restored_rows int64    `json:"restored_rows"`
+		Next          int64    `json:"next"`
+		Clamped       bool     `json:"clamped"`
+		Cut           bool     `json:"cut"`
 	}
 	out.Epoch = epoch_
 	out.Oldest = oldest_
@@ -2968,6 +3015,9 @@ func (c *VarlinkCall) ReplyCaptureRows(ctx context.Context, epoch_ int64, oldest
 	out.Screen = screen_
 	out.Lines = []string(lines_)
 	out.Restored_rows = restored_rows_
+	out.Next = next_
+	out.Clamped = clamped_
+	out.Cut = cut_
 	return c.Reply(ctx, &out)
 }
 
@@ -3267,16 +3317,26 @@ func (s *VarlinkInterface) AttachPane(ctx context.Context, c VarlinkCall, pane_ 
 // cleared with ESC[3J, a restore after a restart, a relaunch); oldest is the
 // first row still kept, end one past the last screen row. Without start and
 // end the visible screen is returned. start is inclusive, end exclusive.
-// Each line is one physical row of exactly cols cells (a wide character takes
-// two), padded with spaces, without control characters; with trim (default
-// false) a line ends at its last non-space cell instead. screen is
-// "alternate" while a full-screen program uses the alternate screen (its rows
-// never enter history). Errors: not_found.pane; invalid_params.range
+// last selects the last rows ending at the screen's bottom, [end - last,
+// end) (not with start or end); history starts at oldest (not with start or
+// last). With clamp (default false) a range reaching before oldest or past
+// end is moved into [oldest, end] instead of failing, and clamped says so.
+// With max_bytes (at most the daemon's capture limit) the lines are cut
+// after the last whole row within max_bytes (at least one row) instead of
+// being refused, and cut says so: go on from next. Each line is one physical
+// row of exactly cols cells (a wide character takes two), padded with
+// spaces, without control characters; with trim (default false) a line ends
+// at its last non-space cell instead; with escapes (default false) its
+// colours and attributes are SGR sequences, hyperlinks OSC 8, each styled
+// run reset after it (with trim, styled blanks stay). screen is "alternate"
+// while a full-screen program uses the alternate screen (its rows never
+// enter history). Errors: not_found.pane; invalid_params.last,
+// invalid_params.history, invalid_params.max_bytes; invalid_params.range
 // (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
-// "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
-// conflict.epoch when epoch is given and no longer current (capture without
-// epoch to learn the current one).
-func (s *VarlinkInterface) CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool) error {
+// "too_large": the lines exceed the capture limit, data.max_bytes,
+// data.fit_end); conflict.epoch when epoch is given and no longer current
+// (capture without epoch to learn the current one).
+func (s *VarlinkInterface) CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool, last_ *int64, history_ *bool, clamp_ *bool, escapes_ *bool, max_bytes_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.CaptureRows")
 }
 
@@ -3604,17 +3664,22 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "CaptureRows":
 		var in struct {
-			Pane  string `json:"pane"`
-			Start *int64 `json:"start,omitempty"`
-			End   *int64 `json:"end,omitempty"`
-			Epoch *int64 `json:"epoch,omitempty"`
-			Trim  *bool  `json:"trim,omitempty"`
+			Pane      string `json:"pane"`
+			Start     *int64 `json:"start,omitempty"`
+			End       *int64 `json:"end,omitempty"`
+			Epoch     *int64 `json:"epoch,omitempty"`
+			Trim      *bool  `json:"trim,omitempty"`
+			Last      *int64 `json:"last,omitempty"`
+			History   *bool  `json:"history,omitempty"`
+			Clamp     *bool  `json:"clamp,omitempty"`
+			Escapes   *bool  `json:"escapes,omitempty"`
+			Max_bytes *int64 `json:"max_bytes,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.CaptureRows(ctx, VarlinkCall{call}, in.Pane, in.Start, in.End, in.Epoch, in.Trim)
+		return s.devsignalttymuxInterface.CaptureRows(ctx, VarlinkCall{call}, in.Pane, in.Start, in.End, in.Epoch, in.Trim, in.Last, in.History, in.Clamp, in.Escapes, in.Max_bytes)
 
 	case "KillPane":
 		var in struct {
@@ -3793,9 +3858,11 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 #
 # Ids are opaque strings allocated by the daemon ("ws_…", "tab_…", "pane_…").
 # Wherever a method takes a workspace, its unique handle works too, and so
-# does its exact name when no id or handle is equal to it; a name that
+# does its exact name; the reference must fit one workspace. A name that
 # several workspaces have fails with conflict.name_ambiguous (data:
-# workspaces, their ids).
+# workspaces, their ids); one workspace's id or handle that is another's
+# name fails with conflict.ref_ambiguous (data: ref, workspaces, by_handle
+# or by_id, by_name).
 #
 # Every error carries a dotted code whose first part is its class
 # ("not_found.pane", "invalid_params.argv"), a human message and a data object.
@@ -4219,16 +4286,27 @@ method AttachPane(pane: string, term: ?string) -> (data: string, cols: int, rows
 # cleared with ESC[3J, a restore after a restart, a relaunch); oldest is the
 # first row still kept, end one past the last screen row. Without start and
 # end the visible screen is returned. start is inclusive, end exclusive.
-# Each line is one physical row of exactly cols cells (a wide character takes
-# two), padded with spaces, without control characters; with trim (default
-# false) a line ends at its last non-space cell instead. screen is
-# "alternate" while a full-screen program uses the alternate screen (its rows
-# never enter history). Errors: not_found.pane; invalid_params.range
+# last selects the last rows ending at the screen's bottom, [end - last,
+# end) (not with start or end); history starts at oldest (not with start or
+# last). With clamp (default false) a range reaching before oldest or past
+# end is moved into [oldest, end] instead of failing, and clamped says so.
+# With max_bytes (at most the daemon's capture limit) the lines are cut
+# after the last whole row within max_bytes (at least one row) instead of
+# being refused, and cut says so: go on from next. Each line is one physical
+# row of exactly cols cells (a wide character takes two), padded with
+# spaces, without control characters; with trim (default false) a line ends
+# at its last non-space cell instead; with escapes (default false) its
+# colours and attributes are SGR sequences, hyperlinks OSC 8, each styled
+# run reset after it (with trim, styled blanks stay). screen is "alternate"
+# while a full-screen program uses the alternate screen (its rows never
+# enter history). Errors: not_found.pane; invalid_params.last,
+# invalid_params.history, invalid_params.max_bytes; invalid_params.range
 # (data: oldest, end, reason "before_oldest" | "after_end" | "inverted" |
-# "too_large": the lines exceed the capture limit, data.max_bytes, data.fit_end);
-# conflict.epoch when epoch is given and no longer current (capture without
-# epoch to learn the current one).
-method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int, trim: ?bool) -> (
+# "too_large": the lines exceed the capture limit, data.max_bytes,
+# data.fit_end); conflict.epoch when epoch is given and no longer current
+# (capture without epoch to learn the current one).
+method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int, trim: ?bool, last: ?int, history: ?bool,
+  clamp: ?bool, escapes: ?bool, max_bytes: ?int) -> (
   epoch: int,
   oldest: int,
   end: int,
@@ -4239,7 +4317,13 @@ method CaptureRows(pane: string, start: ?int, end: ?int, epoch: ?int, trim: ?boo
   lines: []string,
   # Rows [0, restored_rows) were shown by an earlier process of this pane
   # (saved before a restart, or kept by a relaunch).
-  restored_rows: int
+  restored_rows: int,
+  # first + len(lines): where a following capture goes on.
+  next: int,
+  # clamp moved the start or the end of the range into [oldest, end].
+  clamped: bool,
+  # The rows were cut at max_bytes: rows from next on were left out.
+  cut: bool
 )
 
 # Terminates a pane's processes: signal (default "HUP") to the process group,

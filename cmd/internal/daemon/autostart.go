@@ -28,10 +28,15 @@ var errNoManager = errors.New("no user manager with " + socketUnit + " for this 
 // activates signaltty.service. Only without such a manager does it start
 // signalttyd in the background (startDaemon). It reports whether the
 // manager was used, and, for a forked daemon, a channel that says why it
-// exited if it does.
-func autostart(ctx context.Context, addr string) (managed bool, exited <-chan string, err error) {
+// exited if it does. user, when not "", describes the user's daemon that
+// answers at another address: a forked daemon is then a second one, and
+// the client says so on standard error first (warnSecondDaemon).
+func autostart(ctx context.Context, addr, user string) (managed bool, exited <-chan string, err error) {
 	err = startSocketUnit(ctx, addr)
 	if errors.Is(err, errNoManager) {
+		if user != "" {
+			warnSecondDaemon(addr, user)
+		}
 		exited, err = startDaemon(addr)
 		return false, exited, err
 	}

@@ -89,7 +89,8 @@ func Dial(ctx context.Context, address string) (*Client, error) {
 	if os.Getenv("SIGNALTTY_NO_AUTOSTART") != "" || !noDaemon(err) {
 		return nil, unavailable(address, err)
 	}
-	managed, exited, serr := autostart(ctx, address)
+	user := userDaemonElsewhere(ctx, address)
+	managed, exited, serr := autostart(ctx, address, user)
 	if serr != nil {
 		what := "starting signalttyd"
 		if managed {
