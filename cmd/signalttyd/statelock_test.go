@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/signaltty/signaltty/service"
+)
+
+// release drops a lock as the death of its holder would: nothing written.
+func release(l *stateLock) { l.f.Close() }
+
+// A lock record left "running" (its holder died) is an unclean exit for the
+// next holder, with the dead holder's pid, start time and mark; one whose
+// holder wrote "stopped" is not, and only the exits it carried come back.
+func TestLockRecordTellsUncleanFromCleanExits(t *testing.T) {
+	dir := t.TempDir()
+	first, err := tryLockState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.unclean) != 0 {
+		t.Fatalf("a new state directory has unclean exits: %+v", first.unclean)
+	}
+	first.setMark(12345, nil)
+	release(first)
+
+	second, err := tryLockState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.unclean) != 1 {
+		t.Fatalf("after a holder died: unclean exits %+v, want one", second.unclean)
+	}
+	e := second.unclean[0]
+	if e.Pid != os.Getpid() || e.Mark != 12345 || e.State != "running" || e.Started.IsZero() || e.LastSeen.IsZero() {
+		t.Errorf("unclean exit %+v", e)
+	}
+	if m := second.marks(); len(m) != 1 || m[0] != 12345 {
+		t.Errorf("marks to avoid %v", m)
+	}
+	second.setMark(777, second.unclean)
+	second.stopped(second.unclean) // its leftovers still run
+	release(second)
+
+	third, err := tryLockState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(third.unclean) != 1 || third.unclean[0].Mark != 12345 || !third.unclean[0].Started.Equal(e.Started) {
+		t.Fatalf("after a clean stop that carried one exit: %+v", third.unclean)
+	}
+	third.stopped(nil)
+	release(third)
+
+	fourth, err := tryLockState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(fourth)
+	if len(fourth.unclean) != 0 {
+		t.Errorf("after a clean stop that carried nothing: %+v", fourth.unclean)
+	}
+}
+
+// The record of an older signaltty (pid, unit, state and nothing else,
+// never "stopped") is not taken for an unclean exit.
+func TestOlderLockRecordIsNoUncleanExit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lock"), []byte("pid 4242\nunit \nstate running\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := tryLockState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release(l)
+	if len(l.unclean) != 0 {
+		t.Errorf("unclean exits from an older record: %+v", l.unclean)
+	}
+}
+
+// A "previous" line survives a write and a read unchanged, times to the
+// nanosecond.
+func TestPreviousLineRoundTrip(t *testing.T) {
+	want := service.UncleanExit{Pid: 99, Started: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
+		LastSeen: time.Date(2026, 1, 2, 4, 0, 0, 0, time.UTC), State: "stopping", Mark: 1<<64 - 5}
+	dir := t.TempDir()
+	l, err := tryLockState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.setMark(1, []service.UncleanExit{want, {Pid: 7, State: "running", Mark: 3}})
+	got := readLockInfo(l.f).Previous
+	release(l)
+	if len(got) != 2 || !got[0].Started.Equal(want.Started) || !got[0].LastSeen.Equal(want.LastSeen) ||
+		got[0].Pid != want.Pid || got[0].State != want.State || got[0].Mark != want.Mark || !got[1].Started.IsZero() {
+		t.Errorf("previous lines read back as %+v, want %+v and a second without times", got, want)
+	}
+}
