@@ -37,6 +37,19 @@ func TestDoctorReport(t *testing.T) {
 			s.Persistence.Restored_from = "corrupt: /s/snapshot.corrupt-x.json"
 			s.Logind = srv.Logind{State: "stopping", Last_save_at: ts(0), Last_save_ms: ms(1), Last_save_error: str("read-only file system")}
 		}, []string{"! the last save failed: read-only file system", "set aside as /s/snapshot.corrupt-x.json", "the host is shutting down", "! the shutdown save failed", "3 things need attention"}, nil},
+		{"unclean exits", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "off"}
+			s.Unclean_exits = &[]srv.UncleanExit{
+				{Pid: 7, Started_at: ts(-time.Hour), Last_seen_at: ts(-time.Minute), State: "running", Leftovers_known: true,
+					Leftovers: []srv.LeftoverProcess{{Pid: 70, Name: "sleep"}, {Pid: 71, Name: "node"}}},
+				{Pid: 6, State: "stopping", Leftovers_known: true, Leftovers: []srv.LeftoverProcess{}},
+				{Pid: 5, State: "running", Leftovers: []srv.LeftoverProcess{}},
+			}
+		}, []string{"previous daemons:",
+			"! a previous daemon (pid 7, started 2026-03-14T14:00:00.000Z) exited uncleanly, at or after 2026-03-14T14:59:00.000Z (1m0s ago)",
+			"! 2 processes of its panes still run: 70 sleep, 71 node; `signaltty doctor --stop-leftovers` stops them",
+			"! a previous daemon (pid 6) exited uncleanly during its shutdown", "none of its panes' processes still runs",
+			"cannot be told apart", "4 things need attention"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := base
