@@ -134,3 +134,69 @@ func TestLeftoversOfAKilledDaemonAreReportedAndStopped(t *testing.T) {
 		t.Errorf("doctor after clean stops:\n%s", r.Stdout)
 	}
 }
+
+// The same with daemons the CLI autostarts (no systemd, no cgroups): after
+// kill -9 of the first, the next call autostarts a second one, whose
+// doctor names the leftover sleep, and `doctor --stop-leftovers` ends it.
+func TestLeftoversOfAKilledAutostartedDaemon(t *testing.T) {
+	t.Parallel()
+	u := harness.Unstarted(t)
+	var env []string
+	for _, kv := range u.ClientEnv() {
+		if !strings.HasPrefix(kv, "SIGNALTTY_NO_AUTOSTART=") {
+			env = append(env, kv)
+		}
+	}
+	cli := func(args ...string) harness.Result {
+		r := harness.Run(t, env, harness.Bin(t, "signaltty"), args...)
+		if r.Code != 0 {
+			t.Fatalf("signaltty %v:\n%s", args, r)
+		}
+		return r
+	}
+	t.Cleanup(func() {
+		pids := harness.DaemonsFor(u.Address)
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+		harness.WaitGone(t, harness.StopTimeout, "the autostarted daemon exits on SIGTERM", pids...)
+	})
+	cli("workspace", "create", "--name", "w")
+	first := harness.DaemonsFor(u.Address)
+	if len(first) != 1 {
+		t.Fatalf("autostarted daemons %v, want one", first)
+	}
+	p := u.Spawn(t, []string{"--workspace", "w"}, "sh", "-c", "trap '' HUP; echo trapped; sleep 600; echo never")
+	u.WaitLine(t, p.ID, "trapped")
+	leader := u.GetPane(t, p.ID).PID()
+	sleeper := 0
+	harness.Eventually(t, harness.PollTimeout, "the pane's sleep starts", func() (bool, string) {
+		for _, c := range harness.Children(leader) {
+			if c.Comm == "sleep" {
+				sleeper = c.Pid
+			}
+		}
+		return sleeper != 0, harness.DumpProcs(harness.Children(leader))
+	})
+	t.Cleanup(func() { syscall.Kill(-leader, syscall.SIGKILL); syscall.Kill(sleeper, syscall.SIGKILL) })
+
+	if err := syscall.Kill(first[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitGone(t, harness.StopTimeout, "the killed daemon", first[0])
+	harness.WaitGone(t, harness.PollTimeout, "the pane leader, which ignores SIGHUP, dies with the daemon", leader)
+	if harness.Gone(sleeper) {
+		t.Fatalf("the pane's sleep did not outlive the daemon: nothing left to find")
+	}
+	doc := cli("doctor") // autostarts the next daemon
+	for _, want := range []string{fmt.Sprintf("a previous daemon (pid %d", first[0]), "exited uncleanly",
+		fmt.Sprintf("1 process of its panes still runs: %d sleep", sleeper)} {
+		if !strings.Contains(doc.Stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, doc.Stdout)
+		}
+	}
+	if r := cli("doctor", "--stop-leftovers"); !strings.Contains(r.Stdout, fmt.Sprintf("stopped 1 leftover process: %d sleep", sleeper)) {
+		t.Errorf("doctor --stop-leftovers:\n%s", r.Stdout)
+	}
+	harness.WaitGone(t, harness.PollTimeout, "the leftover sleep is stopped", sleeper)
+}
