@@ -16,24 +16,27 @@ import (
 // dies"). A daemon killed with SIGKILL, or crashed, ends no pane: the
 // kernel kills each pane leader (its parent-death signal) and hangs up its
 // terminal, but a descendant that ignores SIGHUP, or left the leader's
-// process group, keeps running. Each of them carries the pane mark of the
+// process group, keeps running. Even a clean stop signals only each pane's
+// process group while its leader runs. Each of them carries the pane mark of the
 // daemon that started it (mark.go), a value chosen at random for that
 // daemon instance and written to the state directory's lock record, so the
 // next daemon of the same state directory finds them: processes of the
 // user whose hard RLIMIT_RTTIME is exactly that value.
 
-// UncleanExit is a daemon of this state directory that did not exit
-// cleanly (killed, crashed, the machine lost power), as found at this
-// daemon's start, with the processes of its panes that still run.
-type UncleanExit struct {
+// PreviousDaemon is an earlier daemon of this state directory, as found at
+// this daemon's start, that did not exit cleanly (killed, crashed, the
+// machine lost power) or that stopped while processes of its panes still
+// ran, with the processes of its panes that still run.
+type PreviousDaemon struct {
 	Pid int
 	// Started is when it started; zero when its record does not say.
 	Started time.Time
 	// LastSeen is its last write to the state directory (its lock record or
 	// snapshot): it exited at or after this time. Zero: unknown.
 	LastSeen time.Time
-	// State is what its record said it was doing: "running", or "stopping"
-	// (it died during its shutdown).
+	// State is what its record said it was doing: "running", "stopping"
+	// (it died during its shutdown), both unclean exits, or "stopped" (a
+	// clean exit that left processes running).
 	State string
 	// Mark is the hard RLIMIT_RTTIME of its panes' processes; 0: unknown
 	// (its mark named no instance), and its leftovers cannot be found.
@@ -53,11 +56,11 @@ type LeftoverProcess struct {
 	start uint64
 }
 
-// leftoverState is the service's record of unclean exits; its own lock,
+// leftoverState is the service's record of previous daemons; its own lock,
 // never held while /proc is read or a process is waited for.
 type leftoverState struct {
 	mu    sync.Mutex
-	exits []UncleanExit
+	exits []PreviousDaemon
 }
 
 // Leftover stop timing: StopLeftovers sends SIGTERM (and SIGCONT), waits
@@ -68,18 +71,26 @@ const (
 	leftoverRounds   = 3 // scans after a stop, for processes forked meanwhile
 )
 
-// FindLeftovers records the unclean exits of earlier daemons of the state
-// directory (read from its lock record by the caller) and looks for the
-// processes their panes left running. It is called once, before the first
-// pane starts; it logs what it found.
-func (s *Service) FindLeftovers(exits []UncleanExit) {
-	found := make([]UncleanExit, 0, len(exits))
+// FindLeftovers records the earlier daemons of the state directory that
+// exited uncleanly or left processes running (read from its lock record by
+// the caller) and looks for the processes their panes left running. A clean
+// exit whose processes are all gone now is dropped. It is called once,
+// before the first pane starts; it logs what it found.
+func (s *Service) FindLeftovers(exits []PreviousDaemon) {
+	found := make([]PreviousDaemon, 0, len(exits))
 	for _, e := range exits {
 		e.Leftovers = nil
 		if e.Mark != 0 && e.Mark != s.cfg.Mark.Value {
 			e.Leftovers = scanMarked(e.Mark)
 		}
+		if e.State == "stopped" && len(e.Leftovers) == 0 {
+			continue
+		}
 		found = append(found, e)
+		msg := "a previous signalttyd of this state directory exited uncleanly"
+		if e.State == "stopped" {
+			msg = "a previous signalttyd of this state directory stopped while processes of its panes still ran"
+		}
 		args := []any{"pid", e.Pid, "state", e.State, "leftovers", len(e.Leftovers)}
 		if !e.Started.IsZero() {
 			args = append(args, "started_at", e.Started.UTC().Format(time.RFC3339))
@@ -87,7 +98,7 @@ func (s *Service) FindLeftovers(exits []UncleanExit) {
 		if !e.LastSeen.IsZero() {
 			args = append(args, "last_seen_at", e.LastSeen.UTC().Format(time.RFC3339))
 		}
-		s.log.Warn("a previous signalttyd of this state directory exited uncleanly", args...)
+		s.log.Warn(msg, args...)
 		if len(e.Leftovers) > 0 {
 			s.log.Warn("processes of its panes still run; `signaltty doctor --stop-leftovers` stops them", "pids", leftoverPids(e.Leftovers))
 		}
@@ -97,13 +108,13 @@ func (s *Service) FindLeftovers(exits []UncleanExit) {
 	s.leftovers.mu.Unlock()
 }
 
-// UncleanExits returns the unclean exits found at start, each with the
+// PreviousDaemons returns the previous daemons found at start, each with the
 // leftover processes that still run now. A daemon whose leftovers were
 // all gone at the last look is not looked at again: no new process can
 // carry its mark.
-func (s *Service) UncleanExits() []UncleanExit {
+func (s *Service) PreviousDaemons() []PreviousDaemon {
 	s.leftovers.mu.Lock()
-	exits := append([]UncleanExit(nil), s.leftovers.exits...)
+	exits := append([]PreviousDaemon(nil), s.leftovers.exits...)
 	s.leftovers.mu.Unlock()
 	changed := false
 	for i, e := range exits {
@@ -120,7 +131,7 @@ func (s *Service) UncleanExits() []UncleanExit {
 
 // setLeftovers replaces the leftovers of the recorded exits by those of
 // exits (same daemons, same order).
-func (s *Service) setLeftovers(exits []UncleanExit) {
+func (s *Service) setLeftovers(exits []PreviousDaemon) {
 	s.leftovers.mu.Lock()
 	defer s.leftovers.mu.Unlock()
 	for i := range s.leftovers.exits {
@@ -130,7 +141,7 @@ func (s *Service) setLeftovers(exits []UncleanExit) {
 	}
 }
 
-// StopLeftovers ends every leftover process of the unclean exits: SIGTERM
+// StopLeftovers ends every leftover process of the previous daemons: SIGTERM
 // and SIGCONT, up to 2000 ms for it to exit, then SIGKILL and up to
 // 1000 ms more; then it looks again (a process may have forked meanwhile),
 // up to three times. A process is signalled only through a pidfd, after
@@ -139,7 +150,7 @@ func (s *Service) setLeftovers(exits []UncleanExit) {
 // still running; ctx ends the waits early (those still running are then
 // in remaining).
 func (s *Service) StopLeftovers(ctx context.Context) (stopped, remaining []LeftoverProcess) {
-	exits := s.UncleanExits()
+	exits := s.PreviousDaemons()
 	for round := 0; round < leftoverRounds; round++ {
 		var targets []leftoverTarget
 		for _, e := range exits {
@@ -266,12 +277,12 @@ func waitPidfds(ctx context.Context, ts []leftoverTarget, d time.Duration) []lef
 	return ts
 }
 
-// LeftoverMarks returns the unclean exits whose leftover processes still
+// LeftoverMarks returns the previous daemons whose leftover processes still
 // run now, for the lock record a clean exit leaves, so that the next
 // daemon reports them again.
-func (s *Service) LeftoverMarks() []UncleanExit {
-	var out []UncleanExit
-	for _, e := range s.UncleanExits() {
+func (s *Service) LeftoverMarks() []PreviousDaemon {
+	var out []PreviousDaemon
+	for _, e := range s.PreviousDaemons() {
 		if len(e.Leftovers) > 0 {
 			out = append(out, e)
 		}
@@ -346,4 +357,12 @@ func leftoverPids(ps []LeftoverProcess) []int {
 		out[i] = p.Pid
 	}
 	return out
+}
+
+// OwnLeftovers reports whether processes with this daemon's own mark, other
+// than itself, still run: after Shutdown, what its panes left (processes
+// outside their process groups, or that outlived a leader's exit). False
+// when its mark names no instance.
+func (s *Service) OwnLeftovers() bool {
+	return s.cfg.Mark.Instance && len(scanMarked(s.cfg.Mark.Value)) > 0
 }

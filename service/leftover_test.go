@@ -35,8 +35,8 @@ func TestLeftoversAreTheProcessesWithTheDeadDaemonsMark(t *testing.T) {
 	left := startMarked(t, mark)
 	other := startMarked(t, mark-1)
 	s := newTestService(t)
-	s.FindLeftovers([]UncleanExit{{Pid: 1, State: "running", Mark: mark}})
-	exits := s.UncleanExits()
+	s.FindLeftovers([]PreviousDaemon{{Pid: 1, State: "running", Mark: mark}})
+	exits := s.PreviousDaemons()
 	if len(exits) != 1 {
 		t.Fatalf("unclean exits %+v", exits)
 	}
@@ -57,7 +57,18 @@ func TestLeftoversAreTheProcessesWithTheDeadDaemonsMark(t *testing.T) {
 	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("a process with another mark was stopped too: %v", err)
 	}
-	if e := s.UncleanExits(); len(e) != 1 || len(e[0].Leftovers) != 0 {
+	if e := s.PreviousDaemons(); len(e) != 1 || len(e[0].Leftovers) != 0 {
 		t.Errorf("after the stop: %+v", e)
+	}
+}
+
+// A clean stop whose processes are all gone by the next start is not
+// reported; an unclean exit is, leftovers or not.
+func TestCleanStopWithoutLeftoversIsNotReported(t *testing.T) {
+	mark := unix.RLIM_INFINITY - 1 - rand.Uint64N(1<<32)
+	s := newTestService(t)
+	s.FindLeftovers([]PreviousDaemon{{Pid: 2, State: "stopped", Mark: mark}, {Pid: 3, State: "running", Mark: mark}})
+	if e := s.PreviousDaemons(); len(e) != 1 || e[0].Pid != 3 {
+		t.Errorf("previous daemons %+v, want only the unclean exit", e)
 	}
 }

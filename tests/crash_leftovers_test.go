@@ -15,7 +15,7 @@ import (
 // unclean exits.
 type leftoverStatus struct {
 	Status struct {
-		UncleanExits []struct {
+		PreviousDaemons []struct {
 			Pid            int     `json:"pid"`
 			StartedAt      *string `json:"started_at"`
 			LastSeenAt     *string `json:"last_seen_at"`
@@ -25,7 +25,7 @@ type leftoverStatus struct {
 				Pid  int    `json:"pid"`
 				Name string `json:"name"`
 			} `json:"leftovers"`
-		} `json:"unclean_exits"`
+		} `json:"previous_daemons"`
 	} `json:"status"`
 }
 
@@ -35,7 +35,7 @@ func leftoverPids(t *testing.T, d *harness.Daemon, pid int) ([]int, bool) {
 	t.Helper()
 	var st leftoverStatus
 	d.JSON(t, &st, "status")
-	for _, e := range st.Status.UncleanExits {
+	for _, e := range st.Status.PreviousDaemons {
 		if e.Pid != pid {
 			continue
 		}
@@ -99,7 +99,7 @@ func TestLeftoversOfAKilledDaemonAreReportedAndStopped(t *testing.T) {
 			t.Errorf("doctor does not say %q:\n%s", want, doc.Stdout)
 		}
 	}
-	if st := d2.CLI(t, "status"); !strings.Contains(st.Stdout, fmt.Sprintf("unclean exit: daemon pid %d", daemonPid)) ||
+	if st := d2.CLI(t, "status"); !strings.Contains(st.Stdout, fmt.Sprintf("previous daemon: pid %d", daemonPid)) ||
 		!strings.Contains(st.Stdout, fmt.Sprintf("%d sleep", sleeper)) {
 		t.Errorf("status does not name the unclean exit and its leftover:\n%s", st.Stdout)
 	}
@@ -127,8 +127,8 @@ func TestLeftoversOfAKilledDaemonAreReportedAndStopped(t *testing.T) {
 	d4 := harness.Start(t, harness.Options{Dir: d.Dir})
 	var st leftoverStatus
 	d4.JSON(t, &st, "status")
-	if len(st.Status.UncleanExits) != 0 {
-		t.Errorf("after clean stops with no leftovers: unclean_exits %+v", st.Status.UncleanExits)
+	if len(st.Status.PreviousDaemons) != 0 {
+		t.Errorf("after clean stops with no leftovers: previous_daemons %+v", st.Status.PreviousDaemons)
 	}
 	if r := d4.CLI(t, "doctor"); strings.Contains(r.Stdout, "uncleanly") {
 		t.Errorf("doctor after clean stops:\n%s", r.Stdout)

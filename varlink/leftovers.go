@@ -8,17 +8,17 @@ import (
 	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
 )
 
-// Server.GetStatus unclean_exits and Server.StopLeftovers
+// Server.GetStatus previous_daemons and Server.StopLeftovers
 // (docs/termination.md, "When the daemon dies").
 
-// uncleanExitsOut is nil (the field left out) when there were none.
-func uncleanExitsOut(es []service.UncleanExit) *[]srv.UncleanExit {
+// previousDaemonsOut is nil (the field left out) when there were none.
+func previousDaemonsOut(es []service.PreviousDaemon) *[]srv.PreviousDaemon {
 	if len(es) == 0 {
 		return nil
 	}
-	out := make([]srv.UncleanExit, 0, len(es))
+	out := make([]srv.PreviousDaemon, 0, len(es))
 	for _, e := range es {
-		out = append(out, srv.UncleanExit{Pid: int64(e.Pid), Started_at: timeOpt(e.Started), Last_seen_at: timeOpt(e.LastSeen),
+		out = append(out, srv.PreviousDaemon{Pid: int64(e.Pid), Started_at: timeOpt(e.Started), Last_seen_at: timeOpt(e.LastSeen),
 			State: e.State, Leftovers_known: e.Mark != 0, Leftovers: leftoversOut(e.Leftovers)})
 	}
 	return &out

@@ -19,8 +19,8 @@ func doctorCmd(a *app) *cobra.Command {
 		Long: `doctor asks the daemon for its status and explains it: the daemon itself,
 saving of the state directory, and the logind monitor that saves the
 workspaces before the host shuts down, and earlier daemons of the state
-directory that did not exit cleanly, with the processes their panes left
-running. Lines starting with "!" need attention. With --json it prints the
+directory that did not exit cleanly (or stopped while processes of their
+panes still ran), with the processes their panes left running. Lines starting with "!" need attention. With --json it prints the
 GetStatus reply.
 
 --stop-leftovers first stops those leftover processes (SIGTERM, after 2 s
@@ -45,7 +45,7 @@ that call's reply instead of the report.`,
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&stop, "stop-leftovers", false, "first stop the processes that earlier, uncleanly exited daemons' panes left running (Server.StopLeftovers)")
+	cmd.Flags().BoolVar(&stop, "stop-leftovers", false, "first stop the processes that earlier daemons' panes left running (Server.StopLeftovers)")
 	return cmd
 }
 
@@ -74,7 +74,7 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 	}
 
 	writeDoctorCgroups(w, s.Cgroups, say, warn)
-	writeDoctorUnclean(w, s.Unclean_exits, now, say, warn)
+	writeDoctorPrevious(w, s.Previous_daemons, now, say, warn)
 
 	p := s.Persistence
 	fmt.Fprintln(w, "persistence:")

@@ -11,18 +11,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Unclean exits of earlier daemons and what their panes left running
+// Earlier daemons that exited uncleanly (or stopped leaving processes) and
+// what their panes left running
 // (docs/termination.md, "When the daemon dies").
 
-// writeDoctorUnclean renders Status.unclean_exits: one warning per daemon
-// that did not exit cleanly, one per daemon whose panes' processes still run.
-func writeDoctorUnclean(w io.Writer, es *[]srv.UncleanExit, now time.Time, say, warn func(string, ...any)) {
+// writeDoctorPrevious renders Status.previous_daemons: one warning per
+// daemon that did not exit cleanly (or stopped leaving processes), one per
+// daemon whose panes' processes still run.
+func writeDoctorPrevious(w io.Writer, es *[]srv.PreviousDaemon, now time.Time, say, warn func(string, ...any)) {
 	if es == nil || len(*es) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "previous daemons:")
 	for _, e := range *es {
-		warn("%s", uncleanLine(e, now))
+		warn("%s", previousLine(e, now))
 		switch {
 		case !e.Leftovers_known:
 			say("its panes' processes cannot be told apart from others (its pane mark named no daemon); some may still run")
@@ -35,11 +37,19 @@ func writeDoctorUnclean(w io.Writer, es *[]srv.UncleanExit, now time.Time, say, 
 	}
 }
 
-// uncleanLine says which daemon exited uncleanly and when.
-func uncleanLine(e srv.UncleanExit, now time.Time) string {
+// previousLine says which daemon exited uncleanly, or stopped leaving
+// processes running, and when.
+func previousLine(e srv.PreviousDaemon, now time.Time) string {
 	line := fmt.Sprintf("a previous daemon (pid %d", e.Pid)
 	if e.Started_at != nil {
 		line += ", started " + *e.Started_at
+	}
+	if e.State == "stopped" {
+		line += ") stopped"
+		if e.Last_seen_at != nil {
+			line += " at " + ago(*e.Last_seen_at, now)
+		}
+		return line + " while processes of its panes still ran (outside their process groups, or after their leader exited)"
 	}
 	line += ") exited uncleanly"
 	if e.State == "stopping" {
@@ -49,6 +59,14 @@ func uncleanLine(e srv.UncleanExit, now time.Time) string {
 		line += ", at or after " + ago(*e.Last_seen_at, now) + " (its last write to the state directory)"
 	}
 	return line + ": killed, crashed or the machine lost power; its running panes came back RESTORED"
+}
+
+// exitWord is how `status` says a previous daemon ended.
+func exitWord(e srv.PreviousDaemon) string {
+	if e.State == "stopped" {
+		return "stopped leaving processes"
+	}
+	return "exited uncleanly"
 }
 
 // leftoverList is "pid name, pid name, …".
@@ -81,8 +99,8 @@ func stopLeftovers(a *app, cmd *cobra.Command) error {
 	})
 }
 
-// leftoverSummary is what `status` says of an unclean exit's leftovers.
-func leftoverSummary(e srv.UncleanExit) string {
+// leftoverSummary is what `status` says of a previous daemon's leftovers.
+func leftoverSummary(e srv.PreviousDaemon) string {
 	switch {
 	case !e.Leftovers_known:
 		return "unknown"

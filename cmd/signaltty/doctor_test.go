@@ -39,7 +39,7 @@ func TestDoctorReport(t *testing.T) {
 		}, []string{"! the last save failed: read-only file system", "set aside as /s/snapshot.corrupt-x.json", "the host is shutting down", "! the shutdown save failed", "3 things need attention"}, nil},
 		{"unclean exits", func(s *srv.Status) {
 			s.Logind = srv.Logind{State: "off"}
-			s.Unclean_exits = &[]srv.UncleanExit{
+			s.Previous_daemons = &[]srv.PreviousDaemon{
 				{Pid: 7, Started_at: ts(-time.Hour), Last_seen_at: ts(-time.Minute), State: "running", Leftovers_known: true,
 					Leftovers: []srv.LeftoverProcess{{Pid: 70, Name: "sleep"}, {Pid: 71, Name: "node"}}},
 				{Pid: 6, State: "stopping", Leftovers_known: true, Leftovers: []srv.LeftoverProcess{}},
@@ -50,6 +50,12 @@ func TestDoctorReport(t *testing.T) {
 			"! 2 processes of its panes still run: 70 sleep, 71 node; `signaltty doctor --stop-leftovers` stops them",
 			"! a previous daemon (pid 6) exited uncleanly during its shutdown", "none of its panes' processes still runs",
 			"cannot be told apart", "4 things need attention"}, nil},
+		{"stopped leaving processes", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "off"}
+			s.Previous_daemons = &[]srv.PreviousDaemon{{Pid: 8, Last_seen_at: ts(-time.Hour), State: "stopped", Leftovers_known: true,
+				Leftovers: []srv.LeftoverProcess{{Pid: 80, Name: "sleep"}}}}
+		}, []string{"! a previous daemon (pid 8) stopped at 2026-03-14T14:00:00.000Z (1h0m0s ago) while processes of its panes still ran",
+			"! 1 process of its panes still runs: 80 sleep", "2 things need attention"}, []string{"uncleanly"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := base

@@ -78,14 +78,16 @@ func run(log *slog.Logger, address string) error {
 		log.Info("the state directory was released; starting")
 	}
 	// The last write of every return (not of a crash): the next daemon
-	// does not take this one for an unclean exit.
-	var carried func() []service.UncleanExit
+	// does not take this one for an unclean exit, and finds what its panes
+	// left running.
+	var svc *service.Service
 	defer func() {
-		var c []service.UncleanExit
-		if carried != nil {
-			c = carried()
+		var c []service.PreviousDaemon
+		left := false
+		if svc != nil {
+			c, left = svc.LeftoverMarks(), svc.OwnLeftovers()
 		}
-		stateLockHeld.stopped(c)
+		stateLockHeld.stopped(c, left)
 	}()
 	if address == "" {
 		address = addr.Default()
@@ -122,20 +124,19 @@ func run(log *slog.Logger, address string) error {
 	} else {
 		log.Info("panes share the daemon's cgroup", "reason", cgroupsOff)
 	}
-	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
+	svc = service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log),
 		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log), Mark: mark,
 		Limits: serviceLimits(log), HistoryBytes: historyBytes(log)})
 	// What earlier daemons of the state directory left running, before
 	// this one starts anything (docs/termination.md, "When the daemon dies").
 	if stateLockHeld != nil {
-		svc.FindLeftovers(stateLockHeld.unclean)
+		svc.FindLeftovers(stateLockHeld.previous)
 		ownMark := uint64(0)
 		if mark.Instance {
 			ownMark = mark.Value
 		}
 		stateLockHeld.setMark(ownMark, svc.LeftoverMarks())
-		carried = svc.LeftoverMarks
 	}
 	store, err := restore(log, svc)
 	if err != nil {

@@ -27,15 +27,15 @@ const stateLockWait = 15 * time.Second
 // whether it is "running", "stopping" or "stopped" (the last thing a clean
 // exit writes), its start time (RFC 3339), its pane mark (the hard
 // RLIMIT_RTTIME of its panes' processes, service/mark.go) and, one
-// "previous" line each, the unclean exits of earlier daemons whose panes'
-// processes still ran (docs/termination.md, "When the daemon dies").
+// "previous" line each, the earlier daemons (unclean exits, or clean ones
+// that left processes running) whose panes' processes still ran (docs/termination.md, "When the daemon dies").
 type lockInfo struct {
 	Pid      int
 	Unit     string
 	State    string
 	Started  time.Time
 	Mark     uint64
-	Previous []service.UncleanExit
+	Previous []service.PreviousDaemon
 }
 
 func (li lockInfo) String() string {
@@ -70,9 +70,9 @@ func (e *stateInUseError) Error() string {
 type stateLock struct {
 	f    *os.File
 	info lockInfo
-	// unclean are the earlier daemons that did not exit cleanly, as the
-	// lock record said when this daemon took it.
-	unclean []service.UncleanExit
+	// previous are the earlier daemons that did not exit cleanly or left
+	// processes running, as the lock record said when this daemon took it.
+	previous []service.PreviousDaemon
 }
 
 // lockState takes an exclusive flock(2) on <dir>/lock so that one daemon at
@@ -113,38 +113,38 @@ func tryLockState(dir string) (*stateLock, error) {
 		return nil, &stateInUseError{Dir: dir, Holder: readLockInfo(f)}
 	}
 	l := &stateLock{f: f, info: lockInfo{Pid: os.Getpid(), Unit: ownUnit(), State: "running", Started: time.Now()}}
-	l.unclean = uncleanExits(dir, f, readLockInfo(f))
-	l.info.Previous = l.unclean // until the leftovers were looked for (setMark)
+	l.previous = previousDaemons(dir, f, readLockInfo(f))
+	l.info.Previous = l.previous // until the leftovers were looked for (setMark)
 	l.write()
 	return l, nil
 }
 
-// uncleanExits are the daemons prev (the record the lock held) names as not
-// having exited cleanly: its writer, unless it wrote "stopped", and those
-// it carried. A record without a start time or mark (older signaltty, which
+// previousDaemons are the daemons prev (the record the lock held) names as
+// not having exited cleanly, or as having left processes running: its
+// writer, unless it wrote "stopped", and those it carried. A record without a start time or mark (older signaltty, which
 // never wrote "stopped") names none.
-func uncleanExits(dir string, f *os.File, prev lockInfo) []service.UncleanExit {
-	out := append([]service.UncleanExit(nil), prev.Previous...)
+func previousDaemons(dir string, f *os.File, prev lockInfo) []service.PreviousDaemon {
+	out := append([]service.PreviousDaemon(nil), prev.Previous...)
 	if prev.State == "stopped" || prev.Pid == 0 || (prev.Started.IsZero() && prev.Mark == 0) {
 		return out
 	}
-	e := service.UncleanExit{Pid: prev.Pid, Started: prev.Started, State: prev.State, Mark: prev.Mark}
+	e := service.PreviousDaemon{Pid: prev.Pid, Started: prev.Started, State: prev.State, Mark: prev.Mark}
 	for _, name := range []string{f.Name(), filepath.Join(dir, snapshot.FileName)} {
 		if fi, err := os.Stat(name); err == nil && fi.ModTime().After(e.LastSeen) {
 			e.LastSeen = fi.ModTime()
 		}
 	}
-	return append([]service.UncleanExit{e}, out...)
+	return append([]service.PreviousDaemon{e}, out...)
 }
 
-// marks are the pane marks of the unclean exits, which this daemon's own
+// marks are the pane marks of the previous daemons, which this daemon's own
 // must differ from.
 func (l *stateLock) marks() []uint64 {
 	if l == nil {
 		return nil
 	}
 	var out []uint64
-	for _, e := range l.unclean {
+	for _, e := range l.previous {
 		if e.Mark != 0 {
 			out = append(out, e.Mark)
 		}
@@ -153,8 +153,8 @@ func (l *stateLock) marks() []uint64 {
 }
 
 // setMark records this daemon's pane mark (0: none that names it) and
-// the unclean exits whose leftovers still run.
-func (l *stateLock) setMark(mark uint64, carried []service.UncleanExit) {
+// the previous daemons whose leftovers still run.
+func (l *stateLock) setMark(mark uint64, carried []service.PreviousDaemon) {
 	if l == nil {
 		return
 	}
@@ -164,14 +164,19 @@ func (l *stateLock) setMark(mark uint64, carried []service.UncleanExit) {
 }
 
 // stopped is the last write of a clean exit: the next daemon does not
-// report this one as exited uncleanly, only the carried exits whose
-// leftovers still run.
-func (l *stateLock) stopped(carried []service.UncleanExit) {
+// report this one as exited uncleanly, only the carried daemons whose
+// leftovers still run and, when leftRunning (processes with its own mark
+// still run), this one as "stopped", so that it finds them too.
+func (l *stateLock) stopped(carried []service.PreviousDaemon, leftRunning bool) {
 	if l == nil {
 		return
 	}
 	l.info.State = "stopped"
 	l.info.Previous = carried
+	if leftRunning && l.info.Mark != 0 {
+		self := service.PreviousDaemon{Pid: l.info.Pid, Started: l.info.Started, LastSeen: time.Now(), State: "stopped", Mark: l.info.Mark}
+		l.info.Previous = append([]service.PreviousDaemon{self}, carried...)
+	}
 	l.write()
 }
 
@@ -215,17 +220,17 @@ func timeField(t time.Time) string {
 
 // parsePrevious parses the fields of a "previous" line: pid, start time,
 // last seen, state, mark.
-func parsePrevious(v string) (service.UncleanExit, bool) {
+func parsePrevious(v string) (service.PreviousDaemon, bool) {
 	f := strings.Fields(v)
 	if len(f) != 5 {
-		return service.UncleanExit{}, false
+		return service.PreviousDaemon{}, false
 	}
 	pid, err1 := strconv.Atoi(f[0])
 	mark, err2 := strconv.ParseUint(f[4], 10, 64)
 	if err1 != nil || err2 != nil || pid <= 0 {
-		return service.UncleanExit{}, false
+		return service.PreviousDaemon{}, false
 	}
-	e := service.UncleanExit{Pid: pid, State: f[3], Mark: mark}
+	e := service.PreviousDaemon{Pid: pid, State: f[3], Mark: mark}
 	e.Started, _ = time.Parse(time.RFC3339Nano, f[1])
 	e.LastSeen, _ = time.Parse(time.RFC3339Nano, f[2])
 	return e, true

@@ -37,15 +37,16 @@ type Status struct {
 	Cgroups          *Cgroups              `json:"cgroups,omitempty"`
 	Denials          *[]DenialCount        `json:"denials,omitempty"`
 	Unattributed     *[]UnattributedCaller `json:"unattributed,omitempty"`
-	Unclean_exits    *[]UncleanExit        `json:"unclean_exits,omitempty"`
+	Previous_daemons *[]PreviousDaemon     `json:"previous_daemons,omitempty"`
 }
 
-// A daemon that did not exit cleanly. started_at: its start; last_seen_at:
-// its last write to the state directory (it exited at or after it), RFC 3339
-// UTC. state: what it was doing, "running" or "stopping" (its shutdown).
+// An earlier daemon. started_at: its start; last_seen_at: its last write to
+// the state directory (it exited at or after it), RFC 3339 UTC. state: what
+// it was doing when it died, "running" or "stopping" (its shutdown), or
+// "stopped": a clean exit that left processes of its panes running.
 // leftovers_known is false when its processes cannot be told apart (its
 // pane mark named no daemon instance): leftovers is empty then.
-type UncleanExit struct {
+type PreviousDaemon struct {
 	Pid             int64             `json:"pid"`
 	Started_at      *string           `json:"started_at,omitempty"`
 	Last_seen_at    *string           `json:"last_seen_at,omitempty"`
@@ -472,7 +473,7 @@ func (m Shutdown_methods) Upgrade(ctx context.Context, c *varlink.Connection) (f
 }
 
 // Stops the processes earlier daemons' panes left running (Status
-// unclean_exits): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
+// previous_daemons): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
 // to 1000 ms; then it looks again for processes they forked meanwhile, up
 // to three times. stopped lists those that ended, remaining those still
 // running (a process in uninterruptible sleep). Nothing to stop is no
@@ -1128,7 +1129,7 @@ func (s *VarlinkInterface) Shutdown(ctx context.Context, c VarlinkCall) error {
 }
 
 // Stops the processes earlier daemons' panes left running (Status
-// unclean_exits): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
+// previous_daemons): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
 // to 1000 ms; then it looks again for processes they forked meanwhile, up
 // to three times. stopped lists those that ended, remaining those still
 // running (a process in uninterruptible sleep). Nothing to stop is no
@@ -1298,17 +1299,19 @@ type Status (
   # (docs/security.md, "The pane mark"), e.g. an agent's shared helper.
   unattributed: ?[]UnattributedCaller,
   # Earlier daemons of this state directory that did not exit cleanly
-  # (killed, crashed, power lost), as found at this start, with what their
-  # panes left running (docs/termination.md, "When the daemon dies").
-  unclean_exits: ?[]UncleanExit
+  # (killed, crashed, power lost) or stopped while processes of their panes
+  # still ran, as found at this start, with what their panes left running
+  # (docs/termination.md, "When the daemon dies").
+  previous_daemons: ?[]PreviousDaemon
 )
 
-# A daemon that did not exit cleanly. started_at: its start; last_seen_at:
-# its last write to the state directory (it exited at or after it), RFC 3339
-# UTC. state: what it was doing, "running" or "stopping" (its shutdown).
+# An earlier daemon. started_at: its start; last_seen_at: its last write to
+# the state directory (it exited at or after it), RFC 3339 UTC. state: what
+# it was doing when it died, "running" or "stopping" (its shutdown), or
+# "stopped": a clean exit that left processes of its panes running.
 # leftovers_known is false when its processes cannot be told apart (its
 # pane mark named no daemon instance): leftovers is empty then.
-type UncleanExit (
+type PreviousDaemon (
   pid: int,
   started_at: ?string,
   last_seen_at: ?string,
@@ -1573,7 +1576,7 @@ method GetStatus() -> (status: Status)
 method Shutdown() -> ()
 
 # Stops the processes earlier daemons' panes left running (Status
-# unclean_exits): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
+# previous_daemons): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
 # to 1000 ms; then it looks again for processes they forked meanwhile, up
 # to three times. stopped lists those that ended, remaining those still
 # running (a process in uninterruptible sleep). Nothing to stop is no
