@@ -9,6 +9,16 @@ import (
 	"github.com/signaltty/signaltty/service"
 )
 
+// take takes the lock of dir or fails the test.
+func take(t *testing.T, dir string) *stateLock {
+	t.Helper()
+	l, err := tryLockState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // release drops a lock as the death of its holder would: nothing written.
 func release(l *stateLock) { l.f.Close() }
 
@@ -17,20 +27,14 @@ func release(l *stateLock) { l.f.Close() }
 // holder wrote "stopped" is not, and only the exits it carried come back.
 func TestLockRecordTellsUncleanFromCleanExits(t *testing.T) {
 	dir := t.TempDir()
-	first, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := take(t, dir)
 	if len(first.previous) != 0 {
 		t.Fatalf("a new state directory has unclean exits: %+v", first.previous)
 	}
 	first.setMark(12345, nil)
 	release(first)
 
-	second, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := take(t, dir)
 	if len(second.previous) != 1 {
 		t.Fatalf("after a holder died: unclean exits %+v, want one", second.previous)
 	}
@@ -45,20 +49,14 @@ func TestLockRecordTellsUncleanFromCleanExits(t *testing.T) {
 	second.stopped(second.previous, false) // its leftovers still run
 	release(second)
 
-	third, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	third := take(t, dir)
 	if len(third.previous) != 1 || third.previous[0].Mark != 12345 || !third.previous[0].Started.Equal(e.Started) {
 		t.Fatalf("after a clean stop that carried one exit: %+v", third.previous)
 	}
 	third.stopped(nil, false)
 	release(third)
 
-	fourth, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fourth := take(t, dir)
 	defer release(fourth)
 	if len(fourth.previous) != 0 {
 		t.Errorf("after a clean stop that carried nothing: %+v", fourth.previous)
@@ -72,10 +70,7 @@ func TestOlderLockRecordIsNoPreviousDaemon(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "lock"), []byte("pid 4242\nunit \nstate running\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := take(t, dir)
 	defer release(l)
 	if len(l.previous) != 0 {
 		t.Errorf("unclean exits from an older record: %+v", l.previous)
@@ -88,10 +83,7 @@ func TestPreviousLineRoundTrip(t *testing.T) {
 	want := service.PreviousDaemon{Pid: 99, Started: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
 		LastSeen: time.Date(2026, 1, 2, 4, 0, 0, 0, time.UTC), State: "stopping", Mark: 1<<64 - 5}
 	dir := t.TempDir()
-	l, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := take(t, dir)
 	l.setMark(1, []service.PreviousDaemon{want, {Pid: 7, State: "running", Mark: 3}})
 	got := readLockInfo(l.f).Previous
 	release(l)
@@ -106,26 +98,17 @@ func TestPreviousLineRoundTrip(t *testing.T) {
 // none does not.
 func TestCleanStopLeavingProcessesIsRecorded(t *testing.T) {
 	dir := t.TempDir()
-	l, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := take(t, dir)
 	l.setMark(555, nil)
 	l.stopped(nil, true)
 	release(l)
-	next, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := take(t, dir)
 	if len(next.previous) != 1 || next.previous[0].State != "stopped" || next.previous[0].Mark != 555 || next.previous[0].Pid != os.Getpid() {
 		t.Fatalf("after a stop that left processes: %+v", next.previous)
 	}
 	next.stopped(nil, false)
 	release(next)
-	last, err := tryLockState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	last := take(t, dir)
 	defer release(last)
 	if len(last.previous) != 0 {
 		t.Errorf("after a stop that left nothing: %+v", last.previous)
