@@ -154,6 +154,9 @@ func (s *Service) StopLeftovers(ctx context.Context) (stopped, remaining []Lefto
 	for round := 0; round < leftoverRounds; round++ {
 		var targets []leftoverTarget
 		for _, e := range exits {
+			if e.Mark == s.cfg.Mark.Value {
+				continue // never this daemon's own processes
+			}
 			for _, p := range scanMarked(e.Mark) {
 				if t, ok := pin(p, e.Mark); ok {
 					targets = append(targets, t)
