@@ -26,7 +26,8 @@ const (
 //
 // The child is a session and process group leader with the PTY as its
 // controlling terminal and as fds 0, 1 and 2; no other descriptor of the
-// daemon reaches it. Argv[0] without '/' is looked up in the PATH of cfg.Env
+// daemon reaches it. Its parent-death signal is SIGKILL: it dies with the
+// daemon, also when the daemon is killed (spawner.go). Argv[0] without '/' is looked up in the PATH of cfg.Env
 // (the daemon's PATH when cfg.Env has none); with '/' it is used as given
 // (relative to cfg.Dir). An empty cfg.Dir keeps the daemon's working
 // directory. Start marks all of the daemon's descriptors above 2
@@ -198,7 +199,7 @@ func spawn(path string, cfg Config) (master *os.File, pidfd, pid int, err error)
 			CgroupFD:    cgfd,
 		},
 	}
-	pid, err = syscall.ForkExec(path, cfg.Argv, attr)
+	pid, err = forkExec(path, cfg.Argv, attr)
 	if err != nil {
 		master.Close()
 		return nil, -1, 0, spawnError(err, path, cfg.Dir)

@@ -2,8 +2,10 @@ package service
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +17,9 @@ import (
 // daemon's resource limits. At its start the daemon lowers its own hard
 // limit of RLIMIT_RTTIME (CPU time of a real-time process between blocking
 // calls: unlimited on every common system, and never reached when lowered
-// by one microsecond) by one. An unprivileged process can lower a hard
+// by at most 2^32 microseconds, about 72 minutes, of an unlimited value)
+// by an amount chosen at random, so that the value names this daemon
+// instance (leftover.go). An unprivileged process can lower a hard
 // limit but never raise it again, whatever it does with its session,
 // parent, process group or environment, and its children inherit it. A
 // caller whose hard RTTIME limit is below the mark's reference value came
@@ -29,12 +33,25 @@ type PaneMark struct {
 	// Reference is the hard RLIMIT_RTTIME limit of unmarked processes (the
 	// daemon's before it marked itself); a process below it is marked.
 	Reference uint64
+	// Value is the hard RLIMIT_RTTIME limit this daemon set on itself, and
+	// so the one of every process of its panes that did not lower it further.
+	Value uint64
+	// Instance is true when Value names this daemon instance: it was
+	// lowered by a random amount, not by one (a small reference).
+	Instance bool
 }
 
-// MarkProcesses lowers this process's hard RLIMIT_RTTIME by one (and the
-// soft limit to at most that), so that everything it starts from now on
-// carries the mark. Errors: the limit could not be read or set.
-func MarkProcesses() (PaneMark, error) {
+// markSpan is the largest amount MarkProcesses lowers the limit by: 2^32 µs,
+// and at most a thousandth of the reference.
+const markSpan = 1 << 32
+
+// MarkProcesses lowers this process's hard RLIMIT_RTTIME by a random amount
+// of 1..2^32 µs, at most a thousandth of its value, never to a value in
+// avoid (the marks of earlier daemons of the state directory), and the
+// soft limit to at most that, so that everything it starts from now on
+// carries the mark. A hard limit below 2^16 × 1000 µs (about 65 s) is
+// lowered by one (Instance false). Errors: the limit could not be read or set.
+func MarkProcesses(avoid ...uint64) (PaneMark, error) {
 	var l unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_RTTIME, &l); err != nil {
 		return PaneMark{}, fmt.Errorf("reading RLIMIT_RTTIME: %w", err)
@@ -42,11 +59,18 @@ func MarkProcesses() (PaneMark, error) {
 	if l.Max == 0 {
 		return PaneMark{}, fmt.Errorf("RLIMIT_RTTIME hard limit is already 0: no mark")
 	}
-	n := unix.Rlimit{Max: l.Max - 1, Cur: min(l.Cur, l.Max-1)}
+	value, instance := l.Max-1, false
+	if span := min(markSpan, l.Max/1000); span >= 1<<16 {
+		instance = true
+		for value = l.Max - 1 - rand.Uint64N(span); slices.Contains(avoid, value); {
+			value = l.Max - 1 - rand.Uint64N(span)
+		}
+	}
+	n := unix.Rlimit{Max: value, Cur: min(l.Cur, value)}
 	if err := unix.Setrlimit(unix.RLIMIT_RTTIME, &n); err != nil {
 		return PaneMark{}, fmt.Errorf("lowering RLIMIT_RTTIME: %w", err)
 	}
-	return PaneMark{Reference: l.Max}, nil
+	return PaneMark{Reference: l.Max, Value: value, Instance: instance}, nil
 }
 
 // marked reports whether pid carries the pane mark: its hard RLIMIT_RTTIME
@@ -57,12 +81,18 @@ func (m PaneMark) marked(pid int) bool {
 	if m.Reference == 0 {
 		return false
 	}
+	hard, ok := hardRTTime(pid)
+	return !ok || hard < m.Reference
+}
+
+// hardRTTime is pid's hard RLIMIT_RTTIME, by prlimit(2) or else
+// /proc/PID/limits; false when neither can be read.
+func hardRTTime(pid int) (uint64, bool) {
 	var l unix.Rlimit
 	if err := unix.Prlimit(pid, unix.RLIMIT_RTTIME, nil, &l); err == nil {
-		return l.Max < m.Reference
+		return l.Max, true
 	}
-	hard, ok := procRTTime(pid)
-	return !ok || hard < m.Reference
+	return procRTTime(pid)
 }
 
 // procRTTime reads the hard "Max realtime timeout" of /proc/PID/limits

@@ -70,7 +70,8 @@ type Service struct {
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
-	escaped      int // see Status.Escaped
+	escaped      int           // see Status.Escaped
+	leftovers    leftoverState // previous daemons and their leftovers (leftover.go)
 	git          gitState
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)

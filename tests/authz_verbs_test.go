@@ -27,6 +27,7 @@ func TestEveryVerbIsDeniedOnAnothersResources(t *testing.T) {
 	calls := []struct{ method, params, right string }{
 		{"Server.Shutdown", `{}`, "admin"},
 		{"Server.Save", `{}`, "admin"},
+		{"Server.StopLeftovers", `{}`, "admin"},
 		{"Server.ListSnapshots", `{}`, "admin"},
 		{"Server.RestoreSnapshot", `{"name":"x"}`, "admin"},
 		{"Server.SetConfig", `{"run_max_active":1}`, "admin"},

@@ -532,10 +532,20 @@ func TestLogindSigkillDropsInhibitor(t *testing.T) {
 	l := harness.StartLogind(t, harness.LogindOptions{})
 	d := lgStart(t, l.Address)
 	l.WaitInhibitor(t, d.Pid(), harness.PollTimeout)
-	// Ignores SIGHUP: it outlives the hang-up of its terminal.
-	p := d.Spawn(t, ws(d.CreateWorkspace(t, "w")), "sh", "-c", `trap "" HUP; echo ready; exec sleep 100`)
+	// Ignores SIGHUP: the sleep outlives the hang-up of its terminal and,
+	// not being the pane's leader, the daemon's parent-death signal.
+	p := d.Spawn(t, ws(d.CreateWorkspace(t, "w")), "sh", "-c", `trap "" HUP; echo ready; sleep 100; echo never`)
 	t.Cleanup(func() { syscall.Kill(-p.PID(), syscall.SIGKILL) })
 	d.WaitLine(t, p.ID, "ready")
+	sleeper := 0
+	harness.Eventually(t, harness.PollTimeout, "the pane's sleep starts", func() (bool, string) {
+		for _, c := range harness.Children(p.PID()) {
+			if c.Comm == "sleep" {
+				sleeper = c.Pid
+			}
+		}
+		return sleeper != 0, ""
+	})
 	if err := syscall.Kill(d.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +554,7 @@ func TestLogindSigkillDropsInhibitor(t *testing.T) {
 	harness.Eventually(t, harness.PollTimeout, "logind dropped the inhibitor", func() (bool, string) {
 		return len(l.SignalttyInhibitors(t)) == 0, ""
 	})
-	if harness.Gone(p.PID()) {
+	if harness.Gone(sleeper) {
 		t.Errorf("the pane's process ended with the daemon: the case proves nothing")
 	}
 }

@@ -54,6 +54,7 @@ var checks = map[string]check{
 	"dev.signaltty.Server.WhoAmI":          {},
 	"dev.signaltty.Server.Shutdown":        on(adm, "*"),
 	"dev.signaltty.Server.Save":            on(adm, "*"),
+	"dev.signaltty.Server.StopLeftovers":   on(adm, "*"),
 	"dev.signaltty.Server.ListSnapshots":   on(adm, "*"),
 	"dev.signaltty.Server.RestoreSnapshot": on(adm, "*"),
 	"dev.signaltty.Server.GetConfig":       on(read, "*"),

@@ -12,15 +12,27 @@ import (
 )
 
 func doctorCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var stop bool
+	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Report the daemon's health: runs, persistence, the event journal and the logind shutdown monitor (Server.GetStatus)",
 		Long: `doctor asks the daemon for its status and explains it: the daemon itself,
 saving of the state directory, and the logind monitor that saves the
-workspaces before the host shuts down. Lines starting with "!" need
-attention. With --json it prints the GetStatus reply.`,
+workspaces before the host shuts down, and earlier daemons of the state
+directory that did not exit cleanly (or stopped while processes of their
+panes still ran), with the processes their panes left running. Lines starting with "!" need attention. With --json it prints the
+GetStatus reply.
+
+--stop-leftovers first stops those leftover processes (SIGTERM, after 2 s
+SIGKILL; Server.StopLeftovers) and says which ended; with --json it prints
+that call's reply instead of the report.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if stop {
+				if err := stopLeftovers(a, cmd); err != nil || a.json {
+					return err
+				}
+			}
 			return a.run(cmd, "dev.signaltty.Server.GetStatus", nil, func(raw json.RawMessage) error {
 				var r struct{ Status srv.Status }
 				if err := decode(raw, &r); err != nil {
@@ -33,6 +45,8 @@ attention. With --json it prints the GetStatus reply.`,
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&stop, "stop-leftovers", false, "first stop the processes that earlier daemons' panes left running (Server.StopLeftovers)")
+	return cmd
 }
 
 // writeDoctor renders a health report of s as of now.
@@ -60,6 +74,7 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 	}
 
 	writeDoctorCgroups(w, s.Cgroups, say, warn)
+	writeDoctorPrevious(w, s.Previous_daemons, now, say, warn)
 
 	p := s.Persistence
 	fmt.Fprintln(w, "persistence:")

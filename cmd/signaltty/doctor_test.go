@@ -49,6 +49,25 @@ func TestDoctorReport(t *testing.T) {
 				Outages: []srv.JournalOutage{{Broke_at: *ts(-time.Minute), Recovered_at: ts(-time.Second), First_seq: 7, Last_seq: 9, Error: "no space left on device"}}}
 		}, []string{"broke at 2026-03-14T14:59:00.000Z (1m0s ago) (seq 7), recovered at 2026-03-14T14:59:59.000Z (1s ago)", "events 7..9 were delivered", "no problems found"},
 			[]string{"found at start", "!"}},
+		{"unclean exits", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "off"}
+			s.Previous_daemons = &[]srv.PreviousDaemon{
+				{Pid: 7, Started_at: ts(-time.Hour), Last_seen_at: ts(-time.Minute), State: "running", Leftovers_known: true,
+					Leftovers: []srv.LeftoverProcess{{Pid: 70, Name: "sleep"}, {Pid: 71, Name: "node"}}},
+				{Pid: 6, State: "stopping", Leftovers_known: true, Leftovers: []srv.LeftoverProcess{}},
+				{Pid: 5, State: "running", Leftovers: []srv.LeftoverProcess{}},
+			}
+		}, []string{"previous daemons:",
+			"! a previous daemon (pid 7, started 2026-03-14T14:00:00.000Z) exited uncleanly, at or after 2026-03-14T14:59:00.000Z (1m0s ago)",
+			"! 2 processes of its panes still run: 70 sleep, 71 node; `signaltty doctor --stop-leftovers` stops them",
+			"! a previous daemon (pid 6) exited uncleanly during its shutdown", "none of its panes' processes still runs",
+			"cannot be told apart", "4 things need attention"}, nil},
+		{"stopped leaving processes", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "off"}
+			s.Previous_daemons = &[]srv.PreviousDaemon{{Pid: 8, Last_seen_at: ts(-time.Hour), State: "stopped", Leftovers_known: true,
+				Leftovers: []srv.LeftoverProcess{{Pid: 80, Name: "sleep"}}}}
+		}, []string{"! a previous daemon (pid 8) stopped at 2026-03-14T14:00:00.000Z (1h0m0s ago) while processes of its panes still ran",
+			"! 1 process of its panes still runs: 80 sleep", "2 things need attention"}, []string{"uncleanly"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := base

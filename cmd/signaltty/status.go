@@ -28,6 +28,11 @@ func statusCmd(a *app) *cobra.Command {
 					"workspaces: %d  tabs: %d  panes: %d (%d live)  last event seq: %d\n",
 					s.Version, s.Pid, float64(s.Uptime_ms)/1000, s.Address, s.Socket_activated, s.Persistence.State_dir, s.Source,
 					s.Workspaces, s.Tabs, s.Panes, s.Live_panes, s.Seq)
+				if s.Previous_daemons != nil {
+					for _, e := range *s.Previous_daemons {
+						fmt.Fprintf(a.out, "previous daemon: pid %d (%s) %s; leftover processes: %s\n", e.Pid, orDash(e.Started_at, "started "), exitWord(e), leftoverSummary(e))
+					}
+				}
 				return nil
 			})
 		},

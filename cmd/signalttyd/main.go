@@ -77,6 +77,18 @@ func run(log *slog.Logger, address string) error {
 		}
 		log.Info("the state directory was released; starting")
 	}
+	// The last write of every return (not of a crash): the next daemon
+	// does not take this one for an unclean exit, and finds what its panes
+	// left running.
+	var svc *service.Service
+	defer func() {
+		var c []service.PreviousDaemon
+		left := false
+		if svc != nil {
+			c, left = svc.LeftoverMarks(), svc.OwnLeftovers()
+		}
+		stateLockHeld.stopped(c, left)
+	}()
 	if address == "" {
 		address = addr.Default()
 	}
@@ -102,7 +114,7 @@ func run(log *slog.Logger, address string) error {
 
 	// Before any process is started: everything the daemon starts carries
 	// the pane mark (docs/security.md, "The pane mark").
-	mark, err := service.MarkProcesses()
+	mark, err := service.MarkProcesses(stateLockHeld.marks()...)
 	if err != nil {
 		log.Warn("no pane mark: processes that leave a pane are told apart by ancestry and cgroup only", "err", err)
 	}
@@ -112,10 +124,20 @@ func run(log *slog.Logger, address string) error {
 	} else {
 		log.Info("panes share the daemon's cgroup", "reason", cgroupsOff)
 	}
-	svc := service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
+	svc = service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log),
 		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log), Mark: mark,
 		Limits: serviceLimits(log), HistoryBytes: historyBytes(log)})
+	// What earlier daemons of the state directory left running, before
+	// this one starts anything (docs/termination.md, "When the daemon dies").
+	if stateLockHeld != nil {
+		svc.FindLeftovers(stateLockHeld.previous)
+		ownMark := uint64(0)
+		if mark.Instance {
+			ownMark = mark.Value
+		}
+		stateLockHeld.setMark(ownMark, svc.LeftoverMarks())
+	}
 	store, err := restore(log, svc)
 	if err != nil {
 		ln.Close()

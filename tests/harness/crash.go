@@ -6,9 +6,9 @@ import (
 )
 
 // Crash kills the daemon with SIGKILL (nothing saved at exit, its socket
-// file left behind) and waits until it is gone. Its panes lose their
-// terminal; whatever of theirs is still running at cleanup is killed
-// then. Start a new daemon on d.Dir to restart it.
+// file left behind) and waits until it is gone. Its panes' leaders get
+// SIGKILL from the kernel (their parent-death signal) and their terminals
+// hang up; whatever of theirs is still running at cleanup is killed then. Start a new daemon on d.Dir to restart it.
 func (d *Daemon) Crash(t testing.TB) {
 	t.Helper()
 	kids := Children(d.Pid())

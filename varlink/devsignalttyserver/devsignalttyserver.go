@@ -37,6 +37,29 @@ type Status struct {
 	Cgroups          *Cgroups              `json:"cgroups,omitempty"`
 	Denials          *[]DenialCount        `json:"denials,omitempty"`
 	Unattributed     *[]UnattributedCaller `json:"unattributed,omitempty"`
+	Previous_daemons *[]PreviousDaemon     `json:"previous_daemons,omitempty"`
+}
+
+// An earlier daemon. started_at: its start; last_seen_at: its last write to
+// the state directory (it exited at or after it), RFC 3339 UTC. state: what
+// it was doing when it died, "running" or "stopping" (its shutdown), or
+// "stopped": a clean exit that left processes of its panes running.
+// leftovers_known is false when its processes cannot be told apart (its
+// pane mark named no daemon instance): leftovers is empty then.
+type PreviousDaemon struct {
+	Pid             int64             `json:"pid"`
+	Started_at      *string           `json:"started_at,omitempty"`
+	Last_seen_at    *string           `json:"last_seen_at,omitempty"`
+	State           string            `json:"state"`
+	Leftovers_known bool              `json:"leftovers_known"`
+	Leftovers       []LeftoverProcess `json:"leftovers"`
+}
+
+// A process a previous daemon's pane left running: its pid and name
+// (/proc/PID/comm).
+type LeftoverProcess struct {
+	Pid  int64  `json:"pid"`
+	Name string `json:"name"`
 }
 
 // How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
@@ -467,6 +490,67 @@ func (m Shutdown_methods) Upgrade(ctx context.Context, c *varlink.Connection) (f
 	}, nil
 }
 
+// Stops the processes earlier daemons' panes left running (Status
+// previous_daemons): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
+// to 1000 ms; then it looks again for processes they forked meanwhile, up
+// to three times. stopped lists those that ended, remaining those still
+// running (a process in uninterruptible sleep). Nothing to stop is no
+// error: both lists are empty.
+type StopLeftovers_methods struct{}
+
+func StopLeftovers() StopLeftovers_methods { return StopLeftovers_methods{} }
+
+func (m StopLeftovers_methods) Call(ctx context.Context, c *varlink.Connection) (stopped_out_ []LeftoverProcess, remaining_out_ []LeftoverProcess, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0)
+	if err_ != nil {
+		return
+	}
+	stopped_out_, remaining_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m StopLeftovers_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64) (func(ctx context.Context) ([]LeftoverProcess, []LeftoverProcess, uint64, error), error) {
+	receive, err := c.Send(ctx, "dev.signaltty.Server.StopLeftovers", nil, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (stopped_out_ []LeftoverProcess, remaining_out_ []LeftoverProcess, flags uint64, err error) {
+		var out struct {
+			Stopped   []LeftoverProcess `json:"stopped"`
+			Remaining []LeftoverProcess `json:"remaining"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		stopped_out_ = []LeftoverProcess(out.Stopped)
+		remaining_out_ = []LeftoverProcess(out.Remaining)
+		return
+	}, nil
+}
+
+func (m StopLeftovers_methods) Upgrade(ctx context.Context, c *varlink.Connection) (func(ctx context.Context) (stopped_out_ []LeftoverProcess, remaining_out_ []LeftoverProcess, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Server.StopLeftovers", nil)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (stopped_out_ []LeftoverProcess, remaining_out_ []LeftoverProcess, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Stopped   []LeftoverProcess `json:"stopped"`
+			Remaining []LeftoverProcess `json:"remaining"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		stopped_out_ = []LeftoverProcess(out.Stopped)
+		remaining_out_ = []LeftoverProcess(out.Remaining)
+		return
+	}, nil
+}
+
 // Writes the snapshot and the panes' tails now.
 // Errors: unavailable.persistence (off), internal (the write failed; the
 // previous snapshot is intact and a later save retries).
@@ -885,6 +969,7 @@ func (m SetConfig_methods) Upgrade(ctx context.Context, c *varlink.Connection, r
 type devsignalttyserverInterface interface {
 	GetStatus(ctx context.Context, c VarlinkCall) error
 	Shutdown(ctx context.Context, c VarlinkCall) error
+	StopLeftovers(ctx context.Context, c VarlinkCall) error
 	Save(ctx context.Context, c VarlinkCall) error
 	ListSnapshots(ctx context.Context, c VarlinkCall) error
 	RestoreSnapshot(ctx context.Context, c VarlinkCall, name_ string) error
@@ -966,6 +1051,16 @@ func (c *VarlinkCall) ReplyGetStatus(ctx context.Context, status_ Status) error 
 
 func (c *VarlinkCall) ReplyShutdown(ctx context.Context) error {
 	return c.Reply(ctx, nil)
+}
+
+func (c *VarlinkCall) ReplyStopLeftovers(ctx context.Context, stopped_ []LeftoverProcess, remaining_ []LeftoverProcess) error {
+	var out struct {
+		Stopped   []LeftoverProcess `json:"stopped"`
+		Remaining []LeftoverProcess `json:"remaining"`
+	}
+	out.Stopped = []LeftoverProcess(stopped_)
+	out.Remaining = []LeftoverProcess(remaining_)
+	return c.Reply(ctx, &out)
 }
 
 func (c *VarlinkCall) ReplySave(ctx context.Context, path_ string, bytes_ int64, duration_ms_ int64) error {
@@ -1051,6 +1146,16 @@ func (s *VarlinkInterface) Shutdown(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.Shutdown")
 }
 
+// Stops the processes earlier daemons' panes left running (Status
+// previous_daemons): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
+// to 1000 ms; then it looks again for processes they forked meanwhile, up
+// to three times. stopped lists those that ended, remaining those still
+// running (a process in uninterruptible sleep). Nothing to stop is no
+// error: both lists are empty.
+func (s *VarlinkInterface) StopLeftovers(ctx context.Context, c VarlinkCall) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.StopLeftovers")
+}
+
 // Writes the snapshot and the panes' tails now.
 // Errors: unavailable.persistence (off), internal (the write failed; the
 // previous snapshot is intact and a later save retries).
@@ -1111,6 +1216,9 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "Shutdown":
 		return s.devsignalttyserverInterface.Shutdown(ctx, VarlinkCall{call})
+
+	case "StopLeftovers":
+		return s.devsignalttyserverInterface.StopLeftovers(ctx, VarlinkCall{call})
 
 	case "Save":
 		return s.devsignalttyserverInterface.Save(ctx, VarlinkCall{call})
@@ -1207,8 +1315,33 @@ type Status (
   # Processes that came from a pane (or the daemon) and connected while no
   # live pane claimed them, by name: each was unattributed and denied
   # (docs/security.md, "The pane mark"), e.g. an agent's shared helper.
-  unattributed: ?[]UnattributedCaller
+  unattributed: ?[]UnattributedCaller,
+  # Earlier daemons of this state directory that did not exit cleanly
+  # (killed, crashed, power lost) or stopped while processes of their panes
+  # still ran, as found at this start, with what their panes left running
+  # (docs/termination.md, "When the daemon dies").
+  previous_daemons: ?[]PreviousDaemon
 )
+
+# An earlier daemon. started_at: its start; last_seen_at: its last write to
+# the state directory (it exited at or after it), RFC 3339 UTC. state: what
+# it was doing when it died, "running" or "stopping" (its shutdown), or
+# "stopped": a clean exit that left processes of its panes running.
+# leftovers_known is false when its processes cannot be told apart (its
+# pane mark named no daemon instance): leftovers is empty then.
+type PreviousDaemon (
+  pid: int,
+  started_at: ?string,
+  last_seen_at: ?string,
+  state: string,
+  leftovers_known: bool,
+  # Processes of its panes that still run now, by pid.
+  leftovers: []LeftoverProcess
+)
+
+# A process a previous daemon's pane left running: its pid and name
+# (/proc/PID/comm).
+type LeftoverProcess (pid: int, name: string)
 
 # How many requests of one verb ("dev.signaltty.Mux.SendInput") were denied.
 type DenialCount (verb: string, count: int)
@@ -1485,6 +1618,14 @@ method GetStatus() -> (status: Status)
 # SIGCONT, 2000 ms grace, SIGKILL), then the daemon exits. The reply is sent
 # before the daemon exits.
 method Shutdown() -> ()
+
+# Stops the processes earlier daemons' panes left running (Status
+# previous_daemons): SIGTERM and SIGCONT, up to 2000 ms, then SIGKILL and up
+# to 1000 ms; then it looks again for processes they forked meanwhile, up
+# to three times. stopped lists those that ended, remaining those still
+# running (a process in uninterruptible sleep). Nothing to stop is no
+# error: both lists are empty.
+method StopLeftovers() -> (stopped: []LeftoverProcess, remaining: []LeftoverProcess)
 
 # Writes the snapshot and the panes' tails now.
 # Errors: unavailable.persistence (off), internal (the write failed; the

@@ -1,0 +1,371 @@
+package service
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Leftovers of a previous daemon (docs/termination.md, "When the daemon
+// dies"). A daemon killed with SIGKILL, or crashed, ends no pane: the
+// kernel kills each pane leader (its parent-death signal) and hangs up its
+// terminal, but a descendant that ignores SIGHUP, or left the leader's
+// process group, keeps running. Even a clean stop signals only each pane's
+// process group while its leader runs. Each of them carries the pane mark of the
+// daemon that started it (mark.go), a value chosen at random for that
+// daemon instance and written to the state directory's lock record, so the
+// next daemon of the same state directory finds them: processes of the
+// user whose hard RLIMIT_RTTIME is exactly that value.
+
+// PreviousDaemon is an earlier daemon of this state directory, as found at
+// this daemon's start, that did not exit cleanly (killed, crashed, the
+// machine lost power) or that stopped while processes of its panes still
+// ran, with the processes of its panes that still run.
+type PreviousDaemon struct {
+	Pid int
+	// Started is when it started; zero when its record does not say.
+	Started time.Time
+	// LastSeen is its last write to the state directory (its lock record or
+	// snapshot): it exited at or after this time. Zero: unknown.
+	LastSeen time.Time
+	// State is what its record said it was doing: "running", "stopping"
+	// (it died during its shutdown), both unclean exits, or "stopped" (a
+	// clean exit that left processes running).
+	State string
+	// Mark is the hard RLIMIT_RTTIME of its panes' processes; 0: unknown
+	// (its mark named no instance), and its leftovers cannot be found.
+	Mark uint64
+	// Leftovers are the processes of its panes that still run, by pid.
+	Leftovers []LeftoverProcess
+}
+
+// LeftoverProcess is a process a previous daemon's pane left running.
+type LeftoverProcess struct {
+	Pid int
+	// Name is its /proc/PID/comm (the executed file's name, at most 15
+	// bytes): never its arguments (docs/security.md, "Audit").
+	Name string
+	// start is its start time in clock ticks after boot (/proc/PID/stat
+	// field 22): with the pid it names the process.
+	start uint64
+}
+
+// leftoverState is the service's record of previous daemons; its own lock,
+// never held while /proc is read or a process is waited for.
+type leftoverState struct {
+	mu    sync.Mutex
+	exits []PreviousDaemon
+}
+
+// Leftover stop timing: StopLeftovers sends SIGTERM (and SIGCONT), waits
+// up to leftoverGrace, then SIGKILL and up to leftoverKillWait.
+const (
+	leftoverGrace    = 2 * time.Second
+	leftoverKillWait = time.Second
+	leftoverRounds   = 3 // scans after a stop, for processes forked meanwhile
+)
+
+// FindLeftovers records the earlier daemons of the state directory that
+// exited uncleanly or left processes running (read from its lock record by
+// the caller) and looks for the processes their panes left running. A clean
+// exit whose processes are all gone now is dropped. It is called once,
+// before the first pane starts; it logs what it found.
+func (s *Service) FindLeftovers(exits []PreviousDaemon) {
+	found := make([]PreviousDaemon, 0, len(exits))
+	for _, e := range exits {
+		e.Leftovers = nil
+		if e.Mark != 0 && e.Mark != s.cfg.Mark.Value {
+			e.Leftovers = scanMarked(e.Mark)
+		}
+		if e.State == "stopped" && len(e.Leftovers) == 0 {
+			continue
+		}
+		found = append(found, e)
+		msg := "a previous signalttyd of this state directory exited uncleanly"
+		if e.State == "stopped" {
+			msg = "a previous signalttyd of this state directory stopped while processes of its panes still ran"
+		}
+		args := []any{"pid", e.Pid, "state", e.State, "leftovers", len(e.Leftovers)}
+		if !e.Started.IsZero() {
+			args = append(args, "started_at", e.Started.UTC().Format(time.RFC3339))
+		}
+		if !e.LastSeen.IsZero() {
+			args = append(args, "last_seen_at", e.LastSeen.UTC().Format(time.RFC3339))
+		}
+		s.log.Warn(msg, args...)
+		if len(e.Leftovers) > 0 {
+			s.log.Warn("processes of its panes still run; `signaltty doctor --stop-leftovers` stops them", "pids", leftoverPids(e.Leftovers))
+		}
+	}
+	s.leftovers.mu.Lock()
+	s.leftovers.exits = found
+	s.leftovers.mu.Unlock()
+}
+
+// PreviousDaemons returns the previous daemons found at start, each with the
+// leftover processes that still run now. A daemon whose leftovers were
+// all gone at the last look is not looked at again: no new process can
+// carry its mark.
+func (s *Service) PreviousDaemons() []PreviousDaemon {
+	s.leftovers.mu.Lock()
+	exits := append([]PreviousDaemon(nil), s.leftovers.exits...)
+	s.leftovers.mu.Unlock()
+	changed := false
+	for i, e := range exits {
+		if len(e.Leftovers) > 0 {
+			exits[i].Leftovers = scanMarked(e.Mark)
+			changed = true
+		}
+	}
+	if changed {
+		s.setLeftovers(exits)
+	}
+	return exits
+}
+
+// setLeftovers replaces the leftovers of the recorded exits by those of
+// exits (same daemons, same order).
+func (s *Service) setLeftovers(exits []PreviousDaemon) {
+	s.leftovers.mu.Lock()
+	defer s.leftovers.mu.Unlock()
+	for i := range s.leftovers.exits {
+		if i < len(exits) && s.leftovers.exits[i].Pid == exits[i].Pid && s.leftovers.exits[i].Mark == exits[i].Mark {
+			s.leftovers.exits[i].Leftovers = exits[i].Leftovers
+		}
+	}
+}
+
+// StopLeftovers ends every leftover process of the previous daemons: SIGTERM
+// and SIGCONT, up to 2000 ms for it to exit, then SIGKILL and up to
+// 1000 ms more; then it looks again (a process may have forked meanwhile),
+// up to three times. A process is signalled only through a pidfd, after
+// checking that the pid still names the process that was found (same
+// start time, same mark). It returns the processes that ended and those
+// still running; ctx ends the waits early (those still running are then
+// in remaining).
+func (s *Service) StopLeftovers(ctx context.Context) (stopped, remaining []LeftoverProcess) {
+	exits := s.PreviousDaemons()
+	for round := 0; round < leftoverRounds; round++ {
+		var targets []leftoverTarget
+		for _, e := range exits {
+			if e.Mark == s.cfg.Mark.Value {
+				continue // never this daemon's own processes
+			}
+			for _, p := range scanMarked(e.Mark) {
+				if t, ok := pin(p, e.Mark); ok {
+					targets = append(targets, t)
+				}
+			}
+		}
+		if len(targets) == 0 {
+			break
+		}
+		s.log.Info("stopping leftover processes of a previous daemon", "pids", leftoverPids(targetProcs(targets)))
+		ended := stopPinned(ctx, targets)
+		stopped = append(stopped, ended...)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	for i, e := range exits {
+		exits[i].Leftovers = scanMarked(e.Mark)
+		remaining = append(remaining, exits[i].Leftovers...)
+	}
+	s.setLeftovers(exits)
+	return stopped, remaining
+}
+
+// leftoverTarget is a leftover process pinned by a pidfd.
+type leftoverTarget struct {
+	proc  LeftoverProcess
+	pidfd int
+}
+
+func targetProcs(ts []leftoverTarget) []LeftoverProcess {
+	out := make([]LeftoverProcess, len(ts))
+	for i, t := range ts {
+		out[i] = t.proc
+	}
+	return out
+}
+
+// pin opens a pidfd for p and checks that it names the process found: the
+// same start time and the mark.
+func pin(p LeftoverProcess, mark uint64) (leftoverTarget, bool) {
+	fd, err := unix.PidfdOpen(p.Pid, 0)
+	if err != nil {
+		return leftoverTarget{}, false
+	}
+	if st, ok := procStartTime(p.Pid); !ok || st != p.start {
+		unix.Close(fd)
+		return leftoverTarget{}, false
+	}
+	if hard, ok := hardRTTime(p.Pid); !ok || hard != mark {
+		unix.Close(fd)
+		return leftoverTarget{}, false
+	}
+	return leftoverTarget{proc: p, pidfd: fd}, true
+}
+
+// stopPinned signals the targets (SIGTERM, SIGCONT; after the grace
+// SIGKILL), closes their pidfds and returns those that exited.
+func stopPinned(ctx context.Context, ts []leftoverTarget) []LeftoverProcess {
+	defer func() {
+		for _, t := range ts {
+			unix.Close(t.pidfd)
+		}
+	}()
+	for _, t := range ts {
+		unix.PidfdSendSignal(t.pidfd, unix.SIGTERM, nil, 0)
+		unix.PidfdSendSignal(t.pidfd, unix.SIGCONT, nil, 0)
+	}
+	live := waitPidfds(ctx, ts, leftoverGrace)
+	for _, t := range live {
+		unix.PidfdSendSignal(t.pidfd, unix.SIGKILL, nil, 0)
+	}
+	live = waitPidfds(ctx, live, leftoverKillWait)
+	var ended []LeftoverProcess
+	for _, t := range ts {
+		if !containsTarget(live, t) {
+			ended = append(ended, t.proc)
+		}
+	}
+	return ended
+}
+
+func containsTarget(ts []leftoverTarget, t leftoverTarget) bool {
+	for _, x := range ts {
+		if x.pidfd == t.pidfd {
+			return true
+		}
+	}
+	return false
+}
+
+// waitPidfds waits up to d (monotonic) for the targets' processes to exit
+// (a pidfd becomes readable then) and returns those still running.
+func waitPidfds(ctx context.Context, ts []leftoverTarget, d time.Duration) []leftoverTarget {
+	deadline := time.Now().Add(d)
+	for len(ts) > 0 && ctx.Err() == nil {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		fds := make([]unix.PollFd, len(ts))
+		for i, t := range ts {
+			fds[i] = unix.PollFd{Fd: int32(t.pidfd), Events: unix.POLLIN}
+		}
+		// Short slices, so that ctx is noticed.
+		n, err := unix.Poll(fds, int(min(left, 100*time.Millisecond).Milliseconds())+1)
+		if err != nil && err != unix.EINTR {
+			break
+		}
+		if n <= 0 {
+			continue
+		}
+		var still []leftoverTarget
+		for i, t := range ts {
+			if fds[i].Revents == 0 {
+				still = append(still, t)
+			}
+		}
+		ts = still
+	}
+	return ts
+}
+
+// LeftoverMarks returns the previous daemons whose leftover processes still
+// run now, for the lock record a clean exit leaves, so that the next
+// daemon reports them again.
+func (s *Service) LeftoverMarks() []PreviousDaemon {
+	var out []PreviousDaemon
+	for _, e := range s.PreviousDaemons() {
+		if len(e.Leftovers) > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// scanMarked lists the live processes of this user, other than this
+// daemon, whose hard RLIMIT_RTTIME is exactly mark, by pid.
+func scanMarked(mark uint64) []LeftoverProcess {
+	if mark == 0 {
+		return nil
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	uid, self := uint32(os.Getuid()), os.Getpid()
+	var out []LeftoverProcess
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		fi, err := os.Stat("/proc/" + e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != uid {
+			continue
+		}
+		if hard, ok := hardRTTime(pid); !ok || hard != mark {
+			continue
+		}
+		start, ok := procStartTime(pid)
+		if !ok {
+			continue // gone, or a zombie
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
+		name := strings.TrimSpace(string(b))
+		if name == "" {
+			name = "?"
+		}
+		out = append(out, LeftoverProcess{Pid: pid, Name: name, start: start})
+	}
+	return out
+}
+
+// procStartTime is field 22 of /proc/PID/stat (start time, clock ticks
+// after boot); false when the process is gone or a zombie.
+func procStartTime(pid int) (uint64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:]) // field 3 (state) onwards
+	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(f[19], 10, 64)
+	return v, err == nil
+}
+
+func leftoverPids(ps []LeftoverProcess) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.Pid
+	}
+	return out
+}
+
+// OwnLeftovers reports whether processes with this daemon's own mark, other
+// than itself, still run: after Shutdown, what its panes left (processes
+// outside their process groups, or that outlived a leader's exit). False
+// when its mark names no instance.
+func (s *Service) OwnLeftovers() bool {
+	return s.cfg.Mark.Instance && len(scanMarked(s.cfg.Mark.Value)) > 0
+}
