@@ -81,7 +81,7 @@ var tools = []tool{
 		params: map[string]string{"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."}, ann: reads},
 	{name: "pane_send_wait", method: "dev.signaltty.Mux.SendWait", cli: "signaltty pane wait --pane P --send TEXT [--match RE] [--quiet-ms N]",
 		hint: "Type input into a pane and wait for what it prints, in one call: the way to answer a prompt, drive a REPL or an installer. " +
-			"Pass match (a regular expression tested on each row that changed since just before the input, without trailing spaces, e.g. \"^>>> ?$\" for the next Python prompt, \"\\\\? $\" for a question), quiet_ms (the pane printed nothing for that long), or both; the process's exit always ends the wait. " +
+			"Pass match (a regular expression tested on each row that changed since just before the input, without trailing spaces, so a prompt's trailing space is gone: \"^>>>$\" is the next Python prompt, \"\\\\?$\" a question), quiet_ms (the pane printed nothing for that long), or both; the process's exit always ends the wait. " +
 			"The result has outcome (matched, quiet, exited, timeout), the changed rows only (lines, from row first) and baseline, which pane_wait_output takes as after to wait for more. " +
 			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next: call pane_wait_output with after baseline to go on. With a progress token, a progress notification comes every 5 s.",
 		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
