@@ -251,20 +251,23 @@ func (b *baseline) changed(r int64, line string) bool {
 	return line != ""
 }
 
-// rows captures rows [from, end) of the current epoch (from clamped to what
-// is kept); a baseline of another epoch is replaced by "everything kept
-// changed".
-func (ow *outputWait) rows(from int64) term.Capture {
-	for range 4 { // each retry follows a change made meanwhile
+// rows captures at most limit rows from from (clamped to what is kept and
+// to the baseline) of the baseline's epoch; a baseline of another epoch is
+// replaced by "everything kept changed".
+func (ow *outputWait) rows(from, limit int64) term.Capture {
+	for range 8 { // each retry follows a change made meanwhile
 		f := max(from, ow.base.Row, ow.scanned)
-		c, err := ow.t.Capture(term.CaptureRequest{Start: &f, Epoch: &ow.base.Epoch})
+		e := f + limit
+		c, err := ow.t.Capture(term.CaptureRequest{Start: &f, End: &e, Epoch: &ow.base.Epoch})
 		var re *term.RangeError
 		switch {
 		case err == nil:
 			return c
 		case errors.As(err, &re) && re.Reason == "before_oldest":
 			from = re.Oldest
-		case errors.As(err, &re) && re.Reason == "after_end":
+		case errors.As(err, &re) && re.Reason == "after_end" && f <= re.End:
+			limit = re.End - f // fewer rows are left
+		case errors.As(err, &re) && re.Reason == "after_end": // the screen got shorter
 			from, ow.base.Row, ow.scanned = re.End, min(ow.base.Row, re.End), min(ow.scanned, re.End)
 		case errors.Is(err, term.ErrStaleEpoch):
 			ow.base = baseline{Epoch: ow.t.Epoch()}
@@ -276,28 +279,40 @@ func (ow *outputWait) rows(from int64) term.Capture {
 	return term.Capture{}
 }
 
+// scanChunk bounds the rows one capture of a scan or a result copies.
+const scanChunk = 5000
+
 // scan tests the changed rows not yet tested against the expression: the
 // first matching row, and true.
 func (ow *outputWait) scan() (int64, bool) {
 	if ow.re == nil {
 		return 0, false
 	}
-	c := ow.rows(0)
-	for i, l := range c.Lines {
-		r := c.First + int64(i)
-		l = strings.TrimRight(l, " ")
-		if ow.base.changed(r, l) && ow.re.MatchString(l) {
-			return r, true
+	for from := int64(0); ; {
+		c := ow.rows(from, scanChunk)
+		for i, l := range c.Lines {
+			r := c.First + int64(i)
+			l = strings.TrimRight(l, " ")
+			if ow.base.changed(r, l) && ow.re.MatchString(l) {
+				return r, true
+			}
 		}
+		next := c.First + int64(len(c.Lines))
+		ow.scanned = max(ow.scanned, min(next, c.End-int64(c.Rows))) // history is final
+		if len(c.Lines) == 0 || next >= c.End {
+			return 0, false
+		}
+		from = next
 	}
-	ow.scanned = max(ow.scanned, c.End-int64(c.Rows))
-	return 0, false
 }
 
-// fill sets res's rows, epoch and next baseline from the terminal now.
+// fill sets res's rows, epoch and next baseline from the terminal now:
+// from the last scanChunk rows at most (with a baseline further back, the
+// rows before them count as omitted).
 func (ow *outputWait) fill(res *OutputWaitResult) {
 	ow.scanned = 0
-	c := ow.rows(0)
+	screen, _ := ow.t.Capture(term.CaptureRequest{})
+	c := ow.rows(screen.End-scanChunk, scanChunk)
 	lo, hi := int64(-1), int64(-1)
 	lines := make([]string, len(c.Lines))
 	for i, l := range c.Lines {
@@ -310,9 +325,12 @@ func (ow *outputWait) fill(res *OutputWaitResult) {
 			hi = r + 1
 		}
 	}
+	if lo >= 0 && lo == c.First {
+		lo = max(ow.base.Row, c.Oldest) // the window may have cut the span
+	}
 	res.Epoch, res.First, res.Lines = c.Epoch, c.End, []string{}
 	if lo >= 0 {
-		first := max(lo, hi-MaxOutputWaitRows)
+		first := max(lo, hi-MaxOutputWaitRows, c.First)
 		res.First, res.Omitted = first, first-lo
 		res.Lines = lines[first-c.First : hi-c.First]
 	}

@@ -158,3 +158,36 @@ func TestOutputWaitBadParamsFailBeforeWriting(t *testing.T) {
 		t.Fatalf("a failed wait wrote its input: %q", c.Lines)
 	}
 }
+
+// Output longer than the screen: rows that scrolled into history keep
+// their numbers, so the next wait returns only the rows its input caused.
+func TestOutputWaitReturnsOnlyNewRowsAfterScrolling(t *testing.T) {
+	d := harness.Start(t)
+	ws := d.CreateWorkspace(t, "scroll")
+	p := d.Spawn(t, []string{"--workspace", ws.ID}, "sh", "-c", `seq 1 100; read x; seq 101 130; echo end; exec sleep 600`)
+	var before outputWait
+	d.JSON(t, &before, "pane", "wait", "--pane", p.ID, "--match", "^100$", "--after", fromStart, "--timeout-ms", "60000")
+	if before.Outcome != "matched" || before.matchedLine(t) != "100" || before.Lines[0] != "1" || before.Omitted != 0 {
+		t.Fatalf("want rows 1..100 from the start: %+v", before)
+	}
+	var after outputWait
+	d.JSON(t, &after, "pane", "wait", "--pane", p.ID, "--send", `\n`, "--match", "^end$", "--timeout-ms", "60000")
+	if after.Outcome != "matched" || len(after.Lines) == 0 || after.Lines[0] != "101" || after.Lines[len(after.Lines)-1] != "end" || after.Omitted != 0 {
+		t.Fatalf("want rows 101..130 and end only: %+v", after)
+	}
+}
+
+// Clearing the history (ESC[3J, as clear does) starts a new epoch: every
+// row of it counts as changed.
+func TestOutputWaitAfterTheHistoryWasClearedSeesTheNewRows(t *testing.T) {
+	d := harness.Start(t)
+	ws := d.CreateWorkspace(t, "clear")
+	p := d.Spawn(t, []string{"--workspace", ws.ID}, "sh", "-c", `echo old; read x; printf '\033[H\033[2J\033[3J'; echo new; exec sleep 600`)
+	var old outputWait
+	d.JSON(t, &old, "pane", "wait", "--pane", p.ID, "--match", "^old$", "--after", fromStart, "--timeout-ms", "60000")
+	var cleared outputWait
+	d.JSON(t, &cleared, "pane", "wait", "--pane", p.ID, "--send", `\n`, "--match", "^new$", "--timeout-ms", "60000")
+	if cleared.Outcome != "matched" || cleared.matchedLine(t) != "new" || cleared.Epoch == old.Epoch || slices.Contains(cleared.Lines, "old") {
+		t.Fatalf("want new in a new epoch: %+v (before: epoch %d)", cleared, old.Epoch)
+	}
+}
