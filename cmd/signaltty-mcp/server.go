@@ -38,7 +38,8 @@ type server struct {
 func (a *server) newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "signaltty", Title: "signaltty", Version: version}, &mcp.ServerOptions{
 		Instructions: "signaltty runs commands in terminal panes owned by its daemon. Start a command with run (a unique key makes a retry safe), " +
-			"wait for it with run_wait (call again on timeout.wait), trust outcome and status, read more rows with pane_capture, remove finished panes.",
+			"wait for it with run_wait (call again on timeout.wait), trust outcome and status, read more rows with pane_capture, remove finished panes. " +
+			"Drive an interactive program (a REPL, a prompt, an installer) with pane_send_wait: it types the input and waits for a matching row or a quiet screen in one call.",
 	})
 	for _, t := range mcpschema.Tools() {
 		mcp.AddTool(s, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,

@@ -106,7 +106,8 @@ var tools = []tool{
 			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); a wait that ends there is not an error but a result with outcome and wait_ended \"timeout\", the pane's lifecycle and attention now, and next: call again with baseline as after. With a progress token, a progress notification comes every 5 s. A wait never acts on the pane. " +
 			"To wait for what a pane prints, use pane_wait_output.",
 		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
-		doc:    map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise)."}, ann: reads},
+		doc: map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise), where the wait ends with\noutcome \"timeout\".",
+			"baseline), timeout.wait, unavailable.journal": "baseline), unavailable.journal"}, ann: reads},
 	{name: "notify", method: "dev.signaltty.Mux.Notify", cli: "signaltty notify [--pane P | --workspace W] --title T [--body B] [--severity info|warning|error]",
 		hint: "Leave a notification for the human (about a pane: its attention rises with the severity). Use it to ask for a decision or report something they must see; do not spam.", ann: adds},
 	{name: "notifications_list", method: "dev.signaltty.Mux.ListNotifications", cli: "signaltty notifications list [--pane P] [--unread]",
