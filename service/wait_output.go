@@ -168,6 +168,7 @@ func (s *Service) WaitOutput(ctx context.Context, id string, w OutputWait) (Outp
 	for {
 		gone, status := s.outputEnded(p, id, t) // before the scan: output before an exit is all emulated by then
 		row, ok := ow.scan()
+		scanned := time.Now()
 		switch {
 		case ok:
 			res.MatchedRow = &row
@@ -191,7 +192,6 @@ func (s *Service) WaitOutput(ctx context.Context, id string, w OutputWait) (Outp
 			}
 			quiet = quietTimer.C
 		}
-		scanned := time.Now()
 		select {
 		case <-changed:
 			if wait := outputScanInterval - time.Since(scanned); wait > 0 {
