@@ -79,20 +79,6 @@ var tools = []tool{
 	{name: "pane_capture", method: "dev.signaltty.Mux.CaptureRows", cli: "signaltty pane capture --pane P [--start N] [--end N]",
 		hint:   "Read a pane's screen, or rows of its history with start and end (for example the rows before a run's output tail). Rows come without trailing spaces unless trim is false.",
 		params: map[string]string{"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."}, ann: reads},
-	{name: "pane_send_wait", method: "dev.signaltty.Mux.SendWait", cli: "signaltty pane wait --pane P --send TEXT [--match RE] [--quiet-ms N]",
-		hint: "Type input into a pane and wait for what it prints, in one call: the way to answer a prompt, drive a REPL or an installer. " +
-			"Pass match (a regular expression tested on each row that changed since just before the input, without trailing spaces, so a prompt's trailing space is gone: \"^>>>$\" is the next Python prompt, \"\\\\?$\" a question), quiet_ms (the pane printed nothing for that long), or both; the process's exit always ends the wait. " +
-			"The result has outcome (matched, quiet, exited, timeout), the changed rows only (lines, from row first) and baseline, which pane_wait_output takes as after to wait for more. " +
-			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next: call pane_wait_output with after baseline to go on. With a progress token, a progress notification comes every 5 s.",
-		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
-	},
-	{name: "pane_wait_output", method: "dev.signaltty.Mux.WaitOutput", cli: "signaltty pane wait --pane P [--match RE] [--quiet-ms N] [--after BASELINE]",
-		hint: "Wait for what a pane prints, without typing anything: until a row that changed since after (the baseline of pane_send, pane_send_wait or a previous pane_wait_output; default: the screen now) matches match, or the pane was quiet for quiet_ms, or its process exited. " +
-			"Rows are tested and returned without trailing spaces; only changed rows come back. To see everything a new pane printed, pass after {\"epoch\":0,\"row\":0,\"digest\":\"\"}. " +
-			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next. With a progress token, a progress notification comes every 5 s.",
-		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
-		doc:    map[string]string{"timeout_ms (default 3600000, at most\n86400000)": "timeout_ms (in MCP at most the\nserver's cap, 110000 unless set otherwise, which is also the default)"},
-		ann:    reads},
 	{name: "pane_kill", method: "dev.signaltty.Mux.KillPane", cli: "signaltty pane kill --pane P",
 		hint: "Stop a pane's processes (destructive) and wait until they exited; the pane stays, with its rows, until pane_remove.", ann: stops},
 	{name: "pane_remove", method: "dev.signaltty.Mux.RemovePane", cli: "signaltty pane remove --pane P [--kill]",
@@ -108,6 +94,20 @@ var tools = []tool{
 		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
 		doc: map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise), where the wait ends with\noutcome \"timeout\".",
 			"baseline), timeout.wait, unavailable.journal": "baseline), unavailable.journal"}, ann: reads},
+	{name: "pane_send_wait", method: "dev.signaltty.Mux.SendWait", cli: "signaltty pane wait --pane P --send TEXT [--match RE] [--quiet-ms N]",
+		hint: "Type input into a pane and wait for what it prints, in one call: the way to answer a prompt, drive a REPL or an installer. " +
+			"Pass match (a regular expression tested on each row that changed since just before the input, without trailing spaces, so a prompt's trailing space is gone: \"^>>>$\" is the next Python prompt, \"\\\\?$\" a question), quiet_ms (the pane printed nothing for that long), or both; the process's exit always ends the wait. " +
+			"The result has outcome (matched, quiet, exited, timeout), the changed rows only (lines, from row first) and baseline, which pane_wait_output takes as after to wait for more. " +
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next: call pane_wait_output with after baseline to go on. With a progress token, a progress notification comes every 5 s.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
+	},
+	{name: "pane_wait_output", method: "dev.signaltty.Mux.WaitOutput", cli: "signaltty pane wait --pane P [--match RE] [--quiet-ms N] [--after BASELINE]",
+		hint: "Wait for what a pane prints, without typing anything: until a row that changed since after (the baseline of pane_send, pane_send_wait or a previous pane_wait_output; default: the screen now) matches match, or the pane was quiet for quiet_ms, or its process exited. " +
+			"Rows are tested and returned without trailing spaces; only changed rows come back. To see everything a new pane printed, pass after {\"epoch\":0,\"row\":0,\"digest\":\"\"}. " +
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next. With a progress token, a progress notification comes every 5 s.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
+		doc:    map[string]string{"timeout_ms (default 3600000, at most\n86400000)": "timeout_ms (in MCP at most the\nserver's cap, 110000 unless set otherwise, which is also the default)"},
+		ann:    reads},
 	{name: "notify", method: "dev.signaltty.Mux.Notify", cli: "signaltty notify [--pane P | --workspace W] --title T [--body B] [--severity info|warning|error]",
 		hint: "Leave a notification for the human (about a pane: its attention rises with the severity). Use it to ask for a decision or report something they must see; do not spam.", ann: adds},
 	{name: "notifications_list", method: "dev.signaltty.Mux.ListNotifications", cli: "signaltty notifications list [--pane P] [--unread]",
