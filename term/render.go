@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
@@ -70,6 +71,14 @@ func (t *Terminal) notifyLocked() {
 // have changed (output, a resize, the release of the emulator). It takes no
 // lock: a saver compares it with the value it last saved at.
 func (t *Terminal) Changes() uint64 { return t.changes.Load() }
+
+// LastOutput is when the program's output last reached Write (also output
+// dropped after Release); the zero time before any.
+func (t *Terminal) LastOutput() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.wrote
+}
 
 // Title returns the last title the program set with OSC 0 or 2 ("" if none).
 func (t *Terminal) Title() string {

@@ -143,6 +143,8 @@ type Terminal struct {
 	watchers map[chan struct{}]struct{}
 	// changes counts the times watchers were told (Changes).
 	changes atomic.Uint64
+	// wrote is when Write last got output (LastOutput); zero before any.
+	wrote time.Time
 }
 
 // NewTerminal makes a terminal of cfg.Cols×cfg.Rows cells (its emulator is
@@ -375,6 +377,7 @@ func (t *Terminal) Write(p []byte) {
 	}
 	if len(p) > 0 {
 		t.unparkLocked()
+		t.wrote = time.Now()
 	}
 	if t.emu == nil {
 		if !t.lazy || len(p) == 0 {

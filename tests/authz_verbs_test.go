@@ -47,6 +47,8 @@ func TestEveryVerbIsDeniedOnAnothersResources(t *testing.T) {
 		{"Mux.SpawnPane", `{"split":"%P","axis":"cols","argv":["true"]}`, "spawn"},
 		{"Mux.GetPane", `{"pane":"%P"}`, "read"},
 		{"Mux.SendInput", `{"pane":"%P","text":"x"}`, "write"},
+		{"Mux.SendWait", `{"pane":"%P","text":"x","timeout_ms":1}`, "write"},
+		{"Mux.WaitOutput", `{"pane":"%P","timeout_ms":1}`, "read"},
 		{"Mux.ResizePane", `{"pane":"%P","cols":10,"rows":10}`, "write"},
 		{"Mux.SignalPane", `{"pane":"%P","signal":"TERM"}`, "write"},
 		{"Mux.AttachPane", `{"pane":"%P"}`, "read"},

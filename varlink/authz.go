@@ -75,6 +75,8 @@ var checks = map[string]check{
 	"dev.signaltty.Mux.ListPaneFields":        {},
 	"dev.signaltty.Mux.GetPane":               on(read, "", pn("pane")),
 	"dev.signaltty.Mux.SendInput":             on(wr, "", pn("pane")),
+	"dev.signaltty.Mux.SendWait":              on(wr, "", pn("pane")),
+	"dev.signaltty.Mux.WaitOutput":            on(read, "", pn("pane")),
 	"dev.signaltty.Mux.ResizePane":            on(wr, "", pn("pane")),
 	"dev.signaltty.Mux.SignalPane":            on(wr, "", pn("pane")),
 	"dev.signaltty.Mux.AttachPane":            on(read, "", pn("pane")),

@@ -170,17 +170,13 @@ func (m *Mux) GetPane(ctx context.Context, c mux.VarlinkCall, id string) error {
 }
 
 func (m *Mux) SendInput(ctx context.Context, c mux.VarlinkCall, id string, text, data *string) error {
-	var in []byte
-	switch {
-	case (text == nil) == (data == nil):
-		return m.fail(ctx, c, service.Invalid("input", "exclusive", "exactly one of text and data is required"))
-	case text != nil:
-		in = []byte(*text)
-	default:
-		var err error
-		if in, err = base64.StdEncoding.DecodeString(*data); err != nil {
-			return m.fail(ctx, c, service.Invalid("data", "base64", "data is not valid base64: %v", err))
-		}
+	in, ierr := inputBytes(text, data)
+	if ierr != nil {
+		return m.fail(ctx, c, ierr)
+	}
+	var base *mux.OutputBaseline
+	if b, err := m.svc.OutputBaselineOf(id); err == nil { // else SendInput fails as it should
+		base = &mux.OutputBaseline{Epoch: b.Epoch, Row: b.Row, Digest: b.Digest}
 	}
 	ctx2, stop := hangup(ctx, c.Call)
 	n, err := m.svc.SendInput(ctx2, id, in)
@@ -188,7 +184,23 @@ func (m *Mux) SendInput(ctx context.Context, c mux.VarlinkCall, id string, text,
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	return c.ReplySendInput(ctx, int64(n))
+	return c.ReplySendInput(ctx, int64(n), base)
+}
+
+// inputBytes is the input of SendInput and SendWait: exactly one of text
+// and data (base64). Errors: invalid_params.input, invalid_params.data.
+func inputBytes(text, data *string) ([]byte, error) {
+	switch {
+	case (text == nil) == (data == nil):
+		return nil, service.Invalid("input", "exclusive", "exactly one of text and data is required")
+	case text != nil:
+		return []byte(*text), nil
+	}
+	in, err := base64.StdEncoding.DecodeString(*data)
+	if err != nil {
+		return nil, service.Invalid("data", "base64", "data is not valid base64: %v", err)
+	}
+	return in, nil
 }
 
 func (m *Mux) ResizePane(ctx context.Context, c mux.VarlinkCall, id string, cols, rows int64) error {
@@ -296,14 +308,7 @@ func paneOut(p service.Pane) mux.Pane {
 		b := baselineOut(*p.WaitBaseline)
 		out.Wait_baseline = &b
 	}
-	if p.Status != nil {
-		ws := &mux.WaitStatus{Signal: strOpt(p.Status.Signal), Core_dumped: p.Status.CoreDumped}
-		if p.Status.Code != nil {
-			code := int64(*p.Status.Code)
-			ws.Code = &code
-		}
-		out.Status = ws
-	}
+	out.Status = waitStatusOut(p.Status)
 	if !p.ExitedAt.IsZero() {
 		out.Exited_at = strOpt(timestamp(p.ExitedAt))
 	}
@@ -321,6 +326,19 @@ func panesOut(ps []service.Pane) []mux.Pane {
 
 // timestamp formats t as RFC 3339 UTC with milliseconds.
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// waitStatusOut is a leader's wait status on the wire (nil: none).
+func waitStatusOut(st *service.WaitStatus) *mux.WaitStatus {
+	if st == nil {
+		return nil
+	}
+	ws := &mux.WaitStatus{Signal: strOpt(st.Signal), Core_dumped: st.CoreDumped}
+	if st.Code != nil {
+		code := int64(*st.Code)
+		ws.Code = &code
+	}
+	return ws
+}
 
 func str(p *string) string {
 	if p == nil {

@@ -39,7 +39,8 @@ type server struct {
 func (a *server) newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "signaltty", Title: "signaltty", Version: version}, &mcp.ServerOptions{
 		Instructions: "signaltty runs commands in terminal panes owned by its daemon. Start a command with run (a unique key makes a retry safe), " +
-			"wait for it with run_wait (call again on timeout.wait), trust outcome and status, read more rows with pane_capture, remove finished panes.",
+			"wait for it with run_wait (call again on timeout.wait), trust outcome and status, read more rows with pane_capture, remove finished panes. " +
+			"Drive an interactive program (a REPL, a prompt, an installer) with pane_send_wait: it types the input and waits for a matching row or a quiet screen in one call.",
 	})
 	for _, t := range mcpschema.Tools() {
 		mcp.AddTool(s, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
@@ -83,15 +84,18 @@ func (a *server) toolHandler(t mcpschema.Tool) mcp.ToolHandlerFor[map[string]any
 		var raw json.RawMessage
 		var err error
 		switch t.Method {
-		case "dev.signaltty.Run.Wait", "dev.signaltty.Mux.Wait":
+		case "dev.signaltty.Run.Wait", "dev.signaltty.Mux.Wait", "dev.signaltty.Mux.WaitOutput", "dev.signaltty.Mux.SendWait":
 			if ms, ok := in["timeout_ms"].(float64); !ok || ms > float64(a.waitCap) {
 				in["timeout_ms"] = a.waitCap
 			}
 			stop := a.reportProgress(ctx, req, t.Name, in)
-			if t.Method == "dev.signaltty.Run.Wait" {
+			switch t.Method {
+			case "dev.signaltty.Run.Wait":
 				raw, err = a.waitRun(ctx, in)
-			} else {
-				raw, err = daemon.Call(ctx, a.address, t.Method, in)
+			case "dev.signaltty.Mux.Wait":
+				raw, err = a.waitPane(ctx, in)
+			default:
+				raw, err = a.waitOutput(ctx, t.Method, in)
 			}
 			stop()
 		case "dev.signaltty.Mux.CaptureRows":
@@ -217,4 +221,48 @@ func (a *server) waitRun(ctx context.Context, p map[string]any) (json.RawMessage
 	next, _ := json.Marshal(fmt.Sprintf("The run is still running and keeps running: call run_wait again with run %q (and the same source) to go on waiting, run_cancel to stop it.", p["run"]))
 	rec["next"] = next
 	return json.Marshal(rec)
+}
+
+// waitPane makes Mux.Wait. A wait that ends at its cap (timeout.wait) is
+// not a failure: the result has outcome and wait_ended "timeout", the
+// pane's lifecycle and attention, baseline (the after given, else the
+// pane's wait_baseline now) and next (docs/mcp.md, "Long waits").
+func (a *server) waitPane(ctx context.Context, p map[string]any) (json.RawMessage, error) {
+	raw, err := daemon.Call(ctx, a.address, "dev.signaltty.Mux.Wait", p)
+	var ce *daemon.Error
+	if err == nil || !errors.As(err, &ce) || ce.Code != "timeout.wait" {
+		return raw, err
+	}
+	base, ok := p["after"]
+	if !ok {
+		cur, gerr := daemon.Call(ctx, a.address, "dev.signaltty.Mux.GetPane", map[string]any{"pane": p["pane"]})
+		var got struct {
+			Pane struct {
+				WaitBaseline json.RawMessage `json:"wait_baseline"`
+			}
+		}
+		if gerr != nil || json.Unmarshal(cur, &got) != nil || len(got.Pane.WaitBaseline) == 0 {
+			return nil, err
+		}
+		base = got.Pane.WaitBaseline
+	}
+	return json.Marshal(map[string]any{"outcome": "timeout", "transition_seq": 0, "lifecycle": ce.Data["lifecycle"],
+		"attention": ce.Data["attention"], "baseline": base, "wait_ended": "timeout",
+		"next": fmt.Sprintf("The pane reached none of the states yet: call pane_wait again with pane %q, the same until and baseline as after to go on waiting.", p["pane"])})
+}
+
+// waitOutput makes Mux.WaitOutput or Mux.SendWait. Outcome "timeout" (the
+// cap) is a normal reply already; next says how to continue.
+func (a *server) waitOutput(ctx context.Context, method string, p map[string]any) (json.RawMessage, error) {
+	raw, err := daemon.Call(ctx, a.address, method, p)
+	if err != nil {
+		return raw, err
+	}
+	var r map[string]json.RawMessage
+	if json.Unmarshal(raw, &r) != nil || string(r["outcome"]) != `"timeout"` {
+		return raw, nil
+	}
+	next, _ := json.Marshal(fmt.Sprintf("Nothing ended the wait yet; lines are the rows changed so far: call pane_wait_output with pane %q, the same match and quiet_ms, and baseline as after to go on waiting.", p["pane"]))
+	r["next"] = next
+	return json.Marshal(r)
 }

@@ -210,6 +210,17 @@ type PaneFields struct {
 	Cgroup        *PaneCgroup `json:"cgroup,omitempty"`
 }
 
+// The screen an output wait compares against (docs/rows.md, "Output
+// waits"): rows of epoch epoch before row (the screen's top row then) count
+// as unchanged; row row+i as changed when its text no longer has the i-th
+// digest of digest (8 hex digits per row, to the last non-blank one), a row
+// past those as changed when it is not blank. Pass it back unchanged.
+type OutputBaseline struct {
+	Epoch  int64  `json:"epoch"`
+	Row    int64  `json:"row"`
+	Digest string `json:"digest"`
+}
+
 // The request's parameters are invalid ("invalid_params.<what>").
 type InvalidParams struct {
 	Code    string          `json:"code"`
@@ -1316,21 +1327,22 @@ func (m GetPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pan
 // conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
 // the program does not read within 5 s; unavailable.input_rate
 // (data.retry_after_ms) past the pane's input rate, nothing written
-// (docs/limits.md).
+// (docs/limits.md). baseline is the screen as it was just before the
+// write: pass it as WaitOutput's after to wait for what the input printed.
 type SendInput_methods struct{}
 
 func SendInput() SendInput_methods { return SendInput_methods{} }
 
-func (m SendInput_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string) (written_out_ int64, err_ error) {
+func (m SendInput_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string) (written_out_ int64, baseline_out_ *OutputBaseline, err_ error) {
 	receive, err_ := m.Send(ctx, c, 0, pane_in_, text_in_, data_in_)
 	if err_ != nil {
 		return
 	}
-	written_out_, _, err_ = receive(ctx)
+	written_out_, baseline_out_, _, err_ = receive(ctx)
 	return
 }
 
-func (m SendInput_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, text_in_ *string, data_in_ *string) (func(ctx context.Context) (int64, uint64, error), error) {
+func (m SendInput_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, text_in_ *string, data_in_ *string) (func(ctx context.Context) (int64, *OutputBaseline, uint64, error), error) {
 	var in struct {
 		Pane string  `json:"pane"`
 		Text *string `json:"text,omitempty"`
@@ -1343,9 +1355,10 @@ func (m SendInput_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (written_out_ int64, flags uint64, err error) {
+	return func(context.Context) (written_out_ int64, baseline_out_ *OutputBaseline, flags uint64, err error) {
 		var out struct {
-			Written int64 `json:"written"`
+			Written  int64           `json:"written"`
+			Baseline *OutputBaseline `json:"baseline,omitempty"`
 		}
 		flags, err = receive(ctx, &out)
 		if err != nil {
@@ -1353,11 +1366,12 @@ func (m SendInput_methods) Send(ctx context.Context, c *varlink.Connection, flag
 			return
 		}
 		written_out_ = out.Written
+		baseline_out_ = out.Baseline
 		return
 	}, nil
 }
 
-func (m SendInput_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string) (func(ctx context.Context) (written_out_ int64, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SendInput_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string) (func(ctx context.Context) (written_out_ int64, baseline_out_ *OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
 		Pane string  `json:"pane"`
 		Text *string `json:"text,omitempty"`
@@ -1370,9 +1384,10 @@ func (m SendInput_methods) Upgrade(ctx context.Context, c *varlink.Connection, p
 	if err != nil {
 		return nil, err
 	}
-	return func(context.Context) (written_out_ int64, flags uint64, conn varlink.ReadWriterContext, err error) {
+	return func(context.Context) (written_out_ int64, baseline_out_ *OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err error) {
 		var out struct {
-			Written int64 `json:"written"`
+			Written  int64           `json:"written"`
+			Baseline *OutputBaseline `json:"baseline,omitempty"`
 		}
 		flags, conn, err = receive(ctx, &out)
 		if err != nil {
@@ -1380,6 +1395,247 @@ func (m SendInput_methods) Upgrade(ctx context.Context, c *varlink.Connection, p
 			return
 		}
 		written_out_ = out.Written
+		baseline_out_ = out.Baseline
+		return
+	}, nil
+}
+
+// Waits on what a pane prints (docs/rows.md, "Output waits"), until the
+// first of: a row changed since after (default: the screen when the wait
+// begins) whose text, without trailing spaces, matches match (an RE2
+// regular expression, at most 4096 bytes); no output for quiet_ms (1..
+// 86400000), counted from the pane's last output; the pane's process gone
+// (exited, relaunched or removed); timeout_ms (default 3600000, at most
+// 86400000). Without match and quiet_ms only the exit and the timeout end
+// it. A baseline of another epoch (history cleared, a relaunch) counts every
+// row kept as changed. Nothing is written and the pane is untouched.
+// outcome says what ended it: "matched" (matched_row: the first matching
+// row), "quiet", "exited" (status: the leader's wait status, absent when the
+// pane had no process or was relaunched or removed) or "timeout" (a
+// normal reply: call again with baseline as after to go on). lines are
+// rows [first, first+len(lines)) of epoch, without trailing spaces: the
+// span from the first to the last changed non-blank row, at most its last
+// 100 rows; omitted rows of it before first were left out (CaptureRows
+// reads them). baseline is the screen at the end, for the next wait.
+// Errors: invalid_params.match (reason "syntax", "size"),
+// invalid_params.quiet_ms, invalid_params.timeout_ms, invalid_params.after
+// (reason "digest"), not_found.pane, cancelled.
+type WaitOutput_methods struct{}
+
+func WaitOutput() WaitOutput_methods { return WaitOutput_methods{} }
+
+func (m WaitOutput_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, after_in_ *OutputBaseline, match_in_ *string, quiet_ms_in_ *int64, timeout_ms_in_ *int64) (outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, after_in_, match_in_, quiet_ms_in_, timeout_ms_in_)
+	if err_ != nil {
+		return
+	}
+	outcome_out_, matched_row_out_, epoch_out_, first_out_, lines_out_, omitted_out_, status_out_, baseline_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m WaitOutput_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, after_in_ *OutputBaseline, match_in_ *string, quiet_ms_in_ *int64, timeout_ms_in_ *int64) (func(ctx context.Context) (string, *int64, int64, int64, []string, int64, *WaitStatus, OutputBaseline, uint64, error), error) {
+	var in struct {
+		Pane       string          `json:"pane"`
+		After      *OutputBaseline `json:"after,omitempty"`
+		Match      *string         `json:"match,omitempty"`
+		Quiet_ms   *int64          `json:"quiet_ms,omitempty"`
+		Timeout_ms *int64          `json:"timeout_ms,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.After = after_in_
+	in.Match = match_in_
+	in.Quiet_ms = quiet_ms_in_
+	in.Timeout_ms = timeout_ms_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.WaitOutput", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, flags uint64, err error) {
+		var out struct {
+			Outcome     string         `json:"outcome"`
+			Matched_row *int64         `json:"matched_row,omitempty"`
+			Epoch       int64          `json:"epoch"`
+			First       int64          `json:"first"`
+			Lines       []string       `json:"lines"`
+			Omitted     int64          `json:"omitted"`
+			Status      *WaitStatus    `json:"status,omitempty"`
+			Baseline    OutputBaseline `json:"baseline"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		outcome_out_ = out.Outcome
+		matched_row_out_ = out.Matched_row
+		epoch_out_ = out.Epoch
+		first_out_ = out.First
+		lines_out_ = []string(out.Lines)
+		omitted_out_ = out.Omitted
+		status_out_ = out.Status
+		baseline_out_ = out.Baseline
+		return
+	}, nil
+}
+
+func (m WaitOutput_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, after_in_ *OutputBaseline, match_in_ *string, quiet_ms_in_ *int64, timeout_ms_in_ *int64) (func(ctx context.Context) (outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane       string          `json:"pane"`
+		After      *OutputBaseline `json:"after,omitempty"`
+		Match      *string         `json:"match,omitempty"`
+		Quiet_ms   *int64          `json:"quiet_ms,omitempty"`
+		Timeout_ms *int64          `json:"timeout_ms,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.After = after_in_
+	in.Match = match_in_
+	in.Quiet_ms = quiet_ms_in_
+	in.Timeout_ms = timeout_ms_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.WaitOutput", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Outcome     string         `json:"outcome"`
+			Matched_row *int64         `json:"matched_row,omitempty"`
+			Epoch       int64          `json:"epoch"`
+			First       int64          `json:"first"`
+			Lines       []string       `json:"lines"`
+			Omitted     int64          `json:"omitted"`
+			Status      *WaitStatus    `json:"status,omitempty"`
+			Baseline    OutputBaseline `json:"baseline"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		outcome_out_ = out.Outcome
+		matched_row_out_ = out.Matched_row
+		epoch_out_ = out.Epoch
+		first_out_ = out.First
+		lines_out_ = []string(out.Lines)
+		omitted_out_ = out.Omitted
+		status_out_ = out.Status
+		baseline_out_ = out.Baseline
+		return
+	}, nil
+}
+
+// Writes input to a pane as SendInput, then waits on what it prints as
+// WaitOutput from the screen just before the write, in one call: the way
+// to answer a prompt or drive a REPL. quiet_ms counts from the write's end
+// at the earliest. written is what SendInput returns. Errors: those of
+// WaitOutput (checked before anything is written) and of SendInput (then
+// nothing was waited for).
+type SendWait_methods struct{}
+
+func SendWait() SendWait_methods { return SendWait_methods{} }
+
+func (m SendWait_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string, match_in_ *string, quiet_ms_in_ *int64, timeout_ms_in_ *int64) (written_out_ int64, outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, text_in_, data_in_, match_in_, quiet_ms_in_, timeout_ms_in_)
+	if err_ != nil {
+		return
+	}
+	written_out_, outcome_out_, matched_row_out_, epoch_out_, first_out_, lines_out_, omitted_out_, status_out_, baseline_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m SendWait_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, text_in_ *string, data_in_ *string, match_in_ *string, quiet_ms_in_ *int64, timeout_ms_in_ *int64) (func(ctx context.Context) (int64, string, *int64, int64, int64, []string, int64, *WaitStatus, OutputBaseline, uint64, error), error) {
+	var in struct {
+		Pane       string  `json:"pane"`
+		Text       *string `json:"text,omitempty"`
+		Data       *string `json:"data,omitempty"`
+		Match      *string `json:"match,omitempty"`
+		Quiet_ms   *int64  `json:"quiet_ms,omitempty"`
+		Timeout_ms *int64  `json:"timeout_ms,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Text = text_in_
+	in.Data = data_in_
+	in.Match = match_in_
+	in.Quiet_ms = quiet_ms_in_
+	in.Timeout_ms = timeout_ms_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.SendWait", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (written_out_ int64, outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, flags uint64, err error) {
+		var out struct {
+			Written     int64          `json:"written"`
+			Outcome     string         `json:"outcome"`
+			Matched_row *int64         `json:"matched_row,omitempty"`
+			Epoch       int64          `json:"epoch"`
+			First       int64          `json:"first"`
+			Lines       []string       `json:"lines"`
+			Omitted     int64          `json:"omitted"`
+			Status      *WaitStatus    `json:"status,omitempty"`
+			Baseline    OutputBaseline `json:"baseline"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		written_out_ = out.Written
+		outcome_out_ = out.Outcome
+		matched_row_out_ = out.Matched_row
+		epoch_out_ = out.Epoch
+		first_out_ = out.First
+		lines_out_ = []string(out.Lines)
+		omitted_out_ = out.Omitted
+		status_out_ = out.Status
+		baseline_out_ = out.Baseline
+		return
+	}, nil
+}
+
+func (m SendWait_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string, match_in_ *string, quiet_ms_in_ *int64, timeout_ms_in_ *int64) (func(ctx context.Context) (written_out_ int64, outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Pane       string  `json:"pane"`
+		Text       *string `json:"text,omitempty"`
+		Data       *string `json:"data,omitempty"`
+		Match      *string `json:"match,omitempty"`
+		Quiet_ms   *int64  `json:"quiet_ms,omitempty"`
+		Timeout_ms *int64  `json:"timeout_ms,omitempty"`
+	}
+	in.Pane = pane_in_
+	in.Text = text_in_
+	in.Data = data_in_
+	in.Match = match_in_
+	in.Quiet_ms = quiet_ms_in_
+	in.Timeout_ms = timeout_ms_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SendWait", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (written_out_ int64, outcome_out_ string, matched_row_out_ *int64, epoch_out_ int64, first_out_ int64, lines_out_ []string, omitted_out_ int64, status_out_ *WaitStatus, baseline_out_ OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Written     int64          `json:"written"`
+			Outcome     string         `json:"outcome"`
+			Matched_row *int64         `json:"matched_row,omitempty"`
+			Epoch       int64          `json:"epoch"`
+			First       int64          `json:"first"`
+			Lines       []string       `json:"lines"`
+			Omitted     int64          `json:"omitted"`
+			Status      *WaitStatus    `json:"status,omitempty"`
+			Baseline    OutputBaseline `json:"baseline"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		written_out_ = out.Written
+		outcome_out_ = out.Outcome
+		matched_row_out_ = out.Matched_row
+		epoch_out_ = out.Epoch
+		first_out_ = out.First
+		lines_out_ = []string(out.Lines)
+		omitted_out_ = out.Omitted
+		status_out_ = out.Status
+		baseline_out_ = out.Baseline
 		return
 	}, nil
 }
@@ -2762,6 +3018,8 @@ type devsignalttymuxInterface interface {
 	ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField, after_ *string, limit_ *int64) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
 	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
+	WaitOutput(ctx context.Context, c VarlinkCall, pane_ string, after_ *OutputBaseline, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error
+	SendWait(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
 	SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error
 	AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error
@@ -2955,11 +3213,59 @@ func (c *VarlinkCall) ReplyGetPane(ctx context.Context, pane_ Pane) error {
 	return c.Reply(ctx, &out)
 }
 
-func (c *VarlinkCall) ReplySendInput(ctx context.Context, written_ int64) error {
+func (c *VarlinkCall) ReplySendInput(ctx context.Context, written_ int64, baseline_ *OutputBaseline) error {
 	var out struct {
-		Written int64 `json:"written"`
+		Written  int64           `json:"written"`
+		Baseline *OutputBaseline `json:"baseline,omitempty"`
 	}
 	out.Written = written_
+	out.Baseline = baseline_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplyWaitOutput(ctx context.Context, outcome_ string, matched_row_ *int64, epoch_ int64, first_ int64, lines_ []string, omitted_ int64, status_ *WaitStatus, baseline_ OutputBaseline) error {
+	var out struct {
+		Outcome     string         `json:"outcome"`
+		Matched_row *int64         `json:"matched_row,omitempty"`
+		Epoch       int64          `json:"epoch"`
+		First       int64          `json:"first"`
+		Lines       []string       `json:"lines"`
+		Omitted     int64          `json:"omitted"`
+		Status      *WaitStatus    `json:"status,omitempty"`
+		Baseline    OutputBaseline `json:"baseline"`
+	}
+	out.Outcome = outcome_
+	out.Matched_row = matched_row_
+	out.Epoch = epoch_
+	out.First = first_
+	out.Lines = []string(lines_)
+	out.Omitted = omitted_
+	out.Status = status_
+	out.Baseline = baseline_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplySendWait(ctx context.Context, written_ int64, outcome_ string, matched_row_ *int64, epoch_ int64, first_ int64, lines_ []string, omitted_ int64, status_ *WaitStatus, baseline_ OutputBaseline) error {
+	var out struct {
+		Written     int64          `json:"written"`
+		Outcome     string         `json:"outcome"`
+		Matched_row *int64         `json:"matched_row,omitempty"`
+		Epoch       int64          `json:"epoch"`
+		First       int64          `json:"first"`
+		Lines       []string       `json:"lines"`
+		Omitted     int64          `json:"omitted"`
+		Status      *WaitStatus    `json:"status,omitempty"`
+		Baseline    OutputBaseline `json:"baseline"`
+	}
+	out.Written = written_
+	out.Outcome = outcome_
+	out.Matched_row = matched_row_
+	out.Epoch = epoch_
+	out.First = first_
+	out.Lines = []string(lines_)
+	out.Omitted = omitted_
+	out.Status = status_
+	out.Baseline = baseline_
 	return c.Reply(ctx, &out)
 }
 
@@ -3274,9 +3580,44 @@ func (s *VarlinkInterface) GetPane(ctx context.Context, c VarlinkCall, pane_ str
 // conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
 // the program does not read within 5 s; unavailable.input_rate
 // (data.retry_after_ms) past the pane's input rate, nothing written
-// (docs/limits.md).
+// (docs/limits.md). baseline is the screen as it was just before the
+// write: pass it as WaitOutput's after to wait for what the input printed.
 func (s *VarlinkInterface) SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SendInput")
+}
+
+// Waits on what a pane prints (docs/rows.md, "Output waits"), until the
+// first of: a row changed since after (default: the screen when the wait
+// begins) whose text, without trailing spaces, matches match (an RE2
+// regular expression, at most 4096 bytes); no output for quiet_ms (1..
+// 86400000), counted from the pane's last output; the pane's process gone
+// (exited, relaunched or removed); timeout_ms (default 3600000, at most
+// 86400000). Without match and quiet_ms only the exit and the timeout end
+// it. A baseline of another epoch (history cleared, a relaunch) counts every
+// row kept as changed. Nothing is written and the pane is untouched.
+// outcome says what ended it: "matched" (matched_row: the first matching
+// row), "quiet", "exited" (status: the leader's wait status, absent when the
+// pane had no process or was relaunched or removed) or "timeout" (a
+// normal reply: call again with baseline as after to go on). lines are
+// rows [first, first+len(lines)) of epoch, without trailing spaces: the
+// span from the first to the last changed non-blank row, at most its last
+// 100 rows; omitted rows of it before first were left out (CaptureRows
+// reads them). baseline is the screen at the end, for the next wait.
+// Errors: invalid_params.match (reason "syntax", "size"),
+// invalid_params.quiet_ms, invalid_params.timeout_ms, invalid_params.after
+// (reason "digest"), not_found.pane, cancelled.
+func (s *VarlinkInterface) WaitOutput(ctx context.Context, c VarlinkCall, pane_ string, after_ *OutputBaseline, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.WaitOutput")
+}
+
+// Writes input to a pane as SendInput, then waits on what it prints as
+// WaitOutput from the screen just before the write, in one call: the way
+// to answer a prompt or drive a REPL. quiet_ms counts from the write's end
+// at the earliest. written is what SendInput returns. Errors: those of
+// WaitOutput (checked before anything is written) and of SendInput (then
+// nothing was waited for).
+func (s *VarlinkInterface) SendWait(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SendWait")
 }
 
 // Sets a live pane's PTY size (each 1..1000; the program gets SIGWINCH).
@@ -3627,6 +3968,35 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
 		return s.devsignalttymuxInterface.SendInput(ctx, VarlinkCall{call}, in.Pane, in.Text, in.Data)
+
+	case "WaitOutput":
+		var in struct {
+			Pane       string          `json:"pane"`
+			After      *OutputBaseline `json:"after,omitempty"`
+			Match      *string         `json:"match,omitempty"`
+			Quiet_ms   *int64          `json:"quiet_ms,omitempty"`
+			Timeout_ms *int64          `json:"timeout_ms,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.WaitOutput(ctx, VarlinkCall{call}, in.Pane, in.After, in.Match, in.Quiet_ms, in.Timeout_ms)
+
+	case "SendWait":
+		var in struct {
+			Pane       string  `json:"pane"`
+			Text       *string `json:"text,omitempty"`
+			Data       *string `json:"data,omitempty"`
+			Match      *string `json:"match,omitempty"`
+			Quiet_ms   *int64  `json:"quiet_ms,omitempty"`
+			Timeout_ms *int64  `json:"timeout_ms,omitempty"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.SendWait(ctx, VarlinkCall{call}, in.Pane, in.Text, in.Data, in.Match, in.Quiet_ms, in.Timeout_ms)
 
 	case "ResizePane":
 		var in struct {
@@ -4251,8 +4621,65 @@ method GetPane(pane: string) -> (pane: Pane)
 # conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
 # the program does not read within 5 s; unavailable.input_rate
 # (data.retry_after_ms) past the pane's input rate, nothing written
-# (docs/limits.md).
-method SendInput(pane: string, text: ?string, data: ?string) -> (written: int)
+# (docs/limits.md). baseline is the screen as it was just before the
+# write: pass it as WaitOutput's after to wait for what the input printed.
+method SendInput(pane: string, text: ?string, data: ?string) -> (written: int, baseline: ?OutputBaseline)
+
+# The screen an output wait compares against (docs/rows.md, "Output
+# waits"): rows of epoch epoch before row (the screen's top row then) count
+# as unchanged; row row+i as changed when its text no longer has the i-th
+# digest of digest (8 hex digits per row, to the last non-blank one), a row
+# past those as changed when it is not blank. Pass it back unchanged.
+type OutputBaseline (epoch: int, row: int, digest: string)
+
+# Waits on what a pane prints (docs/rows.md, "Output waits"), until the
+# first of: a row changed since after (default: the screen when the wait
+# begins) whose text, without trailing spaces, matches match (an RE2
+# regular expression, at most 4096 bytes); no output for quiet_ms (1..
+# 86400000), counted from the pane's last output; the pane's process gone
+# (exited, relaunched or removed); timeout_ms (default 3600000, at most
+# 86400000). Without match and quiet_ms only the exit and the timeout end
+# it. A baseline of another epoch (history cleared, a relaunch) counts every
+# row kept as changed. Nothing is written and the pane is untouched.
+# outcome says what ended it: "matched" (matched_row: the first matching
+# row), "quiet", "exited" (status: the leader's wait status, absent when the
+# pane had no process or was relaunched or removed) or "timeout" (a
+# normal reply: call again with baseline as after to go on). lines are
+# rows [first, first+len(lines)) of epoch, without trailing spaces: the
+# span from the first to the last changed non-blank row, at most its last
+# 100 rows; omitted rows of it before first were left out (CaptureRows
+# reads them). baseline is the screen at the end, for the next wait.
+# Errors: invalid_params.match (reason "syntax", "size"),
+# invalid_params.quiet_ms, invalid_params.timeout_ms, invalid_params.after
+# (reason "digest"), not_found.pane, cancelled.
+method WaitOutput(pane: string, after: ?OutputBaseline, match: ?string, quiet_ms: ?int, timeout_ms: ?int) -> (
+  outcome: (matched, quiet, exited, timeout),
+  matched_row: ?int,
+  epoch: int,
+  first: int,
+  lines: []string,
+  omitted: int,
+  status: ?WaitStatus,
+  baseline: OutputBaseline
+)
+
+# Writes input to a pane as SendInput, then waits on what it prints as
+# WaitOutput from the screen just before the write, in one call: the way
+# to answer a prompt or drive a REPL. quiet_ms counts from the write's end
+# at the earliest. written is what SendInput returns. Errors: those of
+# WaitOutput (checked before anything is written) and of SendInput (then
+# nothing was waited for).
+method SendWait(pane: string, text: ?string, data: ?string, match: ?string, quiet_ms: ?int, timeout_ms: ?int) -> (
+  written: int,
+  outcome: (matched, quiet, exited, timeout),
+  matched_row: ?int,
+  epoch: int,
+  first: int,
+  lines: []string,
+  omitted: int,
+  status: ?WaitStatus,
+  baseline: OutputBaseline
+)
 
 # Sets a live pane's PTY size (each 1..1000; the program gets SIGWINCH).
 # Errors: invalid_params.size, not_found.pane, conflict.pane_exited.

@@ -75,7 +75,7 @@ var tools = []tool{
 	{name: "pane_get", method: "dev.signaltty.Mux.GetPane", cli: "signaltty pane get --pane P",
 		hint: "Show one pane.", ann: reads},
 	{name: "pane_send", method: "dev.signaltty.Mux.SendInput", cli: "signaltty pane send --pane P --text TEXT",
-		hint: "Type input into a pane, as a user at its terminal would: include \"\\n\" (or \"\\r\") to press Enter, \"\\u0003\" for Ctrl-C. Nothing tells you when or how the program reacted: read the screen with pane_capture, and prefer run for commands whose result matters."},
+		hint: "Type input into a pane, as a user at its terminal would: include \"\\n\" (or \"\\r\") to press Enter, \"\\u0003\" for Ctrl-C. To also wait for the program's answer, use pane_send_wait; the result's baseline is what pane_wait_output takes as after. Prefer run for commands whose result matters."},
 	{name: "pane_capture", method: "dev.signaltty.Mux.CaptureRows", cli: "signaltty pane capture --pane P [--start N] [--end N] [--last N | --history] [--clamp] [--escapes]",
 		hint: "Read a pane's screen, its last rows (last), its whole history (history), or rows with start and end (for example the rows before a run's output tail). Rows come without trailing spaces unless trim is false. " +
 			"A result stays under the server's size budget: when cut is true, call again with the arguments in continue_with for the next page.",
@@ -91,9 +91,25 @@ var tools = []tool{
 		hint: "Clear a pane's attention once you have looked at what it wanted.", ann: renames},
 	{name: "pane_wait", method: "dev.signaltty.Mux.Wait", cli: "signaltty pane wait --pane P --until STATE[,STATE...] [--after BASELINE]",
 		hint: "Block until another agent's pane reaches a state (done, blocked, input_required, …). Pass after (the wait_baseline of pane_get, or the baseline of the previous pane_wait) so that only a transition after it counts. " +
-			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); on timeout.wait call again with the same after; with a progress token, a progress notification comes every 5 s. A wait never acts on the pane.",
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); a wait that ends there is not an error but a result with outcome and wait_ended \"timeout\", the pane's lifecycle and attention now, and next: call again with baseline as after. With a progress token, a progress notification comes every 5 s. A wait never acts on the pane. " +
+			"To wait for what a pane prints, use pane_wait_output.",
 		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
-		doc:    map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise)."}, ann: reads},
+		doc: map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise), where the wait ends with\noutcome \"timeout\".",
+			"baseline), timeout.wait, unavailable.journal": "baseline), unavailable.journal"}, ann: reads},
+	{name: "pane_send_wait", method: "dev.signaltty.Mux.SendWait", cli: "signaltty pane wait --pane P --send TEXT [--match RE] [--quiet-ms N]",
+		hint: "Type input into a pane and wait for what it prints, in one call: the way to answer a prompt, drive a REPL or an installer. " +
+			"Pass match (a regular expression tested on each row that changed since just before the input, without trailing spaces, so a prompt's trailing space is gone: \"^>>>$\" is the next Python prompt, \"\\\\?$\" a question), quiet_ms (the pane printed nothing for that long), or both; the process's exit always ends the wait. " +
+			"The result has outcome (matched, quiet, exited, timeout), the changed rows only (lines, from row first) and baseline, which pane_wait_output takes as after to wait for more. " +
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next: call pane_wait_output with after baseline to go on. With a progress token, a progress notification comes every 5 s.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
+	},
+	{name: "pane_wait_output", method: "dev.signaltty.Mux.WaitOutput", cli: "signaltty pane wait --pane P [--match RE] [--quiet-ms N] [--after BASELINE]",
+		hint: "Wait for what a pane prints, without typing anything: until a row that changed since after (the baseline of pane_send, pane_send_wait or a previous pane_wait_output; default: the screen now) matches match, or the pane was quiet for quiet_ms, or its process exited. " +
+			"Rows are tested and returned without trailing spaces; only changed rows come back. To see everything a new pane printed, pass after {\"epoch\":0,\"row\":0,\"digest\":\"\"}. " +
+			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next. With a progress token, a progress notification comes every 5 s.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
+		doc:    map[string]string{"timeout_ms (default 3600000, at most\n86400000)": "timeout_ms (in MCP at most the\nserver's cap, 110000 unless set otherwise, which is also the default)"},
+		ann:    reads},
 	{name: "notify", method: "dev.signaltty.Mux.Notify", cli: "signaltty notify [--pane P | --workspace W] --title T [--body B] [--severity info|warning|error]",
 		hint: "Leave a notification for the human (about a pane: its attention rises with the severity). Use it to ask for a decision or report something they must see; do not spam.", ann: adds},
 	{name: "notifications_list", method: "dev.signaltty.Mux.ListNotifications", cli: "signaltty notifications list [--pane P] [--unread]",
