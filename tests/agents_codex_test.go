@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,4 +35,15 @@ func TestHookReadsCodexNotifyJSONFromItsLastArgument(t *testing.T) {
 			t.Errorf("hook codex %q: %s", args, r)
 		}
 	}
+}
+
+// waitSaved waits until the daemon's saved snapshot holds text (a session
+// id): a change reaches the disk within about 2 s (docs/persistence.md),
+// so a kill -9 before that loses it.
+func (w *realWorld) waitSaved(t *testing.T, text string) {
+	t.Helper()
+	harness.Eventually(t, agentTimeout, "the snapshot on disk holds "+text, func() (bool, string) {
+		b, err := os.ReadFile(filepath.Join(stateDir(w.d), "snapshot.json"))
+		return err == nil && strings.Contains(string(b), text), string(b)
+	})
 }
