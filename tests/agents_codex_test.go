@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,4 +48,114 @@ func (w *realWorld) waitSaved(t *testing.T, text string) {
 		b, err := os.ReadFile(filepath.Join(stateDir(w.d), "snapshot.json"))
 		return err == nil && strings.Contains(string(b), text), string(b)
 	})
+}
+
+// Esc during a Codex turn interrupts it: Codex runs its Interrupt hook
+// (and no Stop), and the pane leaves working for idle.
+func TestRealCodexInterruptEndsTheTurn(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		a := realAgents[kind]
+		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "int-5b1e", Steps: []harness.Step{
+			{Tool: a.shell, Input: a.shellInput("echo int-started; sleep 600")}, {Text: "never said"}}})
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws)
+		w.prompt(t, p.ID, "int-5b1e")
+		w.waitPane(t, p.ID, "working during the turn", func(p agentPane) bool { return p.Lifecycle == "working" })
+		w.d.JSON(t, nil, "pane", "send", "--pane", p.ID, "--key", "Escape")
+		defer w.dumpOnFailure(t, p.ID)
+		got := w.waitPane(t, p.ID, "idle after Esc", func(p agentPane) bool { return p.Lifecycle == "idle" })
+		if got.LastMessage == nil || *got.LastMessage != "turn interrupted" {
+			t.Errorf("last message %v, want \"turn interrupted\"", got.LastMessage)
+		}
+	})
+}
+
+// With approval_policy = "untrusted" Codex asks before a shell command:
+// the pane is blocked with permission_required while it asks, and once
+// the command is allowed the turn works on and ends done without it.
+func TestRealCodexPermissionDialogBlocksThenClears(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		a := realAgents[kind]
+		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "perm-7c1d", Steps: []harness.Step{
+			{Tool: a.shell, Input: a.shellInput("touch perm-file && echo perm-said-$((6*7))")}, {Text: "permission used"}}})
+		setCodexConfig(t, w, `approval_policy = "on-request"`, `approval_policy = "untrusted"`)
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws)
+		w.prompt(t, p.ID, "perm-7c1d")
+		defer w.dumpOnFailure(t, p.ID)
+		w.waitPane(t, p.ID, "blocked with permission_required while Codex asks", func(p agentPane) bool {
+			return p.Lifecycle == "blocked" && p.Attention == "permission_required"
+		})
+		approve(t, w, p.ID)
+		w.waitScreen(t, p.ID, "permission used")
+		w.waitPane(t, p.ID, "done without permission_required after the answer", func(p agentPane) bool {
+			return p.Lifecycle == "done" && p.Attention != "permission_required"
+		})
+		if _, err := os.Stat(filepath.Join(w.repo, "perm-file")); err != nil {
+			t.Errorf("the allowed command did not run: %v", err)
+		}
+	})
+}
+
+// setCodexConfig replaces old with new in the world's Codex config.toml.
+func setCodexConfig(t *testing.T, w *realWorld, old, new string) {
+	t.Helper()
+	f := filepath.Join(w.d.Home, ".codex", "config.toml")
+	b, err := os.ReadFile(f)
+	if err != nil || !strings.Contains(string(b), old) {
+		t.Fatalf("%s holds no %q (%v)", f, old, err)
+	}
+	writeFile(t, f, strings.Replace(string(b), old, new, 1))
+}
+
+// addCodexMCP registers signaltty's MCP server with the world's Codex as
+// docs/mcp.md shows it.
+func addCodexMCP(t *testing.T, w *realWorld) {
+	t.Helper()
+	f := filepath.Join(w.d.Home, ".codex", "config.toml")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f, string(b)+fmt.Sprintf("\n[mcp_servers.signaltty]\ncommand = %q\nargs = [\"mcp\"]\nenv_vars = [\"XDG_RUNTIME_DIR\", \"SIGNALTTY_ADDRESS\", \"SIGNALTTY_PANE\"]\ntool_timeout_sec = 300\n", harness.Bin(t, "signaltty")))
+}
+
+// codexMCPTool is how Codex names an MCP tool of signaltty's server.
+// (a function of the namespace "mcp__signaltty").
+func codexMCPTool(name string) string { return "mcp__signaltty." + name + "|mcp__signaltty__" + name }
+
+// Codex with signaltty's MCP server (docs/mcp.md) runs a command with the
+// MCP run tool in its own workspace and gets the run's record back.
+func TestRealCodexRunsThroughMCP(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		w := newRealWorld(t, kind, nil)
+		addCodexMCP(t, w)
+		ws := w.workspace(t, "proj")
+		w.model.Script(harness.CallTool("mcp-5e0b", codexMCPTool("run"),
+			map[string]any{"key": "mcp-5e0b", "workspace": ws, "shell": "echo mcp-ran-$((6*7))"}, "mcp run finished"))
+		p := w.start(t, ws)
+		w.prompt(t, p.ID, "mcp-5e0b")
+		defer w.dumpOnFailure(t, p.ID)
+		allowCodexMCP(t, w, p.ID, "run")
+		r := w.model.WaitRequest(t, agentTimeout, "carrying the MCP run's result", func(r harness.ModelRequest) bool {
+			return len(r.ToolResults()) > 0
+		})
+		res := strings.Join(r.ToolResults(), "\n")
+		m := regexp.MustCompile(`\\?"run\\?":\\?"(r[0-9]+)`).FindStringSubmatch(res)
+		if m == nil || strings.Contains(res, "denied") {
+			t.Fatalf("the MCP run came back:\n%s\n%s", res, w.model.Dump())
+		}
+		if out := w.d.CLI(t, "run", "wait", "--run", m[1], "--timeout-ms", "20000"); out.Code != 0 || !strings.Contains(out.Stdout, "mcp-ran-42") {
+			t.Errorf("run wait of the agent's MCP run: %s", out)
+		}
+		w.waitScreen(t, p.ID, "mcp run finished")
+	})
+}
+
+// allowCodexMCP answers Codex's question before an MCP tool call with its
+// first choice, Allow (once).
+func allowCodexMCP(t *testing.T, w *realWorld, pane, tool string) {
+	t.Helper()
+	w.waitScreen(t, pane, "Allow the signaltty MCP server to run tool \""+tool+"\"?")
+	w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
 }
