@@ -70,15 +70,16 @@ func TestRealCodexInterruptEndsTheTurn(t *testing.T) {
 	})
 }
 
-// With approval_policy = "untrusted" Codex asks before a shell command:
-// the pane is blocked with permission_required while it asks, and once
-// the command is allowed the turn works on and ends done without it.
+// A shell command the model asks to run outside the sandbox
+// (sandbox_permissions require_escalated) makes Codex ask first (its
+// approval_policy on-request): the pane is blocked with
+// permission_required while it asks, and once the command is allowed the
+// turn works on and ends done without it.
 func TestRealCodexPermissionDialogBlocksThenClears(t *testing.T) {
 	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
 		a := realAgents[kind]
 		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "perm-7c1d", Steps: []harness.Step{
-			{Tool: a.shell, Input: a.shellInput("touch perm-file && echo perm-said-$((6*7))")}, {Text: "permission used"}}})
-		setCodexConfig(t, w, `approval_policy = "on-request"`, `approval_policy = "untrusted"`)
+			{Tool: a.shell, Input: escalated(a.shellInput("touch perm-file && echo perm-said-$((6*7))"))}, {Text: "permission used"}}})
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
 		w.prompt(t, p.ID, "perm-7c1d")
@@ -97,15 +98,12 @@ func TestRealCodexPermissionDialogBlocksThenClears(t *testing.T) {
 	})
 }
 
-// setCodexConfig replaces old with new in the world's Codex config.toml.
-func setCodexConfig(t *testing.T, w *realWorld, old, new string) {
-	t.Helper()
-	f := filepath.Join(w.d.Home, ".codex", "config.toml")
-	b, err := os.ReadFile(f)
-	if err != nil || !strings.Contains(string(b), old) {
-		t.Fatalf("%s holds no %q (%v)", f, old, err)
-	}
-	writeFile(t, f, strings.Replace(string(b), old, new, 1))
+// escalated is a Codex shell call's input asking to run outside the
+// sandbox, which Codex asks the user about.
+func escalated(in map[string]any) map[string]any {
+	in["sandbox_permissions"] = "require_escalated"
+	in["justification"] = "the test asks for it"
+	return in
 }
 
 // addCodexMCP registers signaltty's MCP server with the world's Codex as
