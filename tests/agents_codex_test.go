@@ -134,10 +134,7 @@ func TestRealCodexRunsThroughMCP(t *testing.T) {
 		p := w.start(t, ws)
 		w.prompt(t, p.ID, "mcp-5e0b")
 		defer w.dumpOnFailure(t, p.ID)
-		allowCodexMCP(t, w, p.ID, "run")
-		r := w.model.WaitRequest(t, agentTimeout, "carrying the MCP run's result", func(r harness.ModelRequest) bool {
-			return len(r.ToolResults()) > 0
-		})
+		r := allowCodexMCP(t, w, p.ID, "mcp-5e0b")
 		res := strings.Join(r.ToolResults(), "\n")
 		m := regexp.MustCompile(`\\?"run\\?":\\?"(r[0-9]+)`).FindStringSubmatch(res)
 		if m == nil || strings.Contains(res, "denied") {
@@ -150,10 +147,66 @@ func TestRealCodexRunsThroughMCP(t *testing.T) {
 	})
 }
 
-// allowCodexMCP answers Codex's question before an MCP tool call with its
-// first choice, Allow (once).
-func allowCodexMCP(t *testing.T, w *realWorld, pane, tool string) {
+// allowCodexMCP waits until Codex sent the result of an MCP tool call
+// of the turn prompted with prompt, answering its question before the
+// call, when it asks (not for a read-only tool), with its first choice:
+// Allow (once). It returns that request.
+func allowCodexMCP(t *testing.T, w *realWorld, pane, prompt string) harness.ModelRequest {
 	t.Helper()
-	w.waitScreen(t, pane, "Allow the signaltty MCP server to run tool \""+tool+"\"?")
-	w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
+	var got harness.ModelRequest
+	harness.Eventually(t, agentTimeout, "the MCP tool's result, or Codex asking before the call", func() (bool, string) {
+		for _, r := range w.model.Requests() {
+			if r.Prompted(prompt) && len(r.ToolResults()) > 0 {
+				got = r
+				return true, ""
+			}
+		}
+		c := w.d.Capture(t, pane)
+		if c.Contains("Allow the signaltty MCP server to run tool") {
+			w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
+		}
+		return false, c.Dump()
+	})
+	return got
+}
+
+// Two Codex panes with the default Codex config and `agent setup codex
+// --write`: each codex runs its own MCP server inside its pane, so each
+// is its own principal. B's whoami is B's pane, never A's or the owner:
+// while A runs, after A's codex has exited, and after kill -9 of the
+// daemon and B's resume.
+func TestRealCodexPanesAreEachTheirOwnPrincipal(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		w := newRealWorld(t, kind, nil, harness.Say("who-a0", "a answered"))
+		addCodexMCP(t, w)
+		for _, k := range []string{"b1", "b2", "b3"} {
+			w.model.Script(harness.CallTool("who-"+k, codexMCPTool("whoami"), map[string]any{}, "whoami "+k+" done"))
+		}
+		ws := w.workspace(t, "proj")
+		a := w.start(t, ws)
+		b := w.start(t, ws)
+		w.prompt(t, a.ID, "who-a0")
+		w.waitScreen(t, a.ID, "a answered")
+		who := func(k string) {
+			t.Helper()
+			w.prompt(t, b.ID, "who-"+k)
+			r := allowCodexMCP(t, w, b.ID, "who-"+k)
+			res := strings.Join(r.ToolResults(), "\n")
+			if !strings.Contains(res, b.ID) || strings.Contains(res, a.ID) || strings.Contains(res, "owner") {
+				t.Errorf("%s: B's whoami is not B's pane %s (A is %s):\n%s", k, b.ID, a.ID, res)
+			}
+			w.waitScreen(t, b.ID, "whoami "+k+" done")
+		}
+		who("b1")
+		w.d.Kill(t, a.ID)
+		w.d.WaitExited(t, a.ID)
+		who("b2")
+		sid := w.waitPane(t, b.ID, "B's session id", func(p agentPane) bool { return p.session() != "" }).session()
+		w.waitSaved(t, sid)
+		w.d.Crash(t)
+		w.restart(t)
+		w.d.JSON(t, nil, "resume", b.ID)
+		w.waitReady(t, b.ID)
+		who("b3")
+	})
 }
