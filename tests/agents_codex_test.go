@@ -210,3 +210,22 @@ func TestRealCodexPanesAreEachTheirOwnPrincipal(t *testing.T) {
 		who("b3")
 	})
 }
+
+// doctor warns when Codex calls signaltty with its shared app-server on
+// (daemon_auto_start, Codex's default), and no longer once `agent setup
+// codex --write` turned it off.
+func TestDoctorNamesCodexSharedAppServer(t *testing.T) {
+	d := harness.Start(t)
+	home := harness.TempDir(t)
+	env := append(d.ClientEnv(), "HOME="+home, "CODEX_HOME=")
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), "[mcp_servers.signaltty]\ncommand = \"signaltty\"\nargs = [\"mcp\"]\n")
+	if r := harness.Run(t, env, harness.Bin(t, "signaltty"), "doctor"); r.Code != 0 || !strings.Contains(r.Stdout, "daemon_auto_start on") {
+		t.Errorf("doctor with Codex's shared app-server on:\n%s", r)
+	}
+	if r := harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "codex", "--write"); r.Code != 0 {
+		t.Fatalf("setup: %s", r)
+	}
+	if r := harness.Run(t, env, harness.Bin(t, "signaltty"), "doctor"); r.Code != 0 || strings.Contains(r.Stdout, "daemon_auto_start on") {
+		t.Errorf("doctor after agent setup codex --write:\n%s", r)
+	}
+}

@@ -16,8 +16,9 @@ func doctorCmd(a *app) *cobra.Command {
 		Use:   "doctor",
 		Short: "Report the daemon's health: runs, persistence, the event journal and the logind shutdown monitor (Server.GetStatus)",
 		Long: `doctor asks the daemon for its status and explains it: the daemon itself,
-saving of the state directory, and the logind monitor that saves the
-workspaces before the host shuts down. Lines starting with "!" need
+saving of the state directory, the logind monitor that saves the
+workspaces before the host shuts down, and agent settings that make one
+helper serve several panes (Codex's shared app-server). Lines starting with "!" need
 attention. With --json it prints the GetStatus reply.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -29,6 +30,7 @@ attention. With --json it prints the GetStatus reply.`,
 				writeDoctor(a.out, r.Status, time.Now())
 				writeDenials(a.out, r.Status)
 				writeUnattributed(a.out, r.Status)
+				writeAgentConfig(a.out)
 				return nil
 			})
 		},
