@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/signaltty/signaltty/tests/harness"
 )
@@ -228,4 +229,49 @@ func TestDoctorNamesCodexSharedAppServer(t *testing.T) {
 	if r := harness.Run(t, env, harness.Bin(t, "signaltty"), "doctor"); r.Code != 0 || strings.Contains(r.Stdout, "daemon_auto_start on") {
 		t.Errorf("doctor after agent setup codex --write:\n%s", r)
 	}
+}
+
+// A working Codex animates a spinner in its title (several frames a
+// second): the pane makes at most one pane.title event a second, its title
+// holds no U+FFFD, and the screen no title text.
+func TestRealCodexTitleSpinnerMakesBoundedEvents(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		a := realAgents[kind]
+		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "spin-2a9f", Steps: []harness.Step{
+			{Tool: a.shell, Input: a.shellInput("echo spin-started; sleep 600")}, {Text: "never said"}}})
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws)
+		s := w.d.Subscribe(t, []string{"pane.title"}, []string{p.ID})
+		started := time.Now()
+		w.prompt(t, p.ID, "spin-2a9f")
+		defer w.dumpOnFailure(t, p.ID)
+		var titles []string
+		harness.Eventually(t, agentTimeout, "five pane.title events of the spinning title", func() (bool, string) {
+			titles = titles[:0]
+			for _, e := range s.Seen() {
+				if e.Type == "pane.title" {
+					title, _ := e.Data["title"].(string)
+					titles = append(titles, title)
+				}
+			}
+			return len(titles) >= 5, strings.Join(titles, "\n")
+		})
+		elapsed := time.Since(started)
+		if most := int(elapsed/time.Second) + 2; len(titles) > most {
+			t.Errorf("%d pane.title events in %v, want at most %d:\n%s", len(titles), elapsed, most, strings.Join(titles, "\n"))
+		}
+		for _, title := range titles {
+			if strings.ContainsRune(title, '\uFFFD') {
+				t.Errorf("title %q holds U+FFFD", title)
+			}
+		}
+		c := w.d.Capture(t, p.ID)
+		for i, l := range c.Lines {
+			if strings.ContainsRune(l, '\uFFFD') || strings.Contains(l, "spin-2a9f | proj") {
+				t.Errorf("screen line %d holds title text or U+FFFD: %q", i, l)
+			}
+		}
+		w.d.JSON(t, nil, "pane", "send", "--pane", p.ID, "--key", "Escape")
+		w.waitPane(t, p.ID, "idle after Esc", func(p agentPane) bool { return p.Lifecycle == "idle" })
+	})
 }
