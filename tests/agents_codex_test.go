@@ -275,3 +275,29 @@ func TestRealCodexTitleSpinnerMakesBoundedEvents(t *testing.T) {
 		w.waitPane(t, p.ID, "idle after Esc", func(p agentPane) bool { return p.Lifecycle == "idle" })
 	})
 }
+
+// Codex's API key given at spawn with --env (its provider's env_key) is
+// never saved: after kill -9 of the daemon `resume --env` gives it to the
+// resumed codex, whose next prompt reaches the model with the old
+// conversation.
+func TestRealCodexResumeTakesTheCredentialsWithEnv(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		w := newRealWorld(t, kind, nil, harness.Say("env-before-3b8e", "env answer before"), harness.Say("env-after-3b8e", "env answer after"))
+		f := filepath.Join(w.d.Home, ".codex", "config.toml")
+		b, _ := os.ReadFile(f)
+		if !strings.Contains(string(b), `experimental_bearer_token = "sk-scripted"`) {
+			t.Fatalf("config.toml:\n%s", b)
+		}
+		writeFile(t, f, strings.Replace(string(b), `experimental_bearer_token = "sk-scripted"`, `env_key = "SCRIPTED_API_KEY"`, 1))
+		creds := []string{"--env", "SCRIPTED_API_KEY=sk-scripted"}
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws, creds...)
+		sid := w.firstTurn(t, p.ID, "env-before-3b8e", "env answer before")
+		w.waitSaved(t, sid)
+		grepTree(t, stateDir(w.d), "sk-scripted")
+		w.d.Crash(t)
+		w.restart(t)
+		w.resumeAndAsk(t, p.ID, sid, "env-before-3b8e", "env answer before", "env-after-3b8e", creds...)
+		w.waitScreen(t, p.ID, "env answer after")
+	})
+}
