@@ -149,8 +149,9 @@ resume" after a restart), lifecycle and attention. Standard output is
 exactly the JSON or JavaScript to use; where it belongs is said on standard
 error. With --write, install it: merge the hooks into the agent's settings
 file (claude: settings.json in ~/.claude or $CLAUDE_CONFIG_DIR; codex:
-hooks.json in ~/.codex or $CODEX_HOME, and daemon_auto_start = false in its
-config.toml; gemini: settings.json in ~/.gemini or $GEMINI_CLI_HOME/.gemini),
+hooks.json in ~/.codex or $CODEX_HOME, and in its config.toml
+daemon_auto_start = false and the [hooks.state] trusted_hash entries that
+trust these hooks, as trusting them in Codex's /hooks would; gemini: settings.json in ~/.gemini or $GEMINI_CLI_HOME/.gemini),
 or write the plugin (opencode: plugin/signaltty.js in ~/.config/opencode or
 $OPENCODE_CONFIG_DIR; pi: extensions/signaltty.js in ~/.pi/agent or
 $PI_CODING_AGENT_DIR), keeping what is there and a backup copy of a file it
