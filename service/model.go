@@ -144,6 +144,7 @@ type pane struct {
 	observers          []paneObserver
 
 	title            string
+	titles           titleCoalescer // pane.title events (title.go)
 	argv             []string
 	cwd, reportedCwd string
 	env              map[string]string

@@ -27,7 +27,7 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 	case term.EventTitle:
 		if p.title != e.Text {
 			p.title = e.Text
-			s.emit(PaneTitle{Pane: p.id, Title: e.Text})
+			s.titleChanged(p)
 		}
 	case term.EventCwd:
 		p.reportedCwd = e.Text

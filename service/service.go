@@ -41,6 +41,10 @@ type Config struct {
 	// none): a marked caller no live pane claims is denied (mark.go).
 	Mark   PaneMark
 	Limits Limits // zero fields: defaults (limits.go)
+	// TitleInterval is the least time between two pane.title events of a
+	// pane (title.go); 0 is DefaultTitleInterval, negative publishes
+	// every change.
+	TitleInterval time.Duration
 }
 
 // Service owns every workspace, tab and pane of one daemon instance.

@@ -20,8 +20,11 @@ func TestRealAgentHooksGiveSessionAndLifecycleThroughATurn(t *testing.T) {
 		if p.Agent == nil || p.Agent.Kind != kind {
 			t.Errorf("spawned pane's agent %+v, want kind %s", p.Agent, kind)
 		}
-		w.waitPane(t, p.ID, "a session id from the agent's hooks", func(p agentPane) bool { return p.session() != "" })
+		if !w.agent.sessionAtFirstPrompt {
+			w.waitPane(t, p.ID, "a session id from the agent's hooks", func(p agentPane) bool { return p.session() != "" })
+		}
 		w.prompt(t, p.ID, "turn-91b2")
+		w.waitPane(t, p.ID, "a session id from the agent's hooks", func(p agentPane) bool { return p.session() != "" })
 		w.waitScreen(t, p.ID, "turn answered")
 		got := w.waitPane(t, p.ID, "lifecycle done after the turn", func(p agentPane) bool { return p.Lifecycle == "done" })
 		if got.Attention == "permission_required" || got.Attention == "input_required" || got.Attention == "error" {

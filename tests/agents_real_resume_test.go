@@ -45,6 +45,7 @@ func TestRealAgentResumesItsConversationAfterDaemonKill9(t *testing.T) {
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
 		sid := w.firstTurn(t, p.ID, "before-4e1a", "answer before the crash")
+		w.waitSaved(t, sid)
 		w.d.Crash(t)
 		w.restart(t)
 		w.resumeAndAsk(t, p.ID, sid, "before-4e1a", "answer before the crash", "after-4e1a")

@@ -1,10 +1,14 @@
 package tests
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -219,4 +223,115 @@ await on.session_shutdown({}, ctx);
 		!strings.HasPrefix(lines[3], "hook pi session_shutdown ") {
 		t.Errorf("calls:\n%s", b)
 	}
+}
+
+// Codex runs a hook of hooks.json only once it is trusted: `agent setup
+// codex --write` records each hook it installs as trusted in config.toml
+// ([hooks.state] trusted_hash), also when signaltty's group is not the
+// first of its event, and the real Codex (when the test cache has one)
+// lists every one of them as trusted, with no warning.
+func TestAgentSetupCodexTrustsTheHooksItInstalls(t *testing.T) {
+	d := harness.Unstarted(t)
+	home := harness.TempDir(t)
+	codex := filepath.Join(home, ".codex")
+	os.MkdirAll(codex, 0o700)
+	os.WriteFile(filepath.Join(codex, "hooks.json"), []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}`), 0o600)
+	env := append(d.ClientEnv(), "HOME="+home)
+	r := harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "codex", "--write")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "trusted_hash") {
+		t.Fatalf("setup: %s", r)
+	}
+	b, _ := os.ReadFile(filepath.Join(codex, "config.toml"))
+	var doc struct {
+		Hooks struct {
+			State map[string]struct {
+				TrustedHash string `toml:"trusted_hash"`
+			} `toml:"state"`
+		} `toml:"hooks"`
+	}
+	if _, err := toml.Decode(string(b), &doc); err != nil {
+		t.Fatalf("config.toml: %v\n%s", err, b)
+	}
+	hooksJSON := filepath.Join(codex, "hooks.json")
+	for _, key := range []string{"session_start:0:0", "user_prompt_submit:0:0", "pre_tool_use:0:0", "permission_request:0:0",
+		"post_tool_use:0:0", "stop:1:0", "interrupt:0:0", "session_end:0:0"} {
+		if h := doc.Hooks.State[hooksJSON+":"+key].TrustedHash; !strings.HasPrefix(h, "sha256:") {
+			t.Errorf("%s: no trusted_hash\n%s", key, b)
+		}
+	}
+	if _, ok := doc.Hooks.State[hooksJSON+":stop:0:0"]; ok {
+		t.Errorf("the user's own Stop hook was trusted too:\n%s", b)
+	}
+	r = harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "codex", "--write")
+	if b2, _ := os.ReadFile(filepath.Join(codex, "config.toml")); r.Code != 0 || string(b2) != string(b) {
+		t.Errorf("a second setup changed config.toml: %s\n%s", r, b2)
+	}
+
+	hooks := codexListHooks(t, home)
+	n := 0
+	for _, h := range hooks.Hooks {
+		if !strings.Contains(h.Command, "signaltty hook codex ") {
+			continue
+		}
+		n++
+		if h.TrustStatus != "trusted" {
+			t.Errorf("codex lists %s as %s", h.Key, h.TrustStatus)
+		}
+	}
+	if n != 8 || len(hooks.Warnings) != 0 {
+		t.Errorf("codex lists %d signaltty hooks (want 8), warnings %v", n, hooks.Warnings)
+	}
+}
+
+type codexHookList struct {
+	Hooks []struct {
+		Key         string `json:"key"`
+		Command     string `json:"command"`
+		TrustStatus string `json:"trustStatus"`
+	} `json:"hooks"`
+	Warnings []string `json:"warnings"`
+}
+
+// codexListHooks asks the real Codex (`codex app-server`, its JSON-RPC
+// hooks/list) which hooks it finds in home and how it trusts them; it
+// skips the test when the real Codex is not installed.
+func codexListHooks(t *testing.T, home string) codexHookList {
+	t.Helper()
+	bin := filepath.Join(harness.AgentsBin(t, "codex"), "codex")
+	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "app-server")
+	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex"), "PATH=" + os.Getenv("PATH")}
+	cmd.Dir = home
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"signaltty-test","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"hooks/list","params":{"cwds":[` + strconv.Quote(home) + `]}}`,
+	} {
+		io.WriteString(in, m+"\n")
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r struct {
+			ID     int `json:"id"`
+			Result struct {
+				Data []codexHookList `json:"data"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.ID == 2 {
+			if len(r.Result.Data) != 1 {
+				t.Fatalf("hooks/list: %s", sc.Bytes())
+			}
+			return r.Result.Data[0]
+		}
+	}
+	t.Fatalf("codex app-server gave no hooks/list answer (%v)", ctx.Err())
+	return codexHookList{}
 }

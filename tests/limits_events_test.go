@@ -15,7 +15,8 @@ import (
 // stream fails unavailable.lagged with data.queue and data.last_seq.
 func TestSubscriberThatStopsReadingEndsLagged(t *testing.T) {
 	t.Parallel()
-	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_EVENT_QUEUE=8"}})
+	// Every title change is an event (no coalescing), so titles flood the queue.
+	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_EVENT_QUEUE=8", "SIGNALTTY_TITLE_INTERVAL_MS=0"}})
 	w := d.CreateWorkspace(t, "limits-events")
 	c := d.DialUnix(t)
 	defer c.Close()

@@ -144,7 +144,9 @@ func withoutC1CodePoints(s string) string {
 func TestCharactersHoldingC1BytesDoAsInTmux(t *testing.T) {
 	t.Parallel()
 	harness.NeedTmux(t)
-	d := harness.Start(t)
+	// Every title is its own pane.title event (no coalescing): the strings
+	// subtest reads each batch's title from its event.
+	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_TITLE_INTERVAL_MS=0"}})
 	dir := harness.TempDir(t)
 
 	// The screen: each batch of characters, '|' and its number on a row.

@@ -22,18 +22,31 @@ type agentSetup struct {
 	file    func() string // the agent's own settings, plugin or extension file
 	events  []string      // hook events to install (JSON settings)
 	timeout int           // each hook's timeout, in the agent's unit
-	plugin  string        // the plugin's source (__SIGNALTTY_COMMAND__ is the command)
-	// config, when set, is a second change the setup makes: a TOML file
-	// and a key of one of its tables with its value.
+	// timeouts are the events whose hooks get another timeout.
+	timeouts map[string]int
+	plugin   string // the plugin's source (__SIGNALTTY_COMMAND__ is the command)
+	// config, when set, is a second change the setup makes: keys of
+	// tables of a TOML file.
 	config *tomlSetting
-	notes  []string // what the user must still know or do
+	// trust, when set, is what config must also hold for the agent to run
+	// the hooks of the hooks document doc (the content of hooksFile).
+	trust func(hooksFile string, doc map[string]any, command string, events []string) []tomlEdit
+	notes []string // what the user must still know or do
 }
 
-// tomlSetting is one key = value of a table in a TOML file.
+// timeoutOf is the timeout of event's hook.
+func (hs agentSetup) timeoutOf(event string) int {
+	if t, ok := hs.timeouts[event]; ok {
+		return t
+	}
+	return hs.timeout
+}
+
+// tomlSetting is keys of tables in a TOML file, and why.
 type tomlSetting struct {
-	file         func() string
-	table, key   string
-	value, about string
+	file  func() string
+	edits []tomlEdit
+	about string
 }
 
 //go:embed agentfiles/opencode.js
@@ -52,18 +65,21 @@ var agentSetups = map[string]agentSetup{
 		timeout: 10,
 	},
 	// Codex reads hooks.json next to config.toml (~/.codex, or
-	// $CODEX_HOME); hooks are on by default in Codex 0.171.
+	// $CODEX_HOME); hooks are on by default in Codex 0.171, run only once
+	// trusted, and Codex caps SessionEnd and Interrupt hooks at 3 seconds.
 	"codex": {
-		file:    func() string { return filepath.Join(configDir("CODEX_HOME", ".codex"), "hooks.json") },
-		events:  []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt", "SessionEnd"},
-		timeout: 10,
+		file:     func() string { return filepath.Join(configDir("CODEX_HOME", ".codex"), "hooks.json") },
+		events:   []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "Interrupt", "SessionEnd"},
+		timeout:  10,
+		timeouts: map[string]int{"SessionEnd": 3, "Interrupt": 3},
 		config: &tomlSetting{
 			file:  func() string { return filepath.Join(configDir("CODEX_HOME", ".codex"), "config.toml") },
-			table: "features", key: "daemon_auto_start", value: "false",
+			edits: []tomlEdit{{table: []string{"features"}, key: "daemon_auto_start", value: "false"}},
 			about: "daemon_auto_start = false: otherwise the first codex starts one shared app-server that runs the hooks and MCP servers of every later codex, so every Codex pane would speak as the first one; without it each codex (and codex resume) runs its own, inside its pane",
 		},
+		trust: codexTrust,
 		notes: []string{
-			"On its next start Codex shows \"Hooks need review\" for the new hooks: choose to trust them (or review them with /hooks); untrusted hooks do not run.",
+			"Codex runs a hook only once it is trusted (else it shows \"Hooks need review\" at start); the [hooks.state] trusted_hash entries above are what trusting them in /hooks records, so Codex runs these hooks without asking. A hook whose command or timeout changes is asked about again.",
 		},
 	},
 	// Gemini CLI reads hooks from settings.json in ~/.gemini (or
@@ -133,8 +149,9 @@ resume" after a restart), lifecycle and attention. Standard output is
 exactly the JSON or JavaScript to use; where it belongs is said on standard
 error. With --write, install it: merge the hooks into the agent's settings
 file (claude: settings.json in ~/.claude or $CLAUDE_CONFIG_DIR; codex:
-hooks.json in ~/.codex or $CODEX_HOME, and daemon_auto_start = false in its
-config.toml; gemini: settings.json in ~/.gemini or $GEMINI_CLI_HOME/.gemini),
+hooks.json in ~/.codex or $CODEX_HOME, and in its config.toml
+daemon_auto_start = false and the [hooks.state] trusted_hash entries that
+trust these hooks, as trusting them in Codex's /hooks would; gemini: settings.json in ~/.gemini or $GEMINI_CLI_HOME/.gemini),
 or write the plugin (opencode: plugin/signaltty.js in ~/.config/opencode or
 $OPENCODE_CONFIG_DIR; pi: extensions/signaltty.js in ~/.pi/agent or
 $PI_CODING_AGENT_DIR), keeping what is there and a backup copy of a file it
@@ -155,16 +172,25 @@ changes. Running it again changes nothing.`,
 			write, _ := cmd.Flags().GetBool("write")
 			errw := cmd.ErrOrStderr()
 			if !write {
+				var doc map[string]any
 				if hs.plugin != "" {
 					fmt.Fprint(a.out, pluginSource(hs.plugin, command))
 					fmt.Fprintf(errw, "# save as %s\n", file)
 				} else {
-					b, _ := json.MarshalIndent(map[string]any{"hooks": hookBlock(args[0], command, hs.events, hs.timeout)}, "", "  ")
+					doc = map[string]any{"hooks": hookBlock(args[0], command, hs.events, hs.timeoutOf)}
+					b, _ := json.MarshalIndent(doc, "", "  ")
 					fmt.Fprintf(a.out, "%s\n", b)
 					fmt.Fprintf(errw, "# merge into %s\n", file)
 				}
 				if t := hs.config; t != nil {
-					fmt.Fprintf(errw, "# and in %s:\n# [%s]\n# %s = %s\n# (%s)\n", t.file(), t.table, t.key, t.value, t.about)
+					fmt.Fprintf(errw, "# and in %s (%s):\n", t.file(), t.about)
+					edits := t.edits
+					if hs.trust != nil {
+						edits = append(edits, hs.trust(file, jsonRoundTrip(doc), command, hs.events)...)
+					}
+					for _, e := range edits {
+						fmt.Fprintf(errw, "# [%s]\n# %s = %s\n", tomlHeader(e.table), e.key, e.value)
+					}
 				}
 				for _, n := range hs.notes {
 					fmt.Fprintf(errw, "# %s\n", n)
@@ -177,7 +203,7 @@ changes. Running it again changes nothing.`,
 			if hs.plugin != "" {
 				changed, backup, err = writeFileKept(file, []byte(pluginSource(hs.plugin, command)), 0o644)
 			} else {
-				changed, backup, err = mergeHooks(file, args[0], command, hs.events, hs.timeout)
+				changed, backup, err = mergeHooks(file, args[0], command, hs.events, hs.timeoutOf)
 			}
 			if err != nil {
 				return &callError{Code: "internal", Message: err.Error(), Data: map[string]any{"file": file}}
@@ -185,12 +211,23 @@ changes. Running it again changes nothing.`,
 			report(a, file, changed, backup)
 			if t := hs.config; t != nil {
 				f := t.file()
-				changed, backup, err := setTOML(f, t.table, t.key, t.value)
+				edits := t.edits
+				if hs.trust != nil {
+					var doc map[string]any
+					if b, err := os.ReadFile(file); err == nil {
+						_ = json.Unmarshal(b, &doc)
+					}
+					edits = append(edits, hs.trust(file, doc, command, hs.events)...)
+				}
+				changed, backup, err := setTOML(f, edits...)
 				if err != nil {
 					return &callError{Code: "internal", Message: err.Error(), Data: map[string]any{"file": f}}
 				}
 				report(a, f, changed, backup)
 				fmt.Fprintf(a.out, "%s: %s\n", f, t.about)
+				for _, e := range edits[len(t.edits):] {
+					fmt.Fprintf(a.out, "%s: [%s] %s = %s\n", f, tomlHeader(e.table), e.key, e.value)
+				}
 			}
 			for _, n := range hs.notes {
 				fmt.Fprintln(a.out, n)
@@ -223,10 +260,10 @@ func pluginSource(src, command string) string {
 }
 
 // hookBlock is the "hooks" object: every event runs `<command> hook <agent> <event>`.
-func hookBlock(agent, command string, events []string, timeout int) map[string]any {
+func hookBlock(agent, command string, events []string, timeoutOf func(string) int) map[string]any {
 	out := map[string]any{}
 	for _, ev := range events {
-		out[ev] = []any{hookGroup(agent, command, ev, timeout)}
+		out[ev] = []any{hookGroup(agent, command, ev, timeoutOf(ev))}
 	}
 	return out
 }
@@ -238,7 +275,7 @@ func hookGroup(agent, command, event string, timeout int) map[string]any {
 // mergeHooks adds the hooks that are missing to file's "hooks" object,
 // keeping everything else; the old file is copied to a timestamped backup
 // first. It writes nothing when every hook is already there.
-func mergeHooks(file, agent, command string, events []string, timeout int) (changed bool, backup string, err error) {
+func mergeHooks(file, agent, command string, events []string, timeoutOf func(string) int) (changed bool, backup string, err error) {
 	doc := map[string]any{}
 	old, err := os.ReadFile(file)
 	switch {
@@ -264,7 +301,7 @@ func mergeHooks(file, agent, command string, events []string, timeout int) (chan
 		if hasCommand(groups, want) {
 			continue
 		}
-		hooks[ev] = append(groups, hookGroup(agent, command, ev, timeout))
+		hooks[ev] = append(groups, hookGroup(agent, command, ev, timeoutOf(ev)))
 		changed = true
 	}
 	if !changed {
@@ -316,12 +353,58 @@ func writeFileKept(file string, content []byte, mode os.FileMode) (changed bool,
 	return true, backup, nil
 }
 
-// setTOML makes key = value hold in [table] of the TOML file, keeping
-// every other line (comments included): a key already set to another
-// value is changed in place, a missing key is added under the table's
-// header (the table is appended when it is missing). A file that is not
-// valid TOML, or whose table is written inline or dotted, is not touched.
-func setTOML(file, table, key, value string) (changed bool, backup string, err error) {
+// tomlEdit is one key = value (a TOML literal) of the table at path (its
+// names unquoted: {"hooks", "state", "/a/hooks.json:stop:0:0"}).
+type tomlEdit struct {
+	table      []string
+	key, value string
+}
+
+// tomlHeader is a table path as a TOML header's text: bare names where
+// TOML allows them, basic strings (JSON escapes are TOML's) elsewhere.
+func tomlHeader(path []string) string {
+	bare := regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	parts := make([]string, len(path))
+	for i, p := range path {
+		if bare.MatchString(p) {
+			parts[i] = p
+		} else {
+			parts[i] = jsonString(p)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// jsonString is s as a JSON string, without HTML escapes.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// tomlTable is the table at path in a decoded document (nil when absent).
+func tomlTable(doc map[string]any, path []string) map[string]any {
+	t := doc
+	for _, p := range path {
+		next, _ := t[p].(map[string]any)
+		if next == nil {
+			return nil
+		}
+		t = next
+	}
+	return t
+}
+
+// setTOML makes each edit's key = value hold in its table of the TOML
+// file, keeping every other line (comments included): a key already set
+// to another value is changed in place, a missing key is added under the
+// table's header (the table is appended when it is missing). A file that
+// is not valid TOML, or whose table is written inline, dotted or quoted
+// otherwise than tomlHeader writes it, is not touched. It writes the file
+// once, with a backup, and not at all when every edit already holds.
+func setTOML(file string, edits ...tomlEdit) (changed bool, backup string, err error) {
 	old, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {
 		return false, "", err
@@ -330,44 +413,65 @@ func setTOML(file, table, key, value string) (changed bool, backup string, err e
 	if _, err := toml.Decode(string(old), &doc); err != nil {
 		return false, "", fmt.Errorf("%s is not valid TOML (%v); not touched", file, err)
 	}
-	if t, ok := doc[table].(map[string]any); ok && fmt.Sprint(t[key]) == value {
+	text := string(old)
+	for _, e := range edits {
+		if t := tomlTable(doc, e.table); t != nil && tomlLiteral(t[e.key]) == e.value {
+			continue
+		}
+		text = setTOMLLine(text, e)
+		changed = true
+	}
+	if !changed {
 		return false, "", nil
 	}
-	lines := strings.Split(string(old), "\n")
-	header := regexp.MustCompile(`^\s*\[\s*` + regexp.QuoteMeta(table) + `\s*\]\s*(#.*)?$`)
+	out := strings.TrimRight(text, "\n") + "\n"
+	var check map[string]any
+	if _, err := toml.Decode(out, &check); err != nil {
+		return false, "", fmt.Errorf("%s: cannot set these keys here (%v); not touched", file, err)
+	}
+	for _, e := range edits {
+		if t := tomlTable(check, e.table); t == nil || tomlLiteral(t[e.key]) != e.value {
+			return false, "", fmt.Errorf("%s: [%s] is written in a form this setup does not edit; add %s = %s yourself", file, tomlHeader(e.table), e.key, e.value)
+		}
+	}
+	return writeFileKept(file, []byte(out), 0o600)
+}
+
+// tomlLiteral is a decoded value as setTOML's values are written: strings
+// quoted, other values as Go prints them.
+func tomlLiteral(v any) string {
+	if s, ok := v.(string); ok {
+		return jsonString(s)
+	}
+	return fmt.Sprint(v)
+}
+
+// setTOMLLine is text with e's key set in its table's section.
+func setTOMLLine(text string, e tomlEdit) string {
+	lines := strings.Split(text, "\n")
+	header := regexp.MustCompile(`^\s*\[\s*` + regexp.QuoteMeta(tomlHeader(e.table)) + `\s*\]\s*(#.*)?$`)
 	anyHeader := regexp.MustCompile(`^\s*\[`)
-	keyLine := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=`)
-	at, done := -1, false // at: the line after the table's header
+	keyLine := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(e.key) + `\s*=`)
+	at := -1 // the line after the table's header
 	for i, l := range lines {
 		if header.MatchString(l) {
 			at = i + 1
 		} else if anyHeader.MatchString(l) && at >= 0 {
 			break // the end of the table
 		} else if at >= 0 && keyLine.MatchString(l) {
-			lines[i], done = key+" = "+value, true
-			break
+			lines[i] = e.key + " = " + e.value
+			return strings.Join(lines, "\n")
 		}
 	}
-	if at >= 0 && !done {
-		lines = append(lines[:at], append([]string{key + " = " + value}, lines[at:]...)...)
-		done = true
+	if at >= 0 {
+		lines = append(lines[:at], append([]string{e.key + " = " + e.value}, lines[at:]...)...)
+		return strings.Join(lines, "\n")
 	}
-	if !done {
-		text := strings.TrimRight(string(old), "\n")
-		if text != "" {
-			text += "\n\n"
-		}
-		lines = []string{text + "[" + table + "]\n" + key + " = " + value}
+	text = strings.TrimRight(text, "\n")
+	if text != "" {
+		text += "\n\n"
 	}
-	out := strings.TrimRight(strings.Join(lines, "\n"), "\n") + "\n"
-	var check map[string]any
-	if _, err := toml.Decode(out, &check); err != nil {
-		return false, "", fmt.Errorf("%s: cannot set [%s] %s here (%v); not touched", file, table, key, err)
-	}
-	if t, ok := check[table].(map[string]any); !ok || fmt.Sprint(t[key]) != value {
-		return false, "", fmt.Errorf("%s: [%s] is written in a form this setup does not edit; add %s = %s yourself", file, table, key, value)
-	}
-	return writeFileKept(file, []byte(out), 0o600)
+	return text + "[" + tomlHeader(e.table) + "]\n" + e.key + " = " + e.value
 }
 
 func hasCommand(groups []any, command string) bool {

@@ -30,7 +30,7 @@ func TestSetTOMLKeepsTheRestAndRefusesWhatItCannotEdit(t *testing.T) {
 		if c.before != "" {
 			os.WriteFile(f, []byte(c.before), 0o600)
 		}
-		_, _, err := setTOML(f, "features", "daemon_auto_start", "false")
+		_, _, err := setTOML(f, tomlEdit{table: []string{"features"}, key: "daemon_auto_start", value: "false"})
 		after, _ := os.ReadFile(f)
 		if !c.ok {
 			if err == nil || (c.before != "" && string(after) != c.before) {
@@ -53,7 +53,7 @@ func TestSetTOMLKeepsTheRestAndRefusesWhatItCannotEdit(t *testing.T) {
 				t.Errorf("%s: line %q lost: %q", c.name, l, after)
 			}
 		}
-		if changed, _, err := setTOML(f, "features", "daemon_auto_start", "false"); changed || err != nil {
+		if changed, _, err := setTOML(f, tomlEdit{table: []string{"features"}, key: "daemon_auto_start", value: "false"}); changed || err != nil {
 			t.Errorf("%s: a second call changed it (%v)", c.name, err)
 		}
 	}

@@ -17,11 +17,13 @@ func doctorCmd(a *app) *cobra.Command {
 		Use:   "doctor",
 		Short: "Report the daemon's health: runs, persistence, the event journal and the logind shutdown monitor (Server.GetStatus)",
 		Long: `doctor asks the daemon for its status and explains it: the daemon itself,
-saving of the state directory, and the logind monitor that saves the
-workspaces before the host shuts down, and earlier daemons of the state
+saving of the state directory, the logind monitor that saves the
+workspaces before the host shuts down, earlier daemons of the state
 directory that did not exit cleanly (or stopped while processes of their
-panes still ran), with the processes their panes left running. Lines starting with "!" need attention. With --json it prints the
-GetStatus reply.
+panes still ran) with the processes their panes left running, and agent
+settings that make one helper serve several panes (Codex's shared
+app-server). Lines starting with "!" need attention. With --json it prints
+the GetStatus reply.
 
 --stop-leftovers first stops those leftover processes (SIGTERM, after 2 s
 SIGKILL; Server.StopLeftovers) and says which ended; with --json it prints
@@ -41,6 +43,7 @@ that call's reply instead of the report.`,
 				writeDoctor(a.out, r.Status, time.Now())
 				writeDenials(a.out, r.Status)
 				writeUnattributed(a.out, r.Status)
+				writeAgentConfig(a.out)
 				return nil
 			})
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,21 +22,31 @@ const maxHookInput = 1 << 20
 // conversation) and explains a problem on stderr.
 func hookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook AGENT EVENT",
+		Use:   "hook AGENT EVENT [PAYLOAD]",
 		Short: "Report an agent's hook event to its pane (Mux.HookEvent); for hook configurations",
 		Long: `Read the hook's JSON input on stdin (unless stdin is a terminal) and send it, with AGENT (claude, codex,
 opencode, cursor, gemini, pi) and EVENT (the agent's event name, such as
 SessionStart or Stop), to the pane named by $SIGNALTTY_PANE, or else the
 pane this process runs in. The pane learns the agent's session id (so it can
-be resumed after a restart), lifecycle and attention. Always exits 0 and
+be resumed after a restart), lifecycle and attention. A program that gets
+its JSON as its last argument instead (Codex's notify program) is served
+too: "hook codex agent-turn-complete JSON", or "hook codex JSON" (the event
+is then the JSON's "type"). Always exits 0, whatever its arguments, and
 prints nothing on stdout; problems are noted on stderr. It never starts the
 daemon. See "signaltty agent setup".`,
-		Args: cobra.ExactArgs(2),
+		// An agent reads a hook's failure as a verdict (Codex blocks a
+		// prompt on exit 2): arguments are checked here, never by cobra.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			note := func(format string, v ...any) {
 				fmt.Fprintf(a.errw, "signaltty hook: "+format+"\n", v...)
 			}
-			p := map[string]any{"agent": args[0], "event": args[1], "client_pid": os.Getpid()}
+			agent, event, argPayload, err := hookArgs(args)
+			if err != nil {
+				note("%v (ignored)", err)
+				return nil
+			}
+			p := map[string]any{"agent": agent, "event": event, "client_pid": os.Getpid()}
 			if pane := os.Getenv("SIGNALTTY_PANE"); pane != "" {
 				p["pane"] = pane
 			}
@@ -45,7 +56,9 @@ daemon. See "signaltty agent setup".`,
 					note("reading stdin: %v", err)
 				}
 			}
-			if len(in) > 0 {
+			if len(in) == 0 && argPayload != nil {
+				p["payload"] = argPayload
+			} else if len(in) > 0 {
 				var obj map[string]any
 				if err := json.Unmarshal(in, &obj); err != nil {
 					note("stdin is not a JSON object (%v); sent without payload", err)
@@ -81,6 +94,29 @@ daemon. See "signaltty agent setup".`,
 			return nil
 		},
 	}
+}
+
+// hookArgs reads `hook AGENT EVENT [PAYLOAD]` and `hook AGENT PAYLOAD`,
+// PAYLOAD being a JSON object (whose "type" is the event in the second
+// form).
+func hookArgs(args []string) (agent, event string, payload map[string]any, err error) {
+	if len(args) < 2 || len(args) > 3 {
+		return "", "", nil, fmt.Errorf("usage: signaltty hook AGENT EVENT [PAYLOAD] (got %d arguments)", len(args))
+	}
+	agent, event = args[0], args[1]
+	last := args[len(args)-1]
+	if len(args) == 3 || strings.HasPrefix(strings.TrimSpace(last), "{") {
+		if err := json.Unmarshal([]byte(last), &payload); err != nil {
+			return "", "", nil, fmt.Errorf("the last argument is not a JSON object: %v", err)
+		}
+		if len(args) == 2 {
+			event, _ = payload["type"].(string)
+			if event == "" {
+				return "", "", nil, fmt.Errorf("the JSON argument has no \"type\" to name its event")
+			}
+		}
+	}
+	return agent, event, payload, nil
 }
 
 func reportSessionCmd(a *app) *cobra.Command {

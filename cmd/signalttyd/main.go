@@ -127,7 +127,7 @@ func run(log *slog.Logger, address string) error {
 	svc = service.New(service.Config{Version: version, Address: address, SocketActivated: activated,
 		Environ: os.Environ(), Logger: log, WorktreeRoot: worktreeRoot(log),
 		Cgroups: cgroups, CgroupsOff: cgroupsOff, OutsideCallers: os.Getenv("SIGNALTTY_OUTSIDE_CALLERS"), UnknownGrants: unknownGrants(log), Mark: mark,
-		Limits: serviceLimits(log), HistoryBytes: historyBytes(log)})
+		Limits: serviceLimits(log), HistoryBytes: historyBytes(log), TitleInterval: titleInterval(log)})
 	// What earlier daemons of the state directory left running, before
 	// this one starts anything (docs/termination.md, "When the daemon dies").
 	if stateLockHeld != nil {

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/signaltty/signaltty/service"
 )
@@ -30,6 +31,16 @@ func serviceLimits(log *slog.Logger) service.Limits {
 		CaptureMaxBytes:     int(envNum(log, "SIGNALTTY_CAPTURE_MAX_BYTES")),
 		HistoryTotalBytes:   envNum(log, "SIGNALTTY_HISTORY_TOTAL_BYTES"),
 	}
+}
+
+// titleInterval reads SIGNALTTY_TITLE_INTERVAL_MS, the least time between
+// two pane.title events of a pane in milliseconds (0: every change;
+// unset or invalid, logged: service.DefaultTitleInterval).
+func titleInterval(log *slog.Logger) time.Duration {
+	if os.Getenv("SIGNALTTY_TITLE_INTERVAL_MS") == "0" {
+		return -1
+	}
+	return time.Duration(envNum(log, "SIGNALTTY_TITLE_INTERVAL_MS")) * time.Millisecond
 }
 
 func historyBytes(log *slog.Logger) int { return int(envNum(log, "SIGNALTTY_HISTORY_BYTES")) }

@@ -14,7 +14,12 @@ package agents
 //     Every input carries session_id and turn_id; Stop and Interrupt carry
 //     last_assistant_message, PermissionRequest tool_name.
 //   - Codex's `notify` program gets an agent-turn-complete JSON (kebab-case
-//     keys) as its last argument; signaltty uses the Stop hook instead.
+//     keys: thread-id, turn-id, last-assistant-message) as its last
+//     argument; `signaltty hook codex agent-turn-complete JSON` reads it as
+//     a Stop (setup installs the Stop hook, not notify).
+//   - SessionStart runs when the first turn starts (the TUI's session has
+//     no hook before its first prompt), so a pane learns its session id
+//     with its first prompt.
 //   - resume: https://developers.openai.com/codex/cli/reference — `codex
 //     resume <SESSION_ID>` continues a recorded session.
 //   - CODEX_HOME selects the directory holding config.toml, hooks.json and
@@ -24,7 +29,7 @@ func init() {
 		Kind:        "codex",
 		Program:     "codex",
 		Binaries:    []string{"codex"},
-		SessionKeys: []string{"session_id"},
+		SessionKeys: []string{"session_id", "thread-id"},
 		ResumeArgs:  func(id string) []string { return []string{"resume", id} },
 		ConfigEnv:   []string{"CODEX_HOME"},
 		Hooks: map[string]Decision{
@@ -42,6 +47,8 @@ func init() {
 				NotifyTitle: "Codex needs approval", NotifySeverity: "warning", NotifyBodyKey: "tool_name"},
 			"Stop": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "turn complete", EndsTurn: true,
 				NotifyTitle: "Codex finished", NotifySeverity: "info", NotifyBodyKey: "last_assistant_message"},
+			"agent-turn-complete": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "turn complete", EndsTurn: true,
+				NotifyTitle: "Codex finished", NotifySeverity: "info", NotifyBodyKey: "last-assistant-message"},
 			"Interrupt":  {Lifecycle: LifecycleIdle, Message: "turn interrupted", EndsTurn: true},
 			"SessionEnd": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "session ended", KeepFinished: true, EndsTurn: true},
 		},

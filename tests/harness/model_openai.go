@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -18,6 +19,11 @@ type responsesRequest struct {
 	Tools        []struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
+		// Tools are a namespace's functions (Codex: one namespace per MCP
+		// server), declared here as "<namespace>.<name>".
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
 	} `json:"tools"`
 }
 
@@ -43,6 +49,9 @@ func (m *ModelServer) responses(w http.ResponseWriter, req *http.Request, body [
 			name = tl.Type // local_shell, web_search…
 		}
 		r.Tools = append(r.Tools, name)
+		for _, sub := range tl.Tools {
+			r.Tools = append(r.Tools, name+"."+sub.Name)
+		}
 	}
 	for _, raw := range in.Input {
 		var it responsesItem
@@ -76,8 +85,12 @@ func (m *ModelServer) responses(w http.ResponseWriter, req *http.Request, body [
 			"content": []any{map[string]any{"type": "output_text", "text": st.Text, "annotations": []any{}}}})
 	}
 	if st.Tool != "" {
-		items = append(items, map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
-			"name": st.Tool, "arguments": inputJSON(st), "status": "completed"})
+		call := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
+			"name": st.Tool, "arguments": inputJSON(st), "status": "completed"}
+		if ns, name, ok := strings.Cut(st.Tool, "."); ok { // a namespace's function
+			call["namespace"], call["name"] = ns, name
+		}
+		items = append(items, call)
 	}
 	usage := map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}

@@ -1,0 +1,303 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/signaltty/signaltty/tests/harness"
+)
+
+// Codex's notify program gets its JSON as its last argument (kebab-case
+// keys): `signaltty hook codex agent-turn-complete JSON` and `signaltty
+// hook codex JSON` end the turn done with the thread's id, and arguments
+// the hook cannot read never fail the agent (Codex takes exit 2 for a
+// blocked prompt).
+func TestHookReadsCodexNotifyJSONFromItsLastArgument(t *testing.T) {
+	w := newAgentWorld(t)
+	w.d.CLI(t, "workspace", "create", "--name", "proj")
+	notify := `{"type":"agent-turn-complete","thread-id":"019a-notify-thread","turn-id":"t1","last-assistant-message":"notified"}`
+	for _, args := range [][]string{{"agent-turn-complete", notify}, {notify}} {
+		argv := append([]string{"sh", "-c", `signaltty hook codex "$@" </dev/null; echo "hook-exit=$?"; exec sleep 1000`, "sh"}, args...)
+		sh := w.d.Spawn(t, []string{"--workspace", "proj", "--agent", "codex"}, argv...)
+		p := waitAgent(t, w.d, sh.ID, "done with the notify thread's id", func(p agentPane) bool {
+			return p.session() == "019a-notify-thread" && p.Lifecycle == "done"
+		})
+		if p.Attention != "unread" {
+			t.Errorf("%d arguments: attention %s, want unread", len(args)+2, p.Attention)
+		}
+		w.d.WaitLine(t, sh.ID, "hook-exit=0")
+	}
+	for _, args := range [][]string{{}, {"Stop"}, {"Stop", "not json"}, {"a", "b", "c"}, {`{"no":"type"}`}} {
+		r := harness.Run(t, w.d.ClientEnv(), harness.Bin(t, "signaltty"), append([]string{"hook", "codex"}, args...)...)
+		if r.Code != 0 || r.Stdout != "" || (len(args) != 1 && !strings.Contains(r.Stderr, "signaltty hook:")) {
+			t.Errorf("hook codex %q: %s", args, r)
+		}
+	}
+}
+
+// waitSaved waits until the daemon's saved snapshot holds text (a session
+// id): a change reaches the disk within about 2 s (docs/persistence.md),
+// so a kill -9 before that loses it.
+func (w *realWorld) waitSaved(t *testing.T, text string) {
+	t.Helper()
+	harness.Eventually(t, agentTimeout, "the snapshot on disk holds "+text, func() (bool, string) {
+		b, err := os.ReadFile(filepath.Join(stateDir(w.d), "snapshot.json"))
+		return err == nil && strings.Contains(string(b), text), string(b)
+	})
+}
+
+// Esc during a Codex turn interrupts it: Codex runs its Interrupt hook
+// (and no Stop), and the pane leaves working for idle.
+func TestRealCodexInterruptEndsTheTurn(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		a := realAgents[kind]
+		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "int-5b1e", Steps: []harness.Step{
+			{Tool: a.shell, Input: a.shellInput("echo int-started; sleep 600")}, {Text: "never said"}}})
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws)
+		w.prompt(t, p.ID, "int-5b1e")
+		w.waitPane(t, p.ID, "working during the turn", func(p agentPane) bool { return p.Lifecycle == "working" })
+		w.d.JSON(t, nil, "pane", "send", "--pane", p.ID, "--key", "Escape")
+		defer w.dumpOnFailure(t, p.ID)
+		got := w.waitPane(t, p.ID, "idle after Esc", func(p agentPane) bool { return p.Lifecycle == "idle" })
+		if got.LastMessage == nil || *got.LastMessage != "turn interrupted" {
+			t.Errorf("last message %v, want \"turn interrupted\"", got.LastMessage)
+		}
+	})
+}
+
+// A shell command the model asks to run outside the sandbox
+// (sandbox_permissions require_escalated) makes Codex ask first (its
+// approval_policy on-request): the pane is blocked with
+// permission_required while it asks, and once the command is allowed the
+// turn works on and ends done without it.
+func TestRealCodexPermissionDialogBlocksThenClears(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		a := realAgents[kind]
+		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "perm-7c1d", Steps: []harness.Step{
+			{Tool: a.shell, Input: escalated(a.shellInput("touch perm-file && echo perm-said-$((6*7))"))}, {Text: "permission used"}}})
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws)
+		w.prompt(t, p.ID, "perm-7c1d")
+		defer w.dumpOnFailure(t, p.ID)
+		w.waitPane(t, p.ID, "blocked with permission_required while Codex asks", func(p agentPane) bool {
+			return p.Lifecycle == "blocked" && p.Attention == "permission_required"
+		})
+		approve(t, w, p.ID)
+		w.waitScreen(t, p.ID, "permission used")
+		w.waitPane(t, p.ID, "done without permission_required after the answer", func(p agentPane) bool {
+			return p.Lifecycle == "done" && p.Attention != "permission_required"
+		})
+		if _, err := os.Stat(filepath.Join(w.repo, "perm-file")); err != nil {
+			t.Errorf("the allowed command did not run: %v", err)
+		}
+	})
+}
+
+// escalated is a Codex shell call's input asking to run outside the
+// sandbox, which Codex asks the user about.
+func escalated(in map[string]any) map[string]any {
+	in["sandbox_permissions"] = "require_escalated"
+	in["justification"] = "the test asks for it"
+	return in
+}
+
+// addCodexMCP registers signaltty's MCP server with the world's Codex as
+// docs/mcp.md shows it.
+func addCodexMCP(t *testing.T, w *realWorld) {
+	t.Helper()
+	f := filepath.Join(w.d.Home, ".codex", "config.toml")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f, string(b)+fmt.Sprintf("\n[mcp_servers.signaltty]\ncommand = %q\nargs = [\"mcp\"]\nenv_vars = [\"XDG_RUNTIME_DIR\", \"SIGNALTTY_ADDRESS\", \"SIGNALTTY_PANE\"]\ntool_timeout_sec = 300\n", harness.Bin(t, "signaltty")))
+}
+
+// codexMCPTool is how Codex names an MCP tool of signaltty's server.
+// (a function of the namespace "mcp__signaltty").
+func codexMCPTool(name string) string { return "mcp__signaltty." + name + "|mcp__signaltty__" + name }
+
+// Codex with signaltty's MCP server (docs/mcp.md) runs a command with the
+// MCP run tool in its own workspace and gets the run's record back.
+func TestRealCodexRunsThroughMCP(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		w := newRealWorld(t, kind, nil)
+		addCodexMCP(t, w)
+		ws := w.workspace(t, "proj")
+		w.model.Script(harness.CallTool("mcp-5e0b", codexMCPTool("run"),
+			map[string]any{"key": "mcp-5e0b", "workspace": ws, "shell": "echo mcp-ran-$((6*7))"}, "mcp run finished"))
+		p := w.start(t, ws)
+		w.prompt(t, p.ID, "mcp-5e0b")
+		defer w.dumpOnFailure(t, p.ID)
+		r := allowCodexMCP(t, w, p.ID, "mcp-5e0b")
+		res := strings.Join(r.ToolResults(), "\n")
+		m := regexp.MustCompile(`\\?"run\\?":\\?"(r[0-9]+)`).FindStringSubmatch(res)
+		if m == nil || strings.Contains(res, "denied") {
+			t.Fatalf("the MCP run came back:\n%s\n%s", res, w.model.Dump())
+		}
+		if out := w.d.CLI(t, "run", "wait", "--run", m[1], "--timeout-ms", "20000"); out.Code != 0 || !strings.Contains(out.Stdout, "mcp-ran-42") {
+			t.Errorf("run wait of the agent's MCP run: %s", out)
+		}
+		w.waitScreen(t, p.ID, "mcp run finished")
+	})
+}
+
+// allowCodexMCP waits until Codex sent the result of an MCP tool call
+// of the turn prompted with prompt, answering its question before the
+// call, when it asks (not for a read-only tool), with its first choice:
+// Allow (once). It returns that request.
+func allowCodexMCP(t *testing.T, w *realWorld, pane, prompt string) harness.ModelRequest {
+	t.Helper()
+	var got harness.ModelRequest
+	harness.Eventually(t, agentTimeout, "the MCP tool's result, or Codex asking before the call", func() (bool, string) {
+		for _, r := range w.model.Requests() {
+			if r.Prompted(prompt) && len(r.ToolResults()) > 0 {
+				got = r
+				return true, ""
+			}
+		}
+		c := w.d.Capture(t, pane)
+		if c.Contains("Allow the signaltty MCP server to run tool") {
+			w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
+		}
+		return false, c.Dump()
+	})
+	return got
+}
+
+// Two Codex panes with the default Codex config and `agent setup codex
+// --write`: each codex runs its own MCP server inside its pane, so each
+// is its own principal. B's whoami is B's pane, never A's or the owner:
+// while A runs, after A's codex has exited, and after kill -9 of the
+// daemon and B's resume.
+func TestRealCodexPanesAreEachTheirOwnPrincipal(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		w := newRealWorld(t, kind, nil, harness.Say("who-a0", "a answered"))
+		addCodexMCP(t, w)
+		for _, k := range []string{"b1", "b2", "b3"} {
+			w.model.Script(harness.CallTool("who-"+k, codexMCPTool("whoami"), map[string]any{}, "whoami "+k+" done"))
+		}
+		ws := w.workspace(t, "proj")
+		a := w.start(t, ws)
+		b := w.start(t, ws)
+		w.prompt(t, a.ID, "who-a0")
+		w.waitScreen(t, a.ID, "a answered")
+		who := func(k string) {
+			t.Helper()
+			w.prompt(t, b.ID, "who-"+k)
+			r := allowCodexMCP(t, w, b.ID, "who-"+k)
+			res := strings.Join(r.ToolResults(), "\n")
+			if !strings.Contains(res, b.ID) || strings.Contains(res, a.ID) || strings.Contains(res, "owner") {
+				t.Errorf("%s: B's whoami is not B's pane %s (A is %s):\n%s", k, b.ID, a.ID, res)
+			}
+			w.waitScreen(t, b.ID, "whoami "+k+" done")
+		}
+		who("b1")
+		w.d.Kill(t, a.ID)
+		w.d.WaitExited(t, a.ID)
+		who("b2")
+		sid := w.waitPane(t, b.ID, "B's session id", func(p agentPane) bool { return p.session() != "" }).session()
+		w.waitSaved(t, sid)
+		w.d.Crash(t)
+		w.restart(t)
+		w.d.JSON(t, nil, "resume", b.ID)
+		w.waitReady(t, b.ID)
+		who("b3")
+	})
+}
+
+// doctor warns when Codex calls signaltty with its shared app-server on
+// (daemon_auto_start, Codex's default), and no longer once `agent setup
+// codex --write` turned it off.
+func TestDoctorNamesCodexSharedAppServer(t *testing.T) {
+	d := harness.Start(t)
+	home := harness.TempDir(t)
+	env := append(d.ClientEnv(), "HOME="+home, "CODEX_HOME=")
+	writeFile(t, filepath.Join(home, ".codex", "config.toml"), "[mcp_servers.signaltty]\ncommand = \"signaltty\"\nargs = [\"mcp\"]\n")
+	if r := harness.Run(t, env, harness.Bin(t, "signaltty"), "doctor"); r.Code != 0 || !strings.Contains(r.Stdout, "daemon_auto_start on") {
+		t.Errorf("doctor with Codex's shared app-server on:\n%s", r)
+	}
+	if r := harness.Run(t, env, harness.Bin(t, "signaltty"), "agent", "setup", "codex", "--write"); r.Code != 0 {
+		t.Fatalf("setup: %s", r)
+	}
+	if r := harness.Run(t, env, harness.Bin(t, "signaltty"), "doctor"); r.Code != 0 || strings.Contains(r.Stdout, "daemon_auto_start on") {
+		t.Errorf("doctor after agent setup codex --write:\n%s", r)
+	}
+}
+
+// A working Codex animates a spinner in its title (several frames a
+// second): the pane makes at most one pane.title event a second, its title
+// holds no U+FFFD, and the screen no title text.
+func TestRealCodexTitleSpinnerMakesBoundedEvents(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		a := realAgents[kind]
+		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "spin-2a9f", Steps: []harness.Step{
+			{Tool: a.shell, Input: a.shellInput("echo spin-started; sleep 600")}, {Text: "never said"}}})
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws)
+		s := w.d.Subscribe(t, []string{"pane.title"}, []string{p.ID})
+		started := time.Now()
+		w.prompt(t, p.ID, "spin-2a9f")
+		defer w.dumpOnFailure(t, p.ID)
+		var titles []string
+		harness.Eventually(t, agentTimeout, "five pane.title events of the spinning title", func() (bool, string) {
+			titles = titles[:0]
+			for _, e := range s.Seen() {
+				if e.Type == "pane.title" {
+					title, _ := e.Data["title"].(string)
+					titles = append(titles, title)
+				}
+			}
+			return len(titles) >= 5, strings.Join(titles, "\n")
+		})
+		elapsed := time.Since(started)
+		if most := int(elapsed/time.Second) + 2; len(titles) > most {
+			t.Errorf("%d pane.title events in %v, want at most %d:\n%s", len(titles), elapsed, most, strings.Join(titles, "\n"))
+		}
+		for _, title := range titles {
+			if strings.ContainsRune(title, '\uFFFD') {
+				t.Errorf("title %q holds U+FFFD", title)
+			}
+		}
+		c := w.d.Capture(t, p.ID)
+		for i, l := range c.Lines {
+			if strings.ContainsRune(l, '\uFFFD') || strings.Contains(l, "spin-2a9f | proj") {
+				t.Errorf("screen line %d holds title text or U+FFFD: %q", i, l)
+			}
+		}
+		w.d.JSON(t, nil, "pane", "send", "--pane", p.ID, "--key", "Escape")
+		w.waitPane(t, p.ID, "idle after Esc", func(p agentPane) bool { return p.Lifecycle == "idle" })
+	})
+}
+
+// Codex's API key given at spawn with --env (its provider's env_key) is
+// never saved: after kill -9 of the daemon `resume --env` gives it to the
+// resumed codex, whose next prompt reaches the model with the old
+// conversation.
+func TestRealCodexResumeTakesTheCredentialsWithEnv(t *testing.T) {
+	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
+		w := newRealWorld(t, kind, nil, harness.Say("env-before-3b8e", "env answer before"), harness.Say("env-after-3b8e", "env answer after"))
+		f := filepath.Join(w.d.Home, ".codex", "config.toml")
+		b, _ := os.ReadFile(f)
+		if !strings.Contains(string(b), `experimental_bearer_token = "sk-scripted"`) {
+			t.Fatalf("config.toml:\n%s", b)
+		}
+		writeFile(t, f, strings.Replace(string(b), `experimental_bearer_token = "sk-scripted"`, `env_key = "SCRIPTED_API_KEY"`, 1))
+		creds := []string{"--env", "SCRIPTED_API_KEY=sk-scripted"}
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws, creds...)
+		sid := w.firstTurn(t, p.ID, "env-before-3b8e", "env answer before")
+		w.waitSaved(t, sid)
+		grepTree(t, stateDir(w.d), "sk-scripted")
+		w.d.Crash(t)
+		w.restart(t)
+		w.resumeAndAsk(t, p.ID, sid, "env-before-3b8e", "env answer before", "env-after-3b8e", creds...)
+		w.waitScreen(t, p.ID, "env answer after")
+	})
+}
