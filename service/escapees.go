@@ -140,14 +140,28 @@ func pinMarked(pids []int, mark uint64) []pinned {
 		if err != nil {
 			continue // gone
 		}
+		// The limit read through pid is the pinned process's only if that
+		// process had not exited when it was read (a pid is not reused
+		// before its process is reaped).
 		var l unix.Rlimit
-		if unix.Prlimit(pid, unix.RLIMIT_RTTIME, nil, &l) != nil || l.Max != mark {
+		if unix.Prlimit(pid, unix.RLIMIT_RTTIME, nil, &l) != nil || l.Max != mark || exited(fd) {
 			unix.Close(fd)
 			continue
 		}
 		out = append(out, pinned{pid: pid, fd: fd})
 	}
 	return out
+}
+
+// exited reports whether the process of pidfd fd has exited.
+func exited(fd int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 0)
+		if err != unix.EINTR {
+			return n == 1
+		}
+	}
 }
 
 // signalAll sends sig to each pinned process.

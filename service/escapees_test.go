@@ -105,13 +105,6 @@ func readPid(t *testing.T, file string) (pid, pidfd int) {
 	return pid, pidfd
 }
 
-// gone reports whether the pinned process exited.
-func gone(pidfd int) bool {
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	n, _ := unix.Poll(fds, 0)
-	return n == 1
-}
-
 // A process that left the pane's session and ignores SIGHUP is stopped when
 // the pane ends: when its leader exits on its own, and when the pane is killed.
 func TestPaneEndStopsMarkedEscapee(t *testing.T) {
@@ -140,7 +133,7 @@ func TestPaneEndStopsMarkedEscapee(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			waitFor(t, fmt.Sprintf("the escapee %d stopped", pid), func() bool { return gone(pidfd) })
+			waitFor(t, fmt.Sprintf("the escapee %d stopped", pid), func() bool { return exited(pidfd) })
 			s.sweeps.Wait()
 			if n := s.Status().Escaped; n != 0 {
 				t.Errorf("status escaped = %d, want 0: the escapee was stopped", n)
