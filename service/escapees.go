@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
@@ -24,20 +25,32 @@ import (
 // minMarkRoom is how far below the daemon's reference the instance marks
 // may go: with a smaller reference (a hard RLIMIT_RTTIME someone set) the
 // values could meet limits set on purpose, and instances get no mark.
-const minMarkRoom = 1 << 40
+// Room for 2^32 instances of each of 2^23 pids (Linux's pid_max is at
+// most 2^22).
+const minMarkRoom = 1 << 56
+
+// markSeq numbers the instances given a mark by this process, across
+// every Service in it.
+var markSeq atomic.Int64
 
 // sweepRounds bounds the rounds of a sweep: a process that forks while it
 // is being stopped is found by the next round's scan.
 const sweepRounds = 3
 
-// instanceMark is the mark of process instance n (n ≥ 1): one below the
-// daemon's own for each instance, so never the daemon's and never another
-// instance's. 0: none (no mark, or no room for one).
-func (m PaneMark) instanceMark(n int64) uint64 {
-	if m.Reference < minMarkRoom || n < 1 || uint64(n) >= m.Reference/2 {
+// newInstanceMark returns the mark of a new process instance: below the
+// daemon's own by its pid times 2^32 plus the instance's number in this
+// process, so never the daemon's, never another instance's, and never an
+// instance's of another daemon running beside it with the same reference.
+// 0: none (no mark, or no room for one).
+func (m PaneMark) newInstanceMark() uint64 {
+	if m.Reference < minMarkRoom {
 		return 0
 	}
-	return m.Reference - 1 - uint64(n)
+	n := markSeq.Add(1)
+	if n >= 1<<32 {
+		return 0
+	}
+	return m.Reference - 1 - uint64(os.Getpid())<<32 - uint64(n)
 }
 
 // markScanner finds the processes carrying given marks. One scan of /proc
