@@ -43,7 +43,14 @@ func forkExecMarked(path string, argv []string, attr *syscall.ProcAttr, pidfd *i
 		if err != syscall.EPERM {
 			return 0, err
 		}
-		traceDenied.Store(true) // PTRACE_TRACEME refused (or a real EPERM: the retry tells)
+		// PTRACE_TRACEME refused, or the exec's own EPERM: the untraced
+		// retry tells which.
+		pid, err = syscall.ForkExec(path, argv, attr)
+		if err == nil {
+			traceDenied.Store(true)
+			setMark(pid, mark)
+		}
+		return pid, err
 	}
 	pid, err := syscall.ForkExec(path, argv, attr)
 	if err == nil {
