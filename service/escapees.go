@@ -243,9 +243,12 @@ func (c *markScanner) stopMarked(mark uint64, grace, killWait time.Duration) (fo
 		alive = ps
 	}
 	for _, p := range alive {
+		if !exited(p.fd) {
+			left++
+		}
 		unix.Close(p.fd)
 	}
-	return found, len(alive)
+	return found, left
 }
 
 // sweepInstance stops what an exited instance left running, carrying its

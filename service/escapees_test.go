@@ -135,9 +135,37 @@ func TestPaneEndStopsMarkedEscapee(t *testing.T) {
 			}
 			waitFor(t, fmt.Sprintf("the escapee %d stopped", pid), func() bool { return exited(pidfd) })
 			s.sweeps.Wait()
+
 			if n := s.Status().Escaped; n != 0 {
 				t.Errorf("status escaped = %d, want 0: the escapee was stopped", n)
 			}
 		})
+	}
+}
+
+// A process that starts another when it gets SIGHUP does not outlive the
+// sweep with it: the next round finds the new one.
+func TestSweepFindsWhatAnEscapeeStartsOnHangup(t *testing.T) {
+	s := newMarkedService(t)
+	dir := t.TempDir()
+	w, err := s.CreateWorkspace("escapee", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, child := filepath.Join(dir, "escapee.pid"), filepath.Join(dir, "child.pid")
+	inner := fmt.Sprintf(`trap "setsid sleep 600 & echo \$! > %s" HUP; echo $$ > %s; while :; do sleep 0.05; done`, child, file)
+	script := fmt.Sprintf(`setsid sh -c '%s' </dev/null >/dev/null 2>&1 & while [ ! -s %s ]; do sleep 0.01; done; exit 0`, inner, file)
+	if _, err := s.SpawnPane(SpawnRequest{Workspace: w.ID, Argv: []string{"sh", "-c", script}}); err != nil {
+		t.Fatal(err)
+	}
+	_, pidfd := readPid(t, file)
+	_, childfd := readPid(t, child) // written when the sweep's SIGHUP arrives
+	waitFor(t, "the escapee stopped", func() bool { return exited(pidfd) })
+	s.sweeps.Wait()
+	if !exited(childfd) {
+		t.Errorf("what the escapee started on SIGHUP outlived the sweep")
+	}
+	if n := s.Status().Escaped; n != 0 {
+		t.Errorf("status escaped = %d, want 0", n)
 	}
 }
