@@ -308,8 +308,7 @@ func (p *Pane) readLoop() {
 	}
 	for {
 		if !p.armDrain() {
-			p.heldOpen.Store(true)
-			p.sweep(rc)
+			p.heldOpen.Store(!p.sweep(rc))
 			return
 		}
 		c, err := readChunk(rc)
@@ -317,9 +316,8 @@ func (p *Pane) readLoop() {
 			p.backlog <- c
 		}
 		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not the PTY
-				p.heldOpen.Store(true)
-				p.sweep(rc)
+			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not (yet) the PTY
+				p.heldOpen.Store(!p.sweep(rc))
 			}
 			return
 		}
@@ -393,18 +391,28 @@ func (p *Pane) armDrain() bool {
 
 // sweep reads, without waiting, at most drainSweep bytes the kernel still
 // holds: output the leader wrote before it exited that a slow emulation kept
-// the reader from fetching within the drain window is still delivered.
-func (p *Pane) sweep(rc syscall.RawConn) {
+// the reader from fetching within the drain window is still delivered. It
+// reports whether it read the end of the output (EIO: no process holds the
+// slave any more). A drain deadline that passed before the reader ran
+// (a busy CPU) says nothing of the slave; this read does.
+func (p *Pane) sweep(rc syscall.RawConn) (closed bool) {
 	for total := 0; total < drainSweep; {
 		c := chunk{b: readPool.Get().(*[]byte)}
 		var rerr error
-		if err := rc.Control(func(fd uintptr) { c.n, rerr = unix.Read(int(fd), *c.b) }); err != nil || rerr != nil || c.n <= 0 {
+		if err := rc.Control(func(fd uintptr) {
+			for {
+				if c.n, rerr = unix.Read(int(fd), *c.b); rerr != unix.EINTR {
+					return
+				}
+			}
+		}); err != nil || rerr != nil || c.n <= 0 {
 			readPool.Put(c.b)
-			return
+			return err == nil && (rerr == unix.EIO || rerr == nil && c.n == 0)
 		}
 		total += c.n
 		p.backlog <- c
 	}
+	return false
 }
 
 // emulate feeds the backlog to the Terminal, joining queued chunks into

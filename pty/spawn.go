@@ -199,7 +199,7 @@ func spawn(path string, cfg Config) (master *os.File, pidfd, pid int, err error)
 			CgroupFD:    cgfd,
 		},
 	}
-	pid, err = forkExec(path, cfg.Argv, attr)
+	pid, err = forkExecMarked(path, cfg.Argv, attr, &pidfd, cfg.Mark)
 	if err != nil {
 		master.Close()
 		return nil, -1, 0, spawnError(err, path, cfg.Dir)

@@ -24,7 +24,10 @@ type forkRequest struct {
 	path string
 	argv []string
 	attr *syscall.ProcAttr
-	done chan forkResult
+	// after, when set, runs on the forking thread once the child started
+	// (a traced child's tracer is that thread: mark.go).
+	after func(pid int)
+	done  chan forkResult
 }
 
 type forkResult struct {
@@ -41,6 +44,12 @@ var (
 // with attr.Sys.Pdeathsig set to parentDeathSignal. It blocks until the
 // child was started (or failed to start).
 func forkExec(path string, argv []string, attr *syscall.ProcAttr) (int, error) {
+	return forkExecThen(path, argv, attr, nil)
+}
+
+// forkExecThen is forkExec followed, on the forking thread and only when the
+// child started, by after(pid).
+func forkExecThen(path string, argv []string, attr *syscall.ProcAttr, after func(pid int)) (int, error) {
 	forkOnce.Do(func() {
 		forkRequests = make(chan forkRequest)
 		started := make(chan struct{})
@@ -48,7 +57,7 @@ func forkExec(path string, argv []string, attr *syscall.ProcAttr) (int, error) {
 		<-started
 	})
 	attr.Sys.Pdeathsig = parentDeathSignal
-	req := forkRequest{path: path, argv: argv, attr: attr, done: make(chan forkResult, 1)}
+	req := forkRequest{path: path, argv: argv, attr: attr, after: after, done: make(chan forkResult, 1)}
 	forkRequests <- req
 	res := <-req.done
 	return res.pid, res.err
@@ -61,6 +70,9 @@ func forkThread(started chan<- struct{}) {
 	close(started)
 	for req := range forkRequests {
 		pid, err := syscall.ForkExec(req.path, req.argv, req.attr)
+		if err == nil && req.after != nil {
+			req.after(pid)
+		}
 		req.done <- forkResult{pid: pid, err: err}
 	}
 }

@@ -51,6 +51,14 @@ type Config struct {
 	// with its cgroup.kill (docs/termination.md, "Cgroup"). The caller
 	// creates and removes it.
 	Cgroup *cgroup.Group
+	// Mark, when not zero, is the hard RLIMIT_RTTIME (µs) the child gets
+	// (its soft limit at most that), from before the program's first
+	// instruction where the system lets the daemon trace its own child
+	// (PTRACE_TRACEME; else just after the exec). Children inherit it and
+	// cannot raise it: it names the processes that came from this pane
+	// (docs/security.md, "The pane mark"). It must not be above the
+	// daemon's own hard limit.
+	Mark uint64
 }
 
 // ExitStatus is the leader's wait status.

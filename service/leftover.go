@@ -81,7 +81,7 @@ func (s *Service) FindLeftovers(exits []PreviousDaemon) {
 	for _, e := range exits {
 		e.Leftovers = nil
 		if e.Mark != 0 && e.Mark != s.cfg.Mark.Value {
-			e.Leftovers = scanMarked(e.Mark)
+			e.Leftovers = scanMarked(s.marksOf(e))
 		}
 		if e.State == "stopped" && len(e.Leftovers) == 0 {
 			continue
@@ -119,7 +119,7 @@ func (s *Service) PreviousDaemons() []PreviousDaemon {
 	changed := false
 	for i, e := range exits {
 		if len(e.Leftovers) > 0 {
-			exits[i].Leftovers = scanMarked(e.Mark)
+			exits[i].Leftovers = scanMarked(s.marksOf(e))
 			changed = true
 		}
 	}
@@ -157,8 +157,9 @@ func (s *Service) StopLeftovers(ctx context.Context) (stopped, remaining []Lefto
 			if e.Mark == s.cfg.Mark.Value {
 				continue // never this daemon's own processes
 			}
-			for _, p := range scanMarked(e.Mark) {
-				if t, ok := pin(p, e.Mark); ok {
+			m := s.marksOf(e)
+			for _, p := range scanMarked(m) {
+				if t, ok := pin(p, m); ok {
 					targets = append(targets, t)
 				}
 			}
@@ -174,7 +175,7 @@ func (s *Service) StopLeftovers(ctx context.Context) (stopped, remaining []Lefto
 		}
 	}
 	for i, e := range exits {
-		exits[i].Leftovers = scanMarked(e.Mark)
+		exits[i].Leftovers = scanMarked(s.marksOf(e))
 		remaining = append(remaining, exits[i].Leftovers...)
 	}
 	s.setLeftovers(exits)
@@ -197,7 +198,7 @@ func targetProcs(ts []leftoverTarget) []LeftoverProcess {
 
 // pin opens a pidfd for p and checks that it names the process found: the
 // same start time and the mark.
-func pin(p LeftoverProcess, mark uint64) (leftoverTarget, bool) {
+func pin(p LeftoverProcess, mark daemonMarks) (leftoverTarget, bool) {
 	fd, err := unix.PidfdOpen(p.Pid, 0)
 	if err != nil {
 		return leftoverTarget{}, false
@@ -206,7 +207,7 @@ func pin(p LeftoverProcess, mark uint64) (leftoverTarget, bool) {
 		unix.Close(fd)
 		return leftoverTarget{}, false
 	}
-	if hard, ok := hardRTTime(p.Pid); !ok || hard != mark {
+	if hard, ok := hardRTTime(p.Pid); !ok || !mark.has(hard) {
 		unix.Close(fd)
 		return leftoverTarget{}, false
 	}
@@ -293,10 +294,36 @@ func (s *Service) LeftoverMarks() []PreviousDaemon {
 	return out
 }
 
+// daemonMarks are the hard RLIMIT_RTTIME values of one daemon's processes:
+// its own mark, which its panes' processes inherit, and the range of the
+// marks it gives each process instance of a pane (escapees.go,
+// newInstanceMark), which its pid names.
+type daemonMarks struct {
+	value uint64
+	// lo < hard <= hi is the instance range; empty when lo == hi.
+	lo, hi uint64
+}
+
+// marksOf returns the marks of the previous daemon e. When e had this
+// daemon's pid, its instance range is this daemon's too and only its own
+// mark tells its processes apart (docs/termination.md, "Leftovers").
+func (s *Service) marksOf(e PreviousDaemon) daemonMarks {
+	m := daemonMarks{value: e.Mark}
+	if e.Pid != os.Getpid() {
+		m.lo, m.hi = instanceRange(s.cfg.Mark, e.Pid)
+	}
+	return m
+}
+
+// has reports whether hard is one of the marks.
+func (m daemonMarks) has(hard uint64) bool {
+	return hard == m.value || (m.lo < hard && hard <= m.hi)
+}
+
 // scanMarked lists the live processes of this user, other than this
-// daemon, whose hard RLIMIT_RTTIME is exactly mark, by pid.
-func scanMarked(mark uint64) []LeftoverProcess {
-	if mark == 0 {
+// daemon, whose hard RLIMIT_RTTIME is one of mark's, by pid.
+func scanMarked(mark daemonMarks) []LeftoverProcess {
+	if mark.value == 0 {
 		return nil
 	}
 	ents, err := os.ReadDir("/proc")
@@ -317,7 +344,7 @@ func scanMarked(mark uint64) []LeftoverProcess {
 		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != uid {
 			continue
 		}
-		if hard, ok := hardRTTime(pid); !ok || hard != mark {
+		if hard, ok := hardRTTime(pid); !ok || !mark.has(hard) {
 			continue
 		}
 		start, ok := procStartTime(pid)
@@ -367,5 +394,10 @@ func leftoverPids(ps []LeftoverProcess) []int {
 // outside their process groups, or that outlived a leader's exit). False
 // when its mark names no instance.
 func (s *Service) OwnLeftovers() bool {
-	return s.cfg.Mark.Instance && len(scanMarked(s.cfg.Mark.Value)) > 0
+	if !s.cfg.Mark.Instance {
+		return false
+	}
+	m := daemonMarks{value: s.cfg.Mark.Value}
+	m.lo, m.hi = instanceRange(s.cfg.Mark, os.Getpid())
+	return len(scanMarked(m)) > 0
 }

@@ -66,6 +66,9 @@ type change struct {
 type exitInfo struct {
 	status pty.ExitStatus
 	output *RunOutput // nil unless an observer asked for it (see instance.tail)
+	// escaped: the leader left descendants running that no sweep will stop
+	// (see Status.Escaped); a swept instance is counted by its sweep.
+	escaped bool
 }
 
 // paneObserver follows a pane's transitions: a run follows the pane whose
@@ -105,7 +108,7 @@ func (s *Service) transition(p *pane, c change) {
 		s.emit(PaneTerminating{Pane: p.id, Signal: unix.SignalName(c.signal)})
 	case stateExited:
 		if c.exit != nil {
-			s.recordExit(p, c.exit.status)
+			s.recordExit(p, c.exit.status, c.exit.escaped)
 		}
 	case stateRemoved:
 		if p.start != nil {
@@ -131,10 +134,10 @@ func (s *Service) transition(p *pane, c change) {
 // recordExit records a leader's wait status and publishes the pane-exit
 // sequence (docs/events.md, "Pane exit sequence"): an open command is finished, a
 // reported program status cleared, then pane.exited; s.mu is held.
-func (s *Service) recordExit(p *pane, st pty.ExitStatus) {
+func (s *Service) recordExit(p *pane, st pty.ExitStatus, escaped bool) {
 	p.exitedAt = st.At
 	p.status = &WaitStatus{Code: st.Code, Signal: st.Signal, CoreDumped: st.CoreDumped}
-	if st.HeldOpen {
+	if escaped {
 		s.escaped++
 	}
 	if p.commandOpen {
@@ -186,6 +189,7 @@ func (p *pane) restoreState() string {
 type instance struct {
 	id      string // "i<N>": this daemon's Nth process instance (a wait baseline names it)
 	proc    *pty.Pane
+	mark    uint64        // its pane mark (escapees.go); 0: none
 	decided chan struct{} // closed once committed is final
 	// Written under s.mu before decided is closed; read-only after.
 	committed           bool

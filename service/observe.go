@@ -75,7 +75,12 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 	if !inst.committed {
 		return
 	}
-	info := &exitInfo{status: es}
+	swept := inst.mark != 0 && inst.proc.Cgroup() == nil
+	if swept { // before the exit is recorded: Shutdown waits for it (escapees.go)
+		s.sweeps.Add(1)
+		defer func() { go s.sweepInstance(p, inst) }()
+	}
+	info := &exitInfo{status: es, escaped: !swept && leftRunning(inst.proc, es)}
 	if inst.wantTail {
 		info.output = runOutput(paneTail(inst.proc.Terminal(), inst.tailRows, inst.tailBytes), inst.proc.Offset())
 	}
@@ -105,4 +110,15 @@ func paneTail(t *term.Terminal, maxRows, maxBytes int) term.Tail {
 
 func statusData(w *WaitStatus) ExitData {
 	return ExitData{CoreDumped: w.CoreDumped, Code: w.Code, Signal: w.Signal}
+}
+
+// leftRunning reports whether an instance that no sweep follows left
+// descendants running: with a cgroup, processes still in it after a leader
+// that exited on its own (a termination ends with cgroup.kill); without
+// one, the PTY still held open after the drain.
+func leftRunning(proc *pty.Pane, es pty.ExitStatus) bool {
+	if cg := proc.Cgroup(); cg != nil {
+		return !proc.Terminating() && cg.Populated()
+	}
+	return es.HeldOpen
 }

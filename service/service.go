@@ -74,8 +74,10 @@ type Service struct {
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
-	escaped      int           // see Status.Escaped
-	leftovers    leftoverState // previous daemons and their leftovers (leftover.go)
+	escaped      int            // see Status.Escaped
+	leftovers    leftoverState  // previous daemons and their leftovers (leftover.go)
+	scanner      markScanner    // finds the processes of exited instances (escapees.go)
+	sweeps       sync.WaitGroup // sweeps under way (escapees.go)
 	git          gitState
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
@@ -122,9 +124,11 @@ type Status struct {
 	RunsActive      int   // runs not yet completed
 	RunsRetained    int   // run records kept (any state)
 	RunsStarted     int64 // runs that started since start (failed starts not counted)
-	// Escaped counts panes whose leader exited while another process still
-	// held the PTY open: descendants that left the process group and
-	// outlived it (the pane did not wait for them).
+	// Escaped counts panes whose leader ended leaving descendants running
+	// (docs/termination.md, "Descendants outside the process group"):
+	// processes carrying the instance's mark that outlived the sweep's
+	// SIGKILL; with a cgroup, processes left in it by a leader that exited
+	// on its own; with neither, a PTY still held open after the drain.
 	Escaped int
 }
 
@@ -171,6 +175,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Unlock()
 	s.terminate(ctx, all, 0, -1, CauseShutdown) // those with a process
 	release(all)
+	s.waitSweeps(ctx) // what the panes left is stopped before the daemon goes
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()

@@ -79,6 +79,8 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 		OnExit:  func(es pty.ExitStatus) { s.processExited(p, inst, es) },
 	}
 	st.cfg.HistoryBudget = s.limits.history // every pane's rows together (limits.go)
+	inst.mark = s.cfg.Mark.newInstanceMark()
+	st.cfg.Mark = inst.mark
 	st.cgroupName, st.limits = cgroupName(p.id), p.limits
 	s.starts.Add(1)
 	return st

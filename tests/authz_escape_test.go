@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/signaltty/signaltty/tests/harness"
+	"golang.org/x/sys/unix"
 )
 
 // wantUnattributed requires the escapee's whoami to be unknown, with no
@@ -40,11 +41,24 @@ func TestAProcessThatLeftItsPaneIsNeverTheOwnerWithoutCgroups(t *testing.T) {
 	a := d.NewInPane(t, "--workspace", ws)
 	d.NewInPane(t, "--workspace", ws) // another pane, whose identity is not to be taken
 	e, pid := a.Escape(t)
+	// Its pane's end stops what carries the pane's own mark
+	// (pane_escapee_test.go). A process may lower its limit further: it
+	// then carries no pane's value, the stop misses it, and it stays
+	// marked (docs/security.md, "The pane mark").
+	var l unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_RTTIME, nil, &l); err != nil {
+		t.Fatal(err)
+	}
+	l.Max -= 1 << 20
+	l.Cur = min(l.Cur, l.Max)
+	if err := unix.Prlimit(pid, unix.RLIMIT_RTTIME, &l, nil); err != nil {
+		t.Fatal(err)
+	}
 
 	wantUnattributed(t, e, ws, "while its pane runs")
 	d.Kill(t, a.Pane.ID)
 	if !alive(pid) {
-		t.Fatalf("without cgroups a process in a session of its own survives its pane's kill; the test needs it alive")
+		t.Fatalf("without cgroups a process that left its pane's session and mark survives its pane's kill; the test needs it alive")
 	}
 	wantUnattributed(t, e, ws, "after its pane's program exited")
 

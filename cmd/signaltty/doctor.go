@@ -73,7 +73,7 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 	fmt.Fprintln(w, "runs:")
 	say("%d active, %d records kept, %d started since start", r.Active, r.Retained, r.Started)
 	if r.Escaped > 0 {
-		warn("%d pane(s) ended while a descendant that left the process group still held the PTY open; those processes may still run and are not part of any result", r.Escaped)
+		warn("%d pane(s) ended while a descendant that left the process group still ran and was not stopped; those processes may still run and are not part of any result", r.Escaped)
 	}
 
 	writeDoctorCgroups(w, s.Cgroups, say, warn)

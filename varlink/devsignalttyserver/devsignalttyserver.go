@@ -1432,10 +1432,11 @@ type Runs (
   # Runs that started since the daemon started (a start that failed is not
   # counted, though it used up an id).
   started: int,
-  # Panes (runs included) whose leader exited while another process still
-  # held the PTY open: descendants that left the process group and outlived
-  # it. Their exit was not delayed, and such processes are not part of any
-  # result.
+  # Panes (runs included) whose leader ended leaving descendants running
+  # (docs/termination.md, "Descendants outside the process group"):
+  # processes carrying the pane's mark that outlived the daemon's SIGKILL,
+  # or, with a cgroup, left in it by a leader that exited on its own. Their
+  # exit was not delayed, and such processes are not part of any result.
   escaped: int
 )
 
