@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/signaltty/signaltty/cmd/internal/attachio"
+	"github.com/signaltty/signaltty/cmd/internal/historyview"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 	"github.com/spf13/cobra"
 )
@@ -37,7 +41,16 @@ titled with its title and id, the focused one green; the panes are resized
 to their frames. Keys go to the focused pane, except the prefix (default
 C-b) followed by: o, n, Tab, Right or Down (focus the next pane), p, Left or
 Up (the previous), z (zoom the focused pane to the whole view and back), d
-(detach) or the prefix again (send it).`,
+(detach) or the prefix again (send it).
+
+The prefix (default C-b) then [ (--history-key) or PageUp shows the pane's
+history view: its rows as pane capture numbers them, in colour, while the
+pane keeps running; the bottom line's [B/T] says how many rows the pane has
+below the view (B) and how many it keeps (T). Up/Down/k/j a row,
+PageUp/PageDown a page, g/G the oldest/newest rows, the mouse wheel; / and
+? search towards newer and older rows (plain text, or a regular expression
+after re:), n and N repeat it; q or Escape goes back to the live pane. The
+prefix twice sends the prefix; the prefix then another key sends both.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref := o.pane
@@ -55,6 +68,11 @@ Up (the previous), z (zoom the focused pane to the whole view and back), d
 					Data: map[string]any{"param": "prefix"}}
 			}
 			o.prefix = key[0]
+			if key, err = keyBytes(o.historyKey); err != nil || len(key) != 1 || key[0] == o.detach || key[0] == o.prefix {
+				return &callError{Code: "invalid_params.history_key", Message: fmt.Sprintf("--history-key %q is not a key of one byte other than the detach and prefix keys", o.historyKey),
+					Data: map[string]any{"param": "history_key"}}
+			}
+			o.history = key[0]
 			if o.tab {
 				return a.attachTab(cmd.Context(), ref, o)
 			}
@@ -72,18 +90,21 @@ Up (the previous), z (zoom the focused pane to the whole view and back), d
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "only watch: send no keys and never resize the pane")
 	c.Flags().StringVar(&o.detachKey, "detach-key", `C-\`, "key that detaches")
 	c.Flags().BoolVar(&o.tab, "tab", false, "draw all panes of a tab in their layout")
-	c.Flags().StringVar(&o.prefixKey, "prefix", "C-b", "with --tab: the prefix key of the view's commands")
+	c.Flags().StringVar(&o.prefixKey, "prefix", "C-b", "the prefix key of the view's commands")
+	c.Flags().StringVar(&o.historyKey, "history-key", "[", "after the prefix: enter the history view (PageUp too)")
 	return c
 }
 
 type attachOptions struct {
-	pane      string
-	readOnly  bool
-	detachKey string
-	detach    byte
-	tab       bool
-	prefixKey string
-	prefix    byte
+	pane       string
+	readOnly   bool
+	detachKey  string
+	detach     byte
+	tab        bool
+	prefixKey  string
+	prefix     byte
+	historyKey string
+	history    byte
 }
 
 // The terminal side of an attach is package attachio, which the tab view
@@ -146,37 +167,121 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	signal.Notify(winch, syscall.SIGWINCH)
 	defer signal.Stop(winch)
 
-	// Output: the stream's frames go to the terminal as they come.
+	// Output: the stream's frames go to the terminal as they come, except
+	// while the history view is shown (docs/attach.md, "History view"):
+	// leaving it starts the stream again, on a new connection, whose first
+	// reply draws the whole screen; frames of an earlier stream are dropped.
 	type ending struct {
 		reply attachReply
 		err   error
 	}
+	var (
+		outMu  sync.Mutex
+		inView bool
+		gen    int // the current stream's number
+	)
 	ended := make(chan ending, 1)
+	restart := make(chan struct{}, 1)
 	go func() {
 		var last attachReply
-		err := stream.stream(ctx, "dev.signaltty.Mux.AttachPane", map[string]any{"pane": pane.Id, "term": os.Getenv("TERM")},
-			func(raw json.RawMessage) error {
-				var r attachReply
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
+		for {
+			outMu.Lock()
+			mine := gen
+			outMu.Unlock()
+			var restarted atomic.Bool
+			done := make(chan struct{})
+			go func(c *client) {
+				select {
+				case <-restart:
+					restarted.Store(true)
+					_ = c.conn.Close()
+				case <-done:
 				}
-				if data, err := base64.StdEncoding.DecodeString(r.Data); err == nil && len(data) > 0 {
-					if err := writeFrame(tio, data); err != nil {
+			}(stream)
+			err := stream.stream(ctx, "dev.signaltty.Mux.AttachPane", map[string]any{"pane": pane.Id, "term": os.Getenv("TERM")},
+				func(raw json.RawMessage) error {
+					var r attachReply
+					if err := json.Unmarshal(raw, &r); err != nil {
 						return err
 					}
+					if data, err := base64.StdEncoding.DecodeString(r.Data); err == nil && len(data) > 0 {
+						outMu.Lock()
+						var err error
+						if mine == gen && !inView {
+							err = writeFrame(tio, data)
+						}
+						outMu.Unlock()
+						if err != nil {
+							return err
+						}
+					}
+					if r.Pane != nil {
+						last.Pane = r.Pane
+					}
+					last.End = r.End
+					return nil
+				})
+			close(done)
+			if restarted.Load() && ctx.Err() == nil {
+				if stream, err = a.dial(ctx); err == nil {
+					continue
 				}
-				if r.Pane != nil {
-					last.Pane = r.Pane
-				}
-				last.End = r.End
-				return nil
-			})
-		ended <- ending{last, err}
+			}
+			ended <- ending{last, err}
+			return
+		}
 	}()
+
+	// The history view: entered with the prefix then the history key (or
+	// PageUp), drawn over the pane until q or Escape.
+	var view *historyview.View
+	draw := func() {
+		out, err := view.Render(ctx, 0, 0)
+		if err != nil {
+			view.Say(err.Error())
+			out, _ = view.Render(ctx, 0, 0)
+		}
+		outMu.Lock()
+		_ = writeFrame(tio, out)
+		outMu.Unlock()
+	}
+	enterView := func(rest []byte) {
+		cols, rows := tio.Size()
+		v, err := historyview.New(ctx, historyview.Capture{Call: ctl.call, Pane: pane.Id}, cols, rows)
+		if err != nil {
+			return // the pane is gone: its stream ends the attach
+		}
+		view = v
+		outMu.Lock()
+		inView = true
+		_ = writeFrame(tio, []byte(historyview.Enter))
+		outMu.Unlock()
+		if quit, err := view.Key(ctx, rest); err != nil {
+			view.Say(err.Error())
+		} else if quit {
+			return
+		}
+		draw()
+	}
+	leaveView := func() {
+		view = nil
+		outMu.Lock()
+		inView = false
+		gen++
+		_ = writeFrame(tio, []byte(historyview.Leave+attachio.ResetModes))
+		outMu.Unlock()
+		select {
+		case restart <- struct{}{}:
+		default:
+		}
+	}
+	tick := time.NewTicker(time.Second) // the view's position line follows the pane
+	defer tick.Stop()
 
 	// Input: keys go to the pane (on the control connection) until the
 	// detach key; after the end, any key.
 	keys := tio.Keys(ctx)
+	pending := false // the prefix key was pressed
 
 	var end *ending
 	for {
@@ -185,6 +290,17 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 			return ctx.Err()
 		case <-winch:
 			resize()
+			if view != nil {
+				view.Resize(tio.Size())
+				draw()
+			}
+		case <-tick.C:
+			if view != nil {
+				if err := view.Refresh(ctx); err != nil {
+					view.Say(err.Error())
+				}
+				draw()
+			}
 		case e := <-ended:
 			end = &e
 			if e.err != nil {
@@ -214,22 +330,66 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 				fmt.Fprintf(a.out, "[%s %s]\n", pane.Id, endLine(pane, end.reply.End))
 				return nil
 			}
-			i := bytes.IndexByte(b, o.detach)
-			send := b
-			if i >= 0 {
-				send = b[:i]
+			if view != nil {
+				quit, err := view.Key(ctx, b)
+				if err != nil {
+					view.Say(err.Error())
+				}
+				if quit {
+					leaveView()
+				} else {
+					draw()
+				}
+				continue
 			}
-			if len(send) > 0 && !o.readOnly {
-				_, _ = ctl.call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": pane.Id, "data": base64.StdEncoding.EncodeToString(send)})
+			var send []byte
+			flush := func() {
+				if len(send) > 0 && !o.readOnly {
+					_, _ = ctl.call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": pane.Id, "data": base64.StdEncoding.EncodeToString(send)})
+				}
+				send = nil
 			}
-			if i >= 0 {
-				restore()
-				fmt.Fprintf(a.out, "[detached from %s]\n", pane.Id)
-				return nil
+		bytes:
+			for i := 0; i < len(b); i++ {
+				c := b[i]
+				switch {
+				case pending:
+					pending = false
+					switch {
+					case c == o.history:
+						flush()
+						enterView(b[i+1:])
+						break bytes
+					case bytes.HasPrefix(b[i:], []byte(pageUp)):
+						flush()
+						enterView(b[i:]) // and scroll a page up
+						break bytes
+					case c == o.detach:
+						send = append(send, o.prefix)
+						i--
+					case c == o.prefix:
+						send = append(send, c)
+					default: // not a command: both keys go to the pane
+						send = append(send, o.prefix, c)
+					}
+				case c == o.detach:
+					flush()
+					restore()
+					fmt.Fprintf(a.out, "[detached from %s]\n", pane.Id)
+					return nil
+				case c == o.prefix:
+					pending = true
+				default:
+					send = append(send, c)
+				}
 			}
+			flush()
 		}
 	}
 }
+
+// pageUp is what a terminal sends for Page Up.
+const pageUp = "\x1b[5~"
 
 // attachedLive reports whether a pane had a process when the client attached.
 func attachedLive(p mux.Pane) bool { return p.State == "live" }

@@ -52,12 +52,13 @@ func Plain(line string) string {
 	return b.String()
 }
 
-// Highlight returns line with every match of re in its text (Plain) in
+// Highlight returns line with every match of re in its text (Plain,
+// without trailing spaces: a row is padded to the pane's width) in
 // reverse video, its own colours kept: reverse is set again after each of
 // the line's sequences inside a match, since one may reset it.
 func Highlight(line string, re *regexp.Regexp) string {
 	text := Plain(line)
-	spans := re.FindAllStringIndex(text, -1)
+	spans := re.FindAllStringIndex(strings.TrimRight(text, " "), -1)
 	if len(spans) == 0 {
 		return line
 	}

@@ -375,7 +375,7 @@ func (v *View) next(ctx context.Context, up bool) error {
 		if err != nil {
 			return err
 		}
-		if ok && v.re.MatchString(Plain(line)) {
+		if ok && v.re.MatchString(strings.TrimRight(Plain(line), " ")) {
 			v.match = n
 			if n < v.top || n >= v.top+int64(v.body()) {
 				v.top = v.clampTop(n - int64(v.body())/2)
@@ -449,3 +449,15 @@ func (v *View) status() string {
 	}
 	return string(lr) + strings.Repeat(" ", v.width-len(lr)-rr) + right
 }
+
+// Say puts msg on the status line (until the next key).
+func (v *View) Say(msg string) { v.msg = msg }
+
+// Sequences around the view on the user's terminal: entering turns
+// autowrap and the cursor off and mouse reports (SGR) on, for the wheel;
+// Leave turns them back and clears the screen, for the pane to be drawn
+// again from a blank terminal.
+const (
+	Enter = "\x1b[?7l\x1b[?25l\x1b[?1000h\x1b[?1006h"
+	Leave = "\x1b[?1000l\x1b[?1006l\x1b[?7h\x1b[?25h\x1b[m\x1b[H\x1b[2J"
+)

@@ -18,7 +18,7 @@ type fakeSource struct {
 func (f *fakeSource) page(start, end int64) Page {
 	p := Page{First: start, Oldest: f.oldest, End: f.end, Rows: f.rows, Epoch: f.epoch}
 	for n := start; n < end; n++ {
-		p.Lines = append(p.Lines, fmt.Sprintf("\x1b[32mline %d\x1b[m", n))
+		p.Lines = append(p.Lines, fmt.Sprintf("\x1b[32mline %d\x1b[m%s", n, strings.Repeat(" ", 20))) // padded as a pane's rows are
 	}
 	return p
 }
@@ -54,7 +54,7 @@ func shown(t *testing.T, v *View) []string {
 			t.Fatal(err)
 		}
 		if ok {
-			rows = append(rows, Plain(line))
+			rows = append(rows, strings.TrimRight(Plain(line), " "))
 		}
 	}
 	return rows
@@ -206,4 +206,22 @@ func contains(rows []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func TestMouseWheelScrollsThreeRows(t *testing.T) {
+	src := &fakeSource{end: 1000, rows: 24}
+	v := newView(t, src, 80, 25)
+	top := v.Top()
+	key(t, v, "\x1b[<64;10;5M\x1b[<64;10;5M")
+	if v.Top() != top-6 {
+		t.Fatalf("two wheel-ups moved the top from %d to %d, want %d", top, v.Top(), top-6)
+	}
+	key(t, v, "\x1b[<65;10;5M")
+	if v.Top() != top-3 {
+		t.Fatalf("a wheel-down moved the top to %d, want %d", v.Top(), top-3)
+	}
+	key(t, v, "\x1b[<0;10;5M\x1b[<0;10;5m") // a click does nothing
+	if v.Top() != top-3 {
+		t.Fatalf("a click moved the top to %d", v.Top())
+	}
 }
