@@ -96,3 +96,57 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 	m.SendKeys(t, "Enter")
 	d.WaitLine(t, p.ID, "yx")
 }
+
+// In the tab view the history view is the focused pane's, in its frame;
+// the other panes stay live.
+func TestAttachTabHistoryViewIsTheFocusedPanes(t *testing.T) {
+	t.Parallel()
+	harness.NeedTmux(t)
+	d := harness.Start(t)
+	w := d.CreateWorkspace(t, "tab-history")
+	a := d.Spawn(t, ws(w), "sh", "-c", `printf 'A-%s\n' 1 2 3; exec sleep 100`)
+	b := bash(t, d, []string{"--split", a.ID, "--axis", "cols"})
+	d.WaitLine(t, a.ID, "A-3")
+	m := d.Tmux(t, 100, 30, "signaltty", "attach", "--tab", a.Tab)
+	harness.Eventually(t, harness.PollTimeout, "the tab view shows both panes", func() (bool, string) {
+		rows := m.Screen(t)
+		return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
+	})
+	m.SendText(t, "seq -f 'row-%g' 1 3000")
+	m.SendKeys(t, "Enter")
+	d.WaitLine(t, b.ID, "row-3000")
+
+	behind := regexp.MustCompile(`\[(\d+)/(\d+)\]`)
+	position := func(rows []string) int {
+		for _, r := range rows {
+			if m := behind.FindStringSubmatch(r); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return n
+			}
+		}
+		return -1
+	}
+	shows := func(rows []string, s string) bool { return strings.Contains(strings.Join(rows, "\n"), s) }
+	m.SendKeys(t, "C-b", "[")
+	m.WaitScreen(t, "the focused pane's history view with its position line", func(rows []string) bool {
+		return position(rows) == 0 && shows(rows, "row-3000") && shows(rows, "A-3")
+	})
+	m.SendKeys(t, "PageUp")
+	m.WaitScreen(t, "PageUp shows earlier rows in the frame", func(rows []string) bool {
+		return position(rows) > 0 && !shows(rows, "row-3000") && shows(rows, "A-3")
+	})
+	m.SendText(t, "?row-1234")
+	m.SendKeys(t, "Enter")
+	m.WaitScreen(t, "the search finds row-1234", func(rows []string) bool { return shows(rows, "row-1234") })
+	m.SendText(t, "/no-such-row")
+	m.SendKeys(t, "Enter")
+	m.WaitScreen(t, "no match is said", func(rows []string) bool { return shows(rows, "no match: no-such-row") })
+	m.SendKeys(t, "q")
+	harness.Eventually(t, harness.PollTimeout, "q returns to both live panes", func() (bool, string) {
+		rows := m.Screen(t)
+		return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
+	})
+	m.SendText(t, "echo after-$((6*7))")
+	m.SendKeys(t, "Enter")
+	d.WaitLine(t, b.ID, "after-42")
+}
