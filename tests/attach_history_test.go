@@ -108,10 +108,14 @@ func TestAttachTabHistoryViewIsTheFocusedPanes(t *testing.T) {
 	b := bash(t, d, []string{"--split", a.ID, "--axis", "cols"})
 	d.WaitLine(t, a.ID, "A-3")
 	m := d.Tmux(t, 100, 30, "signaltty", "attach", "--tab", a.Tab)
-	harness.Eventually(t, harness.PollTimeout, "the tab view shows both panes", func() (bool, string) {
-		rows := m.Screen(t)
-		return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
-	})
+	live := func(what string) {
+		t.Helper()
+		harness.Eventually(t, harness.PollTimeout, what, func() (bool, string) {
+			rows := m.Screen(t)
+			return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
+		})
+	}
+	live("the tab view shows both panes")
 	m.SendText(t, "seq -f 'row-%g' 1 3000")
 	m.SendKeys(t, "Enter")
 	d.WaitLine(t, b.ID, "row-3000")
@@ -142,10 +146,7 @@ func TestAttachTabHistoryViewIsTheFocusedPanes(t *testing.T) {
 	m.SendKeys(t, "Enter")
 	m.WaitScreen(t, "no match is said", func(rows []string) bool { return shows(rows, "no match: no-such-row") })
 	m.SendKeys(t, "q")
-	harness.Eventually(t, harness.PollTimeout, "q returns to both live panes", func() (bool, string) {
-		rows := m.Screen(t)
-		return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
-	})
+	live("q returns to both live panes")
 	m.SendText(t, "echo after-$((6*7))")
 	m.SendKeys(t, "Enter")
 	d.WaitLine(t, b.ID, "after-42")
