@@ -4,6 +4,9 @@ package tests
 // (docs/attach.md, "History view").
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -81,6 +84,35 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 	m.WaitScreen(t, "a search without a match says so", func(rows []string) bool {
 		line, _ := status(rows)
 		return strings.Contains(line, "no match: no-such-row")
+	})
+
+	// v selects rows from the cursor, y copies them to the outer
+	// terminal's clipboard with OSC 52 (tmux keeps it as a buffer), s
+	// saves them to a file.
+	m.Tmux(t, "set", "-g", "set-clipboard", "on")
+	m.SendText(t, "?row-2000")
+	m.SendKeys(t, "Enter")
+	m.SendText(t, "vjjy")
+	var buffer string
+	harness.Eventually(t, harness.PollTimeout, "the outer terminal got the copied rows", func() (bool, string) {
+		name := strings.TrimSpace(m.Tmux(t, "list-buffers", "-F", "#{buffer_name}"))
+		if name == "" {
+			return false, "no tmux buffer"
+		}
+		buffer = m.Tmux(t, "show-buffer", "-b", strings.Fields(name)[0])
+		return buffer == "row-2000\nrow-2001\nrow-2002", fmt.Sprintf("buffer %q", buffer)
+	})
+	m.WaitScreen(t, "the view says what it copied", func(rows []string) bool {
+		line, _ := status(rows)
+		return strings.Contains(line, "copied 3 rows")
+	})
+	path := filepath.Join(harness.TempDir(t), "rows.txt")
+	m.SendText(t, "vk")
+	m.SendText(t, "s"+path)
+	m.SendKeys(t, "Enter")
+	harness.Eventually(t, harness.PollTimeout, "s saved the selected rows", func() (bool, string) {
+		b, err := os.ReadFile(path)
+		return err == nil && string(b) == "row-2001\nrow-2002\n", fmt.Sprintf("%q %v", b, err)
 	})
 
 	m.SendKeys(t, "q")

@@ -2,8 +2,10 @@ package historyview
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 )
@@ -55,19 +57,23 @@ type View struct {
 	pages  map[int64][]string // page number (row / PageRows) → its rows
 	msg    string
 
-	prompt   *string // the search being typed, nil when none
-	promptUp bool    // ? rather than /
-	query    string
-	re       *regexp.Regexp // the last search's expression (plain text quoted)
-	up       bool           // the last search went towards older rows
-	match    int64          // row of the last match, -1 when none
+	prompt *string // the search or file name being typed, nil when none
+	kind   byte    // what the prompt is for: '/', '?' or 's' (save to a file)
+	query  string
+	re     *regexp.Regexp // the last search's expression (plain text quoted)
+	up     bool           // the last search went towards older rows
+	match  int64          // row of the last match, -1 when none
+
+	cur int64  // the cursor's row
+	sel int64  // the selection's other end, -1 when not selecting
+	out []byte // sequences for the terminal, written with the next Render (OSC 52)
 }
 
 // New opens the view at the pane's newest rows (its screen as it is now)
 // in an area of width×height cells, the last row of which is the status
 // line. Errors: the Source's.
 func New(ctx context.Context, src Source, width, height int) (*View, error) {
-	v := &View{src: src, width: max(width, 1), height: max(height, 2), pages: map[int64][]string{}, match: -1}
+	v := &View{src: src, width: max(width, 1), height: max(height, 2), pages: map[int64][]string{}, match: -1, sel: -1}
 	p, err := src.Screen(ctx)
 	if err != nil {
 		return nil, err
@@ -75,6 +81,7 @@ func New(ctx context.Context, src Source, width, height int) (*View, error) {
 	v.at(p)
 	v.bottom = p.End
 	v.top = v.clampTop(v.bottom - int64(v.body()))
+	v.cur = max(v.bottom-1, v.oldest)
 	return v, nil
 }
 
@@ -130,6 +137,7 @@ func (v *View) restart(p Page) {
 	v.at(p)
 	v.bottom = p.End
 	v.top = v.clampTop(v.bottom - int64(v.body()))
+	v.cur, v.sel = max(v.bottom-1, v.oldest), -1
 	v.match = -1
 	v.msg = "the pane's rows were renumbered (history cleared or pane relaunched)"
 }
@@ -179,9 +187,39 @@ func (v *View) row(ctx context.Context, n int64) (string, bool, error) {
 	return lines[i], true, nil
 }
 
-// Scroll moves the view by n rows (negative: towards older rows).
+// Scroll moves the view and the cursor by n rows (negative: towards older
+// rows).
 func (v *View) Scroll(n int64) {
 	v.top = v.clampTop(v.top + n)
+	v.cur += n
+	v.keepCursor()
+}
+
+// keepCursor keeps the cursor on a row shown.
+func (v *View) keepCursor() {
+	v.cur = max(min(v.cur, v.top+int64(v.body())-1, v.bottom-1), v.top)
+}
+
+// moveCursor moves the cursor by n rows, scrolling when it leaves the rows
+// shown.
+func (v *View) moveCursor(n int64) {
+	v.cur = max(min(v.cur+n, v.bottom-1), v.oldest)
+	if v.cur < v.top {
+		v.top = v.clampTop(v.cur)
+	} else if v.cur >= v.top+int64(v.body()) {
+		v.top = v.clampTop(v.cur - int64(v.body()) + 1)
+	}
+	v.keepCursor()
+}
+
+// Cursor is the cursor's row; Selection the selected rows [from, to]
+// (ok false when not selecting).
+func (v *View) Cursor() int64 { return v.cur }
+func (v *View) Selection() (from, to int64, ok bool) {
+	if v.sel < 0 {
+		return 0, 0, false
+	}
+	return min(v.sel, v.cur), max(v.sel, v.cur), true
 }
 
 // Key handles one read of the terminal's input (keys, SGR mouse reports).
@@ -210,17 +248,17 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 		case seq == "":
 			return 1, true, nil // Escape alone
 		case seq == "[A" || seq == "OA":
-			v.Scroll(-1)
+			v.moveCursor(-1)
 		case seq == "[B" || seq == "OB":
-			v.Scroll(1)
+			v.moveCursor(1)
 		case seq == "[5~":
 			v.Scroll(-page)
 		case seq == "[6~":
 			v.Scroll(page)
 		case seq == "[H" || seq == "OH" || seq == "[1~":
-			v.top = v.clampTop(v.oldest)
+			v.moveCursor(v.oldest - v.cur)
 		case seq == "[F" || seq == "OF" || seq == "[4~":
-			v.top = v.clampTop(v.bottom)
+			v.moveCursor(v.bottom - v.cur)
 		case strings.HasPrefix(seq, "[<"): // SGR mouse: ESC [ < button ; x ; y M|m
 			var btn, x, y int
 			var fin byte
@@ -239,10 +277,33 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 	switch b[0] {
 	case 'q', 0x03: // q, C-c
 		return 1, true, nil
-	case 'k', 0x19: // k, C-y
+	case 'k':
+		v.moveCursor(-1)
+	case 'j':
+		v.moveCursor(1)
+	case 0x19: // C-y
 		v.Scroll(-1)
-	case 'j', 0x05, '\r': // j, C-e, Enter
+	case 0x05: // C-e
 		v.Scroll(1)
+	case 'v', 'V':
+		if v.sel >= 0 {
+			v.sel = -1
+		} else {
+			v.sel = v.cur
+		}
+	case 'y', '\r':
+		if v.sel < 0 {
+			if b[0] == '\r' {
+				v.moveCursor(1)
+			} else {
+				v.msg = "nothing selected: v starts a selection"
+			}
+			return 1, false, nil
+		}
+		return 1, false, v.copy(ctx)
+	case 's':
+		s := ""
+		v.prompt, v.kind = &s, 's'
 	case 0x02: // C-b
 		v.Scroll(-page)
 	case 0x06, ' ': // C-f, Space
@@ -252,12 +313,12 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 	case 0x04: // C-d
 		v.Scroll(page / 2)
 	case 'g':
-		v.top = v.clampTop(v.oldest)
+		v.moveCursor(v.oldest - v.cur)
 	case 'G':
-		v.top = v.clampTop(v.bottom)
+		v.moveCursor(v.bottom - v.cur)
 	case '/', '?':
 		s := ""
-		v.prompt, v.promptUp = &s, b[0] == '?'
+		v.prompt, v.kind = &s, b[0]
 	case 'n':
 		return 1, false, v.next(ctx, v.up)
 	case 'N':
@@ -296,13 +357,16 @@ func (v *View) promptKey(ctx context.Context, b []byte) (int, bool, error) {
 	case c == '\r' || c == '\n':
 		q := *v.prompt
 		v.prompt = nil
+		if v.kind == 's' {
+			return 1, false, v.save(ctx, q)
+		}
 		if q == "" {
 			q = v.query
 		}
 		if q == "" {
 			return 1, false, nil
 		}
-		return 1, false, v.Search(ctx, q, v.promptUp)
+		return 1, false, v.Search(ctx, q, v.kind == '?')
 	case c == 0x1b || c == 0x03:
 		v.prompt = nil
 		if c == 0x1b {
@@ -376,10 +440,11 @@ func (v *View) next(ctx context.Context, up bool) error {
 			return err
 		}
 		if ok && v.re.MatchString(strings.TrimRight(Plain(line), " ")) {
-			v.match = n
+			v.match, v.cur = n, n
 			if n < v.top || n >= v.top+int64(v.body()) {
 				v.top = v.clampTop(n - int64(v.body())/2)
 			}
+			v.keepCursor()
 			v.msg = ""
 			if wrapped {
 				v.msg = "search wrapped"
@@ -398,7 +463,10 @@ func (v *View) next(ctx context.Context, up bool) error {
 // fetch are drawn blank).
 func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 	var b strings.Builder
+	b.Write(v.out)
+	v.out = nil
 	var ferr error
+	from, to, selecting := v.Selection()
 	clear := "\x1b[K"
 	if col0 > 0 {
 		clear = strings.Repeat(" ", v.width) // not past the area
@@ -413,10 +481,12 @@ func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 			b.WriteString(clear)
 			fmt.Fprintf(&b, "\x1b[%d;%dH", row0+i+1, col0+1)
 		}
+		if n := v.top + int64(i); ok && selecting && n >= from && n <= to {
+			line = Highlight(line, everything)
+		} else if ok && v.re != nil {
+			line = Highlight(line, v.re)
+		}
 		if ok {
-			if v.re != nil {
-				line = Highlight(line, v.re)
-			}
 			b.WriteString(cut(line, v.width))
 		}
 		b.WriteString("\x1b[m")
@@ -425,6 +495,9 @@ func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 		}
 	}
 	fmt.Fprintf(&b, "\x1b[%d;%dH\x1b[m\x1b[7m%s\x1b[m", row0+v.height, col0+1, v.status())
+	if v.prompt == nil { // the cursor, at its row's start
+		fmt.Fprintf(&b, "\x1b[%d;%dH\x1b[?25h", row0+int(v.cur-v.top)+1, col0+1)
+	}
 	return []byte(b.String()), ferr
 }
 
@@ -432,12 +505,16 @@ func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 // position on the right, exactly width cells (ASCII but for the message).
 func (v *View) status() string {
 	left := " " + v.msg
+	if from, to, ok := v.Selection(); ok && v.msg == "" {
+		left = fmt.Sprintf(" rows %d-%d selected: y copies, s saves to a file, v stops", from, to)
+	}
 	if v.prompt != nil {
-		dir := "/"
-		if v.promptUp {
-			dir = "?"
+		switch v.kind {
+		case 's':
+			left = "save to: " + *v.prompt
+		default:
+			left = string(v.kind) + *v.prompt
 		}
-		left = dir + *v.prompt
 	}
 	right := fmt.Sprintf("[%d/%d]", v.Behind(), max(v.live-v.oldest, 0))
 	lr, rr := []rune(left), len(right)
@@ -461,3 +538,72 @@ const (
 	Enter = "\x1b[?7l\x1b[?25l\x1b[?1000h\x1b[?1006h"
 	Leave = "\x1b[?1000l\x1b[?1006l\x1b[?7h\x1b[?25h\x1b[m\x1b[H\x1b[2J"
 )
+
+// everything matches a row's whole text: selected rows are reversed.
+var everything = regexp.MustCompile(`^.+$`)
+
+// maxCopy bounds what is copied to the clipboard, in bytes of text
+// (terminals cap OSC 52; tmux's input buffer holds about 1 MB).
+const maxCopy = 1 << 20
+
+// text is the selected rows' text, each without its trailing spaces,
+// one a line; without a selection, the cursor's row.
+func (v *View) text(ctx context.Context) (string, int64, error) {
+	from, to, ok := v.Selection()
+	if !ok {
+		from, to = v.cur, v.cur
+	}
+	var b strings.Builder
+	for n := from; n <= to; n++ {
+		line, _, err := v.row(ctx, n)
+		if err != nil {
+			return "", 0, err
+		}
+		b.WriteString(strings.TrimRight(Plain(line), " "))
+		b.WriteByte('\n')
+		if b.Len() > maxCopy {
+			return "", 0, fmt.Errorf("the selection is over %d bytes: save it to a file (s)", maxCopy)
+		}
+	}
+	return b.String(), to - from + 1, nil
+}
+
+// copy sends the selection's text to the terminal's clipboard with OSC 52
+// (written with the next Render), as tmux does with set-clipboard, and
+// ends the selection.
+func (v *View) copy(ctx context.Context) error {
+	text, n, err := v.text(ctx)
+	if err != nil {
+		v.msg = err.Error()
+		return nil
+	}
+	v.out = append(v.out, Clipboard(strings.TrimSuffix(text, "\n"))...)
+	v.sel = -1
+	v.msg = fmt.Sprintf("copied %d rows to the clipboard", n)
+	return nil
+}
+
+// save writes the selection's text (or the cursor's row) to the file at
+// path (created 0600, or truncated), one row a line.
+func (v *View) save(ctx context.Context, path string) error {
+	if path == "" {
+		return nil
+	}
+	text, n, err := v.text(ctx)
+	if err == nil {
+		err = os.WriteFile(path, []byte(text), 0o600)
+	}
+	if err != nil {
+		v.msg = "cannot save: " + err.Error()
+		return nil
+	}
+	v.sel = -1
+	v.msg = fmt.Sprintf("saved %d rows to %s", n, path)
+	return nil
+}
+
+// Clipboard is the OSC 52 sequence that puts text on the terminal's
+// clipboard ("c"), base64 as the sequence has it.
+func Clipboard(text string) []byte {
+	return []byte("\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(text)) + "\x07")
+}

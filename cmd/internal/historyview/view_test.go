@@ -3,6 +3,7 @@ package historyview
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -223,5 +224,65 @@ func TestMouseWheelScrollsThreeRows(t *testing.T) {
 	key(t, v, "\x1b[<0;10;5M\x1b[<0;10;5m") // a click does nothing
 	if v.Top() != top-3 {
 		t.Fatalf("a click moved the top to %d", v.Top())
+	}
+}
+
+func TestSelectedRowsAreCopiedWithOSC52AndSavedToAFile(t *testing.T) {
+	src := &fakeSource{end: 1000, rows: 24}
+	v := newView(t, src, 80, 25)
+	key(t, v, "?line 500\r")
+	key(t, v, "vjj")
+	if from, to, ok := v.Selection(); !ok || from != 500 || to != 502 {
+		t.Fatalf("selection %d-%d (%v), want 500-502", from, to, ok)
+	}
+	key(t, v, "y")
+	out, err := v.Render(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(Clipboard("line 500\nline 501\nline 502"))
+	if !strings.HasPrefix(string(out), want) {
+		t.Fatalf("the render does not start with the OSC 52 of the rows: %q", string(out)[:min(len(out), 80)])
+	}
+	if _, _, ok := v.Selection(); ok || v.Message() != "copied 3 rows to the clipboard" {
+		t.Fatalf("after y: selecting %v, message %q", ok, v.Message())
+	}
+	if out, _ := v.Render(context.Background(), 0, 0); strings.Contains(string(out), "\x1b]52") {
+		t.Fatal("the clipboard sequence was written twice")
+	}
+
+	path := t.TempDir() + "/rows.txt"
+	key(t, v, "vk")
+	key(t, v, "s"+path+"\r")
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != "line 501\nline 502\n" {
+		t.Fatalf("saved %q (%v), want rows 501-502", got, err)
+	}
+	if v.Message() != "saved 2 rows to "+path {
+		t.Fatalf("message %q", v.Message())
+	}
+	key(t, v, "y")
+	if v.Message() != "nothing selected: v starts a selection" {
+		t.Fatalf("y without a selection says %q", v.Message())
+	}
+}
+
+func TestTheCursorMovesWithinTheRowsShownAndScrollsAtTheirEdge(t *testing.T) {
+	src := &fakeSource{end: 1000, rows: 24}
+	v := newView(t, src, 80, 25)
+	top := v.Top()
+	key(t, v, "kkk")
+	if v.Cursor() != 996 || v.Top() != top {
+		t.Fatalf("k×3: cursor %d top %d, want 996 and the view unmoved (%d)", v.Cursor(), v.Top(), top)
+	}
+	for range 30 {
+		key(t, v, "k")
+	}
+	if v.Cursor() != 966 || v.Top() != 966 {
+		t.Fatalf("k×33: cursor %d top %d, want both 966", v.Cursor(), v.Top())
+	}
+	key(t, v, "\x1b[<65;1;1M") // wheel down: the cursor stays on a row shown
+	if v.Cursor() < v.Top() {
+		t.Fatalf("cursor %d above the top %d", v.Cursor(), v.Top())
 	}
 }
