@@ -49,7 +49,9 @@ pane keeps running; the bottom line's [B/T] says how many rows the pane has
 below the view (B) and how many it keeps (T). Up/Down/k/j a row,
 PageUp/PageDown a page, g/G the oldest/newest rows, the mouse wheel; / and
 ? search towards newer and older rows (plain text, or a regular expression
-after re:), n and N repeat it; q or Escape goes back to the live pane. The
+after re:), n and N repeat it; v selects rows from the cursor's, y copies
+them to the terminal's clipboard (OSC 52), s saves them to a file; q or
+Escape goes back to the live pane. The
 prefix twice sends the prefix; the prefix then another key sends both.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
