@@ -183,3 +183,49 @@ func TestAttachTabHistoryViewIsTheFocusedPanes(t *testing.T) {
 	m.SendKeys(t, "Enter")
 	d.WaitLine(t, b.ID, "after-42")
 }
+
+// With --mouse the client takes the outer terminal's mouse reports while
+// the pane takes none: the wheel enters the history view.
+func TestAttachMouseWheelEntersTheHistoryView(t *testing.T) {
+	t.Parallel()
+	harness.NeedTmux(t)
+	d := harness.Start(t)
+	w := d.CreateWorkspace(t, "attach-wheel")
+	p := bash(t, d, ws(w))
+	run(t, d, p.ID, "seq -f 'row-%g' 1 500", "row-500")
+	m := attached(t, d, p.ID, 80, 24, "--mouse")
+	m.SendText(t, "\x1b[<64;10;10M") // what a terminal sends for the wheel up
+	m.WaitScreen(t, "the wheel entered the view three rows up", func(rows []string) bool {
+		_, b := status(rows)
+		return b == 3
+	})
+	m.SendText(t, "\x1b[<65;10;10M")
+	m.WaitScreen(t, "the wheel down scrolls back", func(rows []string) bool {
+		_, b := status(rows)
+		return b == 0
+	})
+	m.SendKeys(t, "q")
+	waitSame(t, d, m, p.ID, "q returns to the live pane")
+	m.SendText(t, "\x1b[<0;10;10M\x1b[<0;10;10m") // a click is not the pane's: dropped
+	m.SendText(t, "echo clicked-$((6*7))")
+	m.SendKeys(t, "Enter")
+	c := d.WaitLine(t, p.ID, "clicked-42")
+	for _, l := range c.Lines {
+		if strings.Contains(l, "<0;10;10") {
+			t.Fatalf("the click reached the pane: %q", l)
+		}
+	}
+
+	// A pane that asks for mouse reports gets them, the wheel included.
+	m.SendText(t, `printf '\033[?1000h\033[?1006h'; cat -v`)
+	m.SendKeys(t, "Enter")
+	harness.Eventually(t, harness.PollTimeout, "the client saw the pane turn mouse reports on", func() (bool, string) {
+		m.SendText(t, "\x1b[<0;10;10M") // dropped until then
+		c := d.Capture(t, p.ID)
+		return strings.Contains(c.Dump(), "^[[<0;10;10M"), c.Dump()
+	})
+	m.SendText(t, "\x1b[<64;10;10M")
+	d.WaitCapture(t, p.ID, "the wheel went to the pane", func(c harness.Capture) bool {
+		return strings.Contains(c.Dump(), "^[[<64;10;10M")
+	})
+}

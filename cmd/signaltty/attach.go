@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -52,7 +54,9 @@ PageUp/PageDown a page, g/G the oldest/newest rows, the mouse wheel; / and
 after re:), n and N repeat it; v selects rows from the cursor's, y copies
 them to the terminal's clipboard (OSC 52), s saves them to a file; q or
 Escape goes back to the live pane. The
-prefix twice sends the prefix; the prefix then another key sends both.`,
+prefix twice sends the prefix; the prefix then another key sends both.
+With --mouse, while the pane takes no mouse reports, the client takes
+them and the wheel enters the view.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref := o.pane
@@ -94,6 +98,7 @@ prefix twice sends the prefix; the prefix then another key sends both.`,
 	c.Flags().BoolVar(&o.tab, "tab", false, "draw all panes of a tab in their layout")
 	c.Flags().StringVar(&o.prefixKey, "prefix", "C-b", "the prefix key of the view's commands")
 	c.Flags().StringVar(&o.historyKey, "history-key", "[", "after the prefix: enter the history view (PageUp too)")
+	c.Flags().BoolVar(&o.mouse, "mouse", false, "while the pane takes no mouse reports, take them: the wheel enters the history view")
 	return c
 }
 
@@ -107,6 +112,7 @@ type attachOptions struct {
 	prefix     byte
 	historyKey string
 	history    byte
+	mouse      bool
 }
 
 // The terminal side of an attach is package attachio, which the tab view
@@ -180,7 +186,8 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	var (
 		outMu  sync.Mutex
 		inView bool
-		gen    int // the current stream's number
+		gen    int   // the current stream's number
+		mouse  uint8 // the pane's mouse tracking modes (mouseReports)
 	)
 	ended := make(chan ending, 1)
 	restart := make(chan struct{}, 1)
@@ -189,6 +196,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 		for {
 			outMu.Lock()
 			mine := gen
+			mouse = 0 // the first reply sets the pane's modes from none
 			outMu.Unlock()
 			var restarted atomic.Bool
 			done := make(chan struct{})
@@ -210,6 +218,13 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 						outMu.Lock()
 						var err error
 						if mine == gen && !inView {
+							was := mouse
+							mouse = mouseReports(data, mouse)
+							if o.mouse && mouse != 0 && was == 0 {
+								data = append([]byte(clientMouseOff), data...) // the pane's own reports only
+							} else if o.mouse && mouse == 0 {
+								data = append(data, clientMouseOn...)
+							}
 							err = writeFrame(tio, data)
 						}
 						outMu.Unlock()
@@ -264,6 +279,11 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 			return
 		}
 		draw()
+	}
+	paneMouse := func() bool {
+		outMu.Lock()
+		defer outMu.Unlock()
+		return mouse != 0
 	}
 	leaveView := func() {
 		view = nil
@@ -374,6 +394,20 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 					default: // not a command: both keys go to the pane
 						send = append(send, o.prefix, c)
 					}
+				case c == 0x1b && o.mouse && bytes.HasPrefix(b[i:], []byte("\x1b[<")) && !paneMouse():
+					// The client's own mouse report: the wheel up enters the
+					// history view, anything else is dropped.
+					n := bytes.IndexAny(b[i:], "Mm")
+					if n < 0 {
+						break bytes
+					}
+					var btn, x, y int
+					if _, err := fmt.Sscanf(string(b[i+3:i+n]), "%d;%d;%d", &btn, &x, &y); err == nil && btn&^0x1c == 64 && b[i+n] == 'M' {
+						flush()
+						enterView(b[i:])
+						break bytes
+					}
+					i += n
 				case c == o.detach:
 					flush()
 					restore()
@@ -392,6 +426,31 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 
 // pageUp is what a terminal sends for Page Up.
 const pageUp = "\x1b[5~"
+
+// The client's own mouse reports (--mouse): normal tracking, SGR encoding.
+const (
+	clientMouseOn  = "\x1b[?1000h\x1b[?1006h"
+	clientMouseOff = "\x1b[?1000l\x1b[?1006l"
+)
+
+// mouseSet matches DEC private mode sets and resets (CSI ? Pm h/l).
+var mouseSet = regexp.MustCompile(`\x1b\[\?([0-9;]+)([hl])`)
+
+// mouseReports follows which mouse tracking modes (9, 1000, 1002, 1003;
+// bits 0-3) a pane's replies turned on, from those on before data.
+func mouseReports(data []byte, on uint8) uint8 {
+	for _, m := range mouseSet.FindAllSubmatch(data, -1) {
+		for _, mode := range strings.Split(string(m[1]), ";") {
+			bit := map[string]uint8{"9": 1, "1000": 2, "1002": 4, "1003": 8}[mode]
+			if m[2][0] == 'h' {
+				on |= bit
+			} else {
+				on &^= bit
+			}
+		}
+	}
+	return on
+}
 
 // attachedLive reports whether a pane had a process when the client attached.
 func attachedLive(p mux.Pane) bool { return p.State == "live" }
