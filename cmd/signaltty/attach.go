@@ -244,6 +244,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 					continue
 				}
 			}
+			_ = stream.conn.Close()
 			ended <- ending{last, err}
 			return
 		}
