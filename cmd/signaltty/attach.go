@@ -239,12 +239,16 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 					return nil
 				})
 			close(done)
-			if restarted.Load() && ctx.Err() == nil {
-				if stream, err = a.dial(ctx); err == nil {
+			if restarted.Load() && ctx.Err() == nil { // the watcher closed it
+				next, derr := a.dial(ctx)
+				if derr == nil {
+					stream = next
 					continue
 				}
+				err = derr
+			} else {
+				_ = stream.conn.Close()
 			}
-			_ = stream.conn.Close()
 			ended <- ending{last, err}
 			return
 		}
