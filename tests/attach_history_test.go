@@ -68,6 +68,11 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 		_, b := status(rows)
 		return b > 22 && hasRow(rows, "row-4978") && !hasRow(rows, "during-42")
 	})
+	m.SendKeys(t, "G")
+	m.WaitScreen(t, "G shows the pane's newest rows, the new ones included", func(rows []string) bool {
+		_, b := status(rows)
+		return b == 0 && hasRow(rows, "during-42")
+	})
 
 	m.SendText(t, "?row-1234")
 	m.SendKeys(t, "Enter")

@@ -14,7 +14,8 @@
 //
 // Keys: Up/k and Down/j move the cursor's row, scrolling at the edge;
 // C-y and C-e scroll one row, PageUp/C-b and PageDown/C-f/Space a page, C-u
-// and C-d half a page; g/Home the oldest row, G/End the newest; the mouse
+// and C-d half a page; g/Home the oldest row, G/End the pane's
+// newest (rows printed since the view opened included); the mouse
 // wheel (SGR reports) scrolls three rows. / searches towards newer rows
 // and ? towards older ones, n repeats the search in its direction and N in
 // the other; q or Escape leaves the view. A query is plain text; one that

@@ -53,6 +53,7 @@ type View struct {
 	bottom int64 // one past the newest row the view shows (the pane's end on entry)
 	oldest int64
 	live   int64 // the pane's end, as last read
+	rows   int64 // the pane's screen height, as last read
 	epoch  int64
 	pages  map[int64][]string // page number (row / PageRows) → its rows
 	msg    string
@@ -87,7 +88,21 @@ func New(ctx context.Context, src Source, width, height int) (*View, error) {
 
 // at takes a page's numbers.
 func (v *View) at(p Page) {
-	v.oldest, v.live, v.epoch = p.Oldest, p.End, p.Epoch
+	v.oldest, v.live, v.epoch, v.rows = p.Oldest, p.End, p.Epoch, p.Rows
+}
+
+// newest goes to the pane's newest rows as last read: the view's bottom
+// becomes the pane's end, and the pages holding rows that were on the
+// screen (which may have changed since they were fetched) are fetched
+// again.
+func (v *View) newest() {
+	if v.live != v.bottom {
+		for pg := max(v.bottom-v.rows, 0) / PageRows; pg <= v.bottom/PageRows; pg++ {
+			delete(v.pages, pg)
+		}
+		v.bottom = v.live
+	}
+	v.moveCursor(v.bottom - v.cur)
 }
 
 // body is the number of rows drawn above the status line.
@@ -258,7 +273,7 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 		case seq == "[H" || seq == "OH" || seq == "[1~":
 			v.moveCursor(v.oldest - v.cur)
 		case seq == "[F" || seq == "OF" || seq == "[4~":
-			v.moveCursor(v.bottom - v.cur)
+			v.newest()
 		case strings.HasPrefix(seq, "[<"): // SGR mouse: ESC [ < button ; x ; y M|m
 			var btn, x, y int
 			var fin byte
@@ -315,7 +330,7 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 	case 'g':
 		v.moveCursor(v.oldest - v.cur)
 	case 'G':
-		v.moveCursor(v.bottom - v.cur)
+		v.newest()
 	case '/', '?':
 		s := ""
 		v.prompt, v.kind = &s, b[0]

@@ -93,6 +93,10 @@ func TestViewOpensAtTheNewestRowsAndPageUpShowsEarlierOnes(t *testing.T) {
 	if !strings.Contains(v.status(), "[123/5100]") {
 		t.Fatalf("status %q does not say [123/5100]", v.status())
 	}
+	key(t, v, "G") // the newest rows now, the new ones included
+	if got := shown(t, v); got[len(got)-1] != "line 5099" || v.Behind() != 0 {
+		t.Fatalf("G shows %q last and is %d behind, want line 5099 and 0", got[len(got)-1], v.Behind())
+	}
 	if !key(t, v, "q") {
 		t.Fatal("q did not leave the view")
 	}
