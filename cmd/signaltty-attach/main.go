@@ -57,7 +57,7 @@ func run(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 1 || *detach > 0xff || *prefix > 0xff || *history > 0xff || *detach == *prefix {
+	if fs.NArg() > 1 || *detach > 0xff || *prefix > 0xff || *history > 0xff || *detach == *prefix || *history == *prefix || *history == *detach {
 		fmt.Fprintln(os.Stderr, "usage: signaltty-attach [--address A] [--json] [--read-only] [--detach BYTE] [--prefix BYTE] [--history BYTE] [TAB]")
 		return 2
 	}
