@@ -7,10 +7,10 @@
 // linked into every CLI call.
 //
 //	signaltty-attach [--address ADDRESS] [--json] [--read-only]
-//	                 [--detach BYTE] [--prefix BYTE] [TAB]
+//	                 [--detach BYTE] [--prefix BYTE] [--history BYTE] [TAB]
 //
-// --detach and --prefix are the keys as byte values (28 is C-\, 2 is
-// C-b); TAB is a tab id (default: the active tab of the first workspace
+// --detach, --prefix and --history are the keys as byte values (28 is C-\,
+// 2 is C-b, 91 is [); TAB is a tab id (default: the active tab of the first workspace
 // that has one). A failure is printed as the CLI prints it
 // ("signaltty: MESSAGE (CODE)" on standard error, with --json the
 // {"error":{...}} line on standard output) and the exit status is its
@@ -34,6 +34,7 @@ type options struct {
 	readOnly bool
 	detach   byte
 	prefix   byte
+	history  byte // after the prefix: the history view
 }
 
 // viewer is one run of the program: the daemon's address.
@@ -52,11 +53,12 @@ func run(args []string) int {
 	readOnly := fs.Bool("read-only", false, "only watch: send no keys and never resize the panes")
 	detach := fs.Uint("detach", 0x1c, "the detach key's byte")
 	prefix := fs.Uint("prefix", 0x02, "the prefix key's byte")
+	history := fs.Uint("history", '[', "after the prefix, the history view key's byte")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 1 || *detach > 0xff || *prefix > 0xff || *detach == *prefix {
-		fmt.Fprintln(os.Stderr, "usage: signaltty-attach [--address A] [--json] [--read-only] [--detach BYTE] [--prefix BYTE] [TAB]")
+	if fs.NArg() > 1 || *detach > 0xff || *prefix > 0xff || *history > 0xff || *detach == *prefix || *history == *prefix || *history == *detach {
+		fmt.Fprintln(os.Stderr, "usage: signaltty-attach [--address A] [--json] [--read-only] [--detach BYTE] [--prefix BYTE] [--history BYTE] [TAB]")
 		return 2
 	}
 	v := &viewer{address: *addr}
@@ -65,7 +67,7 @@ func run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := v.attachTab(ctx, fs.Arg(0), options{readOnly: *readOnly, detach: byte(*detach), prefix: byte(*prefix)})
+	err := v.attachTab(ctx, fs.Arg(0), options{readOnly: *readOnly, detach: byte(*detach), prefix: byte(*prefix), history: byte(*history)})
 	if err == nil {
 		return 0
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/signaltty/signaltty/cmd/internal/layout"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/vt"
 	"github.com/signaltty/signaltty/cmd/internal/attachio"
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
+	"github.com/signaltty/signaltty/cmd/internal/historyview"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
@@ -52,6 +54,7 @@ type tabView struct {
 	sb     uv.ScreenBuffer
 	sent   map[ansi.DECMode]bool // input modes the terminal is in
 	prefix byte
+	hist   *historyview.View // the focused pane's history view, nil when not shown
 }
 
 // tabModes are the input modes the view gives the terminal from the
@@ -108,6 +111,8 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 	keys := tio.Keys(ctx)
 	pending := false // the prefix key was pressed
 	last := time.Time{}
+	tick := time.NewTicker(time.Second) // the history view's position line follows the pane
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -119,15 +124,46 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 				time.Sleep(wait) // coalesce bursts of frames into one redraw
 			}
 			v.draw()
+			v.drawHistory(ctx)
 			last = time.Now()
+		case <-tick.C:
+			if v.hist != nil {
+				if err := v.hist.Refresh(ctx); err != nil {
+					v.hist.Say(err.Error())
+				}
+				v.drawHistory(ctx)
+			}
 		case b, ok := <-keys:
 			if !ok {
 				return nil
 			}
+			if v.hist != nil {
+				quit, err := v.hist.Key(ctx, b)
+				if err != nil {
+					v.hist.Say(err.Error())
+				}
+				if quit {
+					v.leaveHistory()
+				} else {
+					v.drawHistory(ctx)
+				}
+				continue
+			}
 			var send []byte
+		bytes:
 			for i := 0; i < len(b); i++ {
 				c := b[i]
 				switch {
+				case pending && (c == o.history || strings.HasPrefix(string(b[i:]), "\x1b[5~")):
+					pending = false
+					v.flush(ctx, send)
+					send = nil
+					rest := b[i+1:]
+					if c != o.history {
+						rest = b[i:] // PageUp: and a page up
+					}
+					v.enterHistory(ctx, rest)
+					break bytes
 				case pending:
 					pending = false
 					switch c {
@@ -172,6 +208,64 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 			v.flush(ctx, send)
 		}
 	}
+}
+
+// enterHistory shows the focused pane's history view in its frame
+// (docs/attach.md, "History view") and hands it the keys in rest.
+func (v *tabView) enterHistory(ctx context.Context, rest []byte) {
+	v.mu.Lock()
+	id := v.panes[v.focus].id
+	in := inner(v.panes[v.focus].area)
+	v.mu.Unlock()
+	if in.Empty() {
+		return
+	}
+	h, err := historyview.New(ctx, historyview.Capture{Call: v.ctl.Call, Pane: id}, in.Dx(), in.Dy())
+	if err != nil {
+		return // the pane is gone: its frame says so
+	}
+	if quit, err := h.Key(ctx, rest); err != nil {
+		h.Say(err.Error())
+	} else if quit {
+		return
+	}
+	_, _ = v.tio.Write([]byte(historyview.Enter))
+	v.mu.Lock()
+	v.hist = h
+	v.mu.Unlock()
+	v.redraw() // the frame's live cells go; drawHistory draws over them
+}
+
+// leaveHistory goes back to the live pane: everything is drawn again.
+func (v *tabView) leaveHistory() {
+	_, _ = v.tio.Write([]byte(historyview.Leave + attachio.ResetModes))
+	v.mu.Lock()
+	v.hist = nil
+	v.sent = map[ansi.DECMode]bool{}
+	v.uvr.Erase()
+	v.mu.Unlock()
+	v.redraw()
+}
+
+// drawHistory draws the history view, if shown, inside the focused pane's
+// frame, over what the renderer drew there (nothing: draw leaves it blank).
+func (v *tabView) drawHistory(ctx context.Context) {
+	if v.hist == nil {
+		return
+	}
+	v.mu.Lock()
+	in := inner(v.panes[v.focus].area)
+	v.mu.Unlock()
+	if in.Empty() {
+		return
+	}
+	v.hist.Resize(in.Dx(), in.Dy())
+	out, err := v.hist.Render(ctx, in.Min.Y, in.Min.X)
+	if err != nil {
+		v.hist.Say(err.Error())
+		out, _ = v.hist.Render(ctx, in.Min.Y, in.Min.X)
+	}
+	_, _ = v.tio.Write(out)
 }
 
 func drainReplies(e *vt.Emulator) {
@@ -366,6 +460,9 @@ func (v *tabView) draw() {
 		uv.NewStyledString(title).Draw(v.sb, uv.Rect(tp.area.Min.X+2, tp.area.Min.Y, ansi.StringWidth(title), 1))
 		in := inner(tp.area)
 		w, h := min(in.Dx(), tp.emu.Width()), min(in.Dy(), tp.emu.Height())
+		if i == v.focus && v.hist != nil {
+			continue // the history view is drawn there
+		}
 		for y := 0; y < h; y++ {
 			for x := 0; x < w; {
 				c := tp.emu.CellAt(x, y)

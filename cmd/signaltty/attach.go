@@ -8,9 +8,15 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/signaltty/signaltty/cmd/internal/attachio"
+	"github.com/signaltty/signaltty/cmd/internal/historyview"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 	"github.com/spf13/cobra"
 )
@@ -37,7 +43,20 @@ titled with its title and id, the focused one green; the panes are resized
 to their frames. Keys go to the focused pane, except the prefix (default
 C-b) followed by: o, n, Tab, Right or Down (focus the next pane), p, Left or
 Up (the previous), z (zoom the focused pane to the whole view and back), d
-(detach) or the prefix again (send it).`,
+(detach) or the prefix again (send it).
+
+The prefix (default C-b) then [ (--history-key) or PageUp shows the pane's
+history view: its rows as pane capture numbers them, in colour, while the
+pane keeps running; the bottom line's [B/T] says how many rows the pane has
+below the view (B) and how many it keeps (T). Up/Down/k/j a row,
+PageUp/PageDown a page, g/G the oldest/newest rows, the mouse wheel; / and
+? search towards newer and older rows (plain text, or a regular expression
+after re:), n and N repeat it; v selects rows from the cursor's, y copies
+them to the terminal's clipboard (OSC 52), s saves them to a file; q or
+Escape goes back to the live pane. The
+prefix twice sends the prefix; the prefix then another key sends both.
+With --mouse, while the pane takes no mouse reports, the client takes
+them and the wheel enters the view.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref := o.pane
@@ -55,6 +74,11 @@ Up (the previous), z (zoom the focused pane to the whole view and back), d
 					Data: map[string]any{"param": "prefix"}}
 			}
 			o.prefix = key[0]
+			if key, err = keyBytes(o.historyKey); err != nil || len(key) != 1 || key[0] == o.detach || key[0] == o.prefix {
+				return &callError{Code: "invalid_params.history_key", Message: fmt.Sprintf("--history-key %q is not a key of one byte other than the detach and prefix keys", o.historyKey),
+					Data: map[string]any{"param": "history_key"}}
+			}
+			o.history = key[0]
 			if o.tab {
 				return a.attachTab(cmd.Context(), ref, o)
 			}
@@ -72,18 +96,23 @@ Up (the previous), z (zoom the focused pane to the whole view and back), d
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "only watch: send no keys and never resize the pane")
 	c.Flags().StringVar(&o.detachKey, "detach-key", `C-\`, "key that detaches")
 	c.Flags().BoolVar(&o.tab, "tab", false, "draw all panes of a tab in their layout")
-	c.Flags().StringVar(&o.prefixKey, "prefix", "C-b", "with --tab: the prefix key of the view's commands")
+	c.Flags().StringVar(&o.prefixKey, "prefix", "C-b", "the prefix key of the view's commands")
+	c.Flags().StringVar(&o.historyKey, "history-key", "[", "after the prefix: enter the history view (PageUp too)")
+	c.Flags().BoolVar(&o.mouse, "mouse", false, "while the pane takes no mouse reports, take them: the wheel enters the history view")
 	return c
 }
 
 type attachOptions struct {
-	pane      string
-	readOnly  bool
-	detachKey string
-	detach    byte
-	tab       bool
-	prefixKey string
-	prefix    byte
+	pane       string
+	readOnly   bool
+	detachKey  string
+	detach     byte
+	tab        bool
+	prefixKey  string
+	prefix     byte
+	historyKey string
+	history    byte
+	mouse      bool
 }
 
 // The terminal side of an attach is package attachio, which the tab view
@@ -146,37 +175,140 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	signal.Notify(winch, syscall.SIGWINCH)
 	defer signal.Stop(winch)
 
-	// Output: the stream's frames go to the terminal as they come.
+	// Output: the stream's frames go to the terminal as they come, except
+	// while the history view is shown (docs/attach.md, "History view"):
+	// leaving it starts the stream again, on a new connection, whose first
+	// reply draws the whole screen; frames of an earlier stream are dropped.
 	type ending struct {
 		reply attachReply
 		err   error
 	}
+	var (
+		outMu  sync.Mutex
+		inView bool
+		gen    int   // the current stream's number
+		mouse  uint8 // the pane's mouse tracking modes (mouseReports)
+	)
 	ended := make(chan ending, 1)
+	restart := make(chan struct{}, 1)
 	go func() {
 		var last attachReply
-		err := stream.stream(ctx, "dev.signaltty.Mux.AttachPane", map[string]any{"pane": pane.Id, "term": os.Getenv("TERM")},
-			func(raw json.RawMessage) error {
-				var r attachReply
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
+		for {
+			outMu.Lock()
+			mine := gen
+			mouse = 0 // the first reply sets the pane's modes from none
+			outMu.Unlock()
+			var restarted atomic.Bool
+			done := make(chan struct{})
+			go func(c *client) {
+				select {
+				case <-restart:
+					restarted.Store(true)
+					_ = c.conn.Close()
+				case <-done:
 				}
-				if data, err := base64.StdEncoding.DecodeString(r.Data); err == nil && len(data) > 0 {
-					if err := writeFrame(tio, data); err != nil {
+			}(stream)
+			err := stream.stream(ctx, "dev.signaltty.Mux.AttachPane", map[string]any{"pane": pane.Id, "term": os.Getenv("TERM")},
+				func(raw json.RawMessage) error {
+					var r attachReply
+					if err := json.Unmarshal(raw, &r); err != nil {
 						return err
 					}
+					if data, err := base64.StdEncoding.DecodeString(r.Data); err == nil && len(data) > 0 {
+						outMu.Lock()
+						var err error
+						if mine == gen && !inView {
+							was := mouse
+							mouse = mouseReports(data, mouse)
+							if o.mouse && mouse != 0 && was == 0 {
+								data = append([]byte(clientMouseOff), data...) // the pane's own reports only
+							} else if o.mouse && mouse == 0 {
+								data = append(data, clientMouseOn...)
+							}
+							err = writeFrame(tio, data)
+						}
+						outMu.Unlock()
+						if err != nil {
+							return err
+						}
+					}
+					if r.Pane != nil {
+						last.Pane = r.Pane
+					}
+					last.End = r.End
+					return nil
+				})
+			close(done)
+			if restarted.Load() && ctx.Err() == nil { // the watcher closed it
+				next, derr := a.dial(ctx)
+				if derr == nil {
+					stream = next
+					continue
 				}
-				if r.Pane != nil {
-					last.Pane = r.Pane
-				}
-				last.End = r.End
-				return nil
-			})
-		ended <- ending{last, err}
+				err = derr
+			} else {
+				_ = stream.conn.Close()
+			}
+			ended <- ending{last, err}
+			return
+		}
 	}()
+
+	// The history view: entered with the prefix then the history key (or
+	// PageUp), drawn over the pane until q or Escape.
+	var view *historyview.View
+	draw := func() {
+		out, err := view.Render(ctx, 0, 0)
+		if err != nil {
+			view.Say(err.Error())
+			out, _ = view.Render(ctx, 0, 0)
+		}
+		outMu.Lock()
+		_ = writeFrame(tio, out)
+		outMu.Unlock()
+	}
+	enterView := func(rest []byte) {
+		cols, rows := tio.Size()
+		v, err := historyview.New(ctx, historyview.Capture{Call: ctl.call, Pane: pane.Id}, cols, rows)
+		if err != nil {
+			return // the pane is gone: its stream ends the attach
+		}
+		view = v
+		outMu.Lock()
+		inView = true
+		_ = writeFrame(tio, []byte(historyview.Enter))
+		outMu.Unlock()
+		if quit, err := view.Key(ctx, rest); err != nil {
+			view.Say(err.Error())
+		} else if quit {
+			return
+		}
+		draw()
+	}
+	paneMouse := func() bool {
+		outMu.Lock()
+		defer outMu.Unlock()
+		return mouse != 0
+	}
+	leaveView := func() {
+		view = nil
+		outMu.Lock()
+		inView = false
+		gen++
+		_ = writeFrame(tio, []byte(historyview.Leave+attachio.ResetModes))
+		outMu.Unlock()
+		select {
+		case restart <- struct{}{}:
+		default:
+		}
+	}
+	tick := time.NewTicker(time.Second) // the view's position line follows the pane
+	defer tick.Stop()
 
 	// Input: keys go to the pane (on the control connection) until the
 	// detach key; after the end, any key.
 	keys := tio.Keys(ctx)
+	pending := false // the prefix key was pressed
 
 	var end *ending
 	for {
@@ -185,6 +317,17 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 			return ctx.Err()
 		case <-winch:
 			resize()
+			if view != nil {
+				view.Resize(tio.Size())
+				draw()
+			}
+		case <-tick.C:
+			if view != nil {
+				if err := view.Refresh(ctx); err != nil {
+					view.Say(err.Error())
+				}
+				draw()
+			}
 		case e := <-ended:
 			end = &e
 			if e.err != nil {
@@ -214,21 +357,104 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 				fmt.Fprintf(a.out, "[%s %s]\n", pane.Id, endLine(pane, end.reply.End))
 				return nil
 			}
-			i := bytes.IndexByte(b, o.detach)
-			send := b
-			if i >= 0 {
-				send = b[:i]
+			if view != nil {
+				quit, err := view.Key(ctx, b)
+				if err != nil {
+					view.Say(err.Error())
+				}
+				if quit {
+					leaveView()
+				} else {
+					draw()
+				}
+				continue
 			}
-			if len(send) > 0 && !o.readOnly {
-				_, _ = ctl.call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": pane.Id, "data": base64.StdEncoding.EncodeToString(send)})
+			var send []byte
+			flush := func() {
+				if len(send) > 0 && !o.readOnly {
+					_, _ = ctl.call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": pane.Id, "data": base64.StdEncoding.EncodeToString(send)})
+				}
+				send = nil
 			}
-			if i >= 0 {
-				restore()
-				fmt.Fprintf(a.out, "[detached from %s]\n", pane.Id)
-				return nil
+		bytes:
+			for i := 0; i < len(b); i++ {
+				c := b[i]
+				switch {
+				case pending:
+					pending = false
+					switch {
+					case c == o.history:
+						flush()
+						enterView(b[i+1:])
+						break bytes
+					case bytes.HasPrefix(b[i:], []byte(pageUp)):
+						flush()
+						enterView(b[i:]) // and scroll a page up
+						break bytes
+					case c == o.detach:
+						send = append(send, o.prefix)
+						i--
+					case c == o.prefix:
+						send = append(send, c)
+					default: // not a command: both keys go to the pane
+						send = append(send, o.prefix, c)
+					}
+				case c == 0x1b && o.mouse && bytes.HasPrefix(b[i:], []byte("\x1b[<")) && !paneMouse():
+					// The client's own mouse report: the wheel up enters the
+					// history view, anything else is dropped.
+					n := bytes.IndexAny(b[i:], "Mm")
+					if n < 0 {
+						break bytes
+					}
+					var btn, x, y int
+					if _, err := fmt.Sscanf(string(b[i+3:i+n]), "%d;%d;%d", &btn, &x, &y); err == nil && btn&^0x1c == 64 && b[i+n] == 'M' {
+						flush()
+						enterView(b[i:])
+						break bytes
+					}
+					i += n
+				case c == o.detach:
+					flush()
+					restore()
+					fmt.Fprintf(a.out, "[detached from %s]\n", pane.Id)
+					return nil
+				case c == o.prefix:
+					pending = true
+				default:
+					send = append(send, c)
+				}
+			}
+			flush()
+		}
+	}
+}
+
+// pageUp is what a terminal sends for Page Up.
+const pageUp = "\x1b[5~"
+
+// The client's own mouse reports (--mouse): normal tracking, SGR encoding.
+const (
+	clientMouseOn  = "\x1b[?1000h\x1b[?1006h"
+	clientMouseOff = "\x1b[?1000l\x1b[?1006l"
+)
+
+// mouseSet matches DEC private mode sets and resets (CSI ? Pm h/l).
+var mouseSet = regexp.MustCompile(`\x1b\[\?([0-9;]+)([hl])`)
+
+// mouseReports follows which mouse tracking modes (9, 1000, 1002, 1003;
+// bits 0-3) a pane's replies turned on, from those on before data.
+func mouseReports(data []byte, on uint8) uint8 {
+	for _, m := range mouseSet.FindAllSubmatch(data, -1) {
+		for _, mode := range strings.Split(string(m[1]), ";") {
+			bit := map[string]uint8{"9": 1, "1000": 2, "1002": 4, "1003": 8}[mode]
+			if m[2][0] == 'h' {
+				on |= bit
+			} else {
+				on &^= bit
 			}
 		}
 	}
+	return on
 }
 
 // attachedLive reports whether a pane had a process when the client attached.

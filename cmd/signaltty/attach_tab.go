@@ -33,7 +33,8 @@ func (a *app) attachTab(_ context.Context, ref string, o attachOptions) error {
 	if o.readOnly {
 		argv = append(argv, "--read-only")
 	}
-	argv = append(argv, "--detach", strconv.Itoa(int(o.detach)), "--prefix", strconv.Itoa(int(o.prefix)))
+	argv = append(argv, "--detach", strconv.Itoa(int(o.detach)), "--prefix", strconv.Itoa(int(o.prefix)),
+		"--history", strconv.Itoa(int(o.history)))
 	if ref != "" {
 		argv = append(argv, "--", ref)
 	}

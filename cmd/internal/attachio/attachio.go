@@ -31,9 +31,12 @@ type Reply struct {
 // and on leaving every input mode a pane may have set, reset.
 const (
 	enterScreen = "\x1b[?1049h\x1b[H\x1b[2J"
-	leaveScreen = "\x1b[?1l\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?2004l" +
-		"\x1b[m\x1b[?25h\x1b[?1049l"
+	leaveScreen = ResetModes + "\x1b[m\x1b[?25h\x1b[?1049l"
 )
+
+// ResetModes resets every input mode a pane may set (docs/attach.md,
+// "Input modes") to its default.
+const ResetModes = "\x1b[?1l\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?2004l"
 
 // Terminal is the user's terminal in raw mode. Frames are written with
 // Write, which does nothing once the terminal was restored (a frame still
