@@ -27,8 +27,10 @@ const agentTimeout = 60 * time.Second
 type realAgent struct {
 	kind    string // the agent kind signaltty gives its pane
 	command string // its command in the agents' bin directory
-	// ready is text its screen shows once it waits for a prompt.
-	ready string
+	// ready is text its screen shows once it waits for a prompt, within
+	// startTimeout (agentTimeout when 0).
+	ready        string
+	startTimeout time.Duration
 	// shell names the agent's shell tool ("|"-separated alternatives, see
 	// harness.Step) and shellInput its arguments for a command line.
 	shell      string
@@ -82,7 +84,10 @@ var realAgents = map[string]realAgent{
 		shell:      "bash",
 		shellInput: func(c string) map[string]any { return map[string]any{"command": c, "description": "run it"} },
 		configure:  configureOpencode,
-		env:        []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"},
+		// Its first start in a new HOME creates and migrates its database
+		// before it draws anything: on a busy machine over a minute.
+		startTimeout: 3 * time.Minute,
+		env:          []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"},
 	},
 	"pi": {
 		kind: "pi", command: "pi", ready: "escape interrupt", hooks: true,
@@ -299,7 +304,11 @@ func (w *realWorld) start(t *testing.T, ws string, flags ...string) agentPane {
 // start-up dialogs on the way.
 func (w *realWorld) waitReady(t *testing.T, pane string) {
 	t.Helper()
-	harness.Eventually(t, agentTimeout, fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
+	timeout := w.agent.startTimeout
+	if timeout == 0 {
+		timeout = agentTimeout
+	}
+	harness.Eventually(t, timeout, fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
 		c := w.d.Capture(t, pane)
 		if w.answerDialog(t, pane, c) {
 			return false, c.Dump()
