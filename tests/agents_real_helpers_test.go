@@ -385,14 +385,8 @@ func (w *realWorld) waitPane(t *testing.T, id, what string, cond func(agentPane)
 var realAgentGaps = map[string]string{
 	"*/codex":    "codex 0.171 stays on its \"Hooks need review\" screen after the hooks `agent setup codex --write` installs; the test does not get past it yet",
 	"*/opencode": "opencode 1.18 fetches @ai-sdk/openai-compatible from the npm registry at its first start; the test cache does not hold it yet, so its screen stays blank",
-	"TestRealAgentHooksGiveSessionAndLifecycleThroughATurn/gemini": "gemini's hooks written by `agent setup gemini --write` have not delivered a session id in a real pane yet",
-	"TestRealAgentPaneKnowsItsModel/gemini":                        "waits for gemini's hooks (no session or model reported in a real pane yet)",
-	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini":                "waits for gemini's hooks (no lifecycle reported in a real pane yet)",
-	"TestRealAgentResumesItsConversationAfterDaemonKill9/gemini":   "waits for gemini's hooks (no session id, so the pane is not RESUMABLE)",
-	"TestRealAgentResumesItsConversationAfterDaemonKill9/pi":       "the pi extension of `agent setup pi` is not installed by this test yet, so no session id reaches the pane",
-	"TestRealAgentPermissionDialogBlocksThenClears/claude":         "Claude's permission dialog in a real pane has not yet been seen to turn the pane blocked within the step's deadline",
-	"TestRealAgentRunsTheModelsShellToolCall/gemini":               "gemini's shell tool result has not reached the model after its confirmation was answered in a real pane",
-	"TestRealAgentPermissionDialogBlocksThenClears/gemini":         "waits for gemini's hooks (its ToolPermission notification is not reported in a real pane yet)",
+	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini":  "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
+	"TestRealAgentRunsTheModelsShellToolCall/gemini": "gemini's shell tool result has not reached the model after its confirmation was answered in a real pane",
 }
 
 // forEachAgent runs test for each real agent kind as parallel subtests.
