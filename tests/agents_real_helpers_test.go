@@ -28,7 +28,8 @@ type realAgent struct {
 	kind    string // the agent kind signaltty gives its pane
 	command string // its command in the agents' bin directory
 	// ready is text its screen shows once it waits for a prompt, within
-	// startTimeout (agentTimeout when 0).
+	// startTimeout (agentTimeout when 0), which also bounds the wait for
+	// a prompt's request (an agent may set up more at its first prompt).
 	ready        string
 	startTimeout time.Duration
 	// shell names the agent's shell tool ("|"-separated alternatives, see
@@ -88,7 +89,9 @@ var realAgents = map[string]realAgent{
 		shellInput: func(c string) map[string]any { return map[string]any{"command": c, "description": "run it"} },
 		configure:  configureOpencode,
 		// Its first start in a new HOME creates and migrates its database
-		// before it draws anything: on a busy machine over a minute.
+		// before it draws anything, and its first prompt starts its file
+		// tracking and shell before the request: on a busy machine each
+		// takes over a minute.
 		startTimeout: 3 * time.Minute,
 		logs:         ".local/share/opencode/log/*.log",
 		env:          []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"},
@@ -308,17 +311,21 @@ func (w *realWorld) start(t *testing.T, ws string, flags ...string) agentPane {
 // start-up dialogs on the way.
 func (w *realWorld) waitReady(t *testing.T, pane string) {
 	t.Helper()
-	timeout := w.agent.startTimeout
-	if timeout == 0 {
-		timeout = agentTimeout
-	}
-	harness.Eventually(t, timeout, fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
+	harness.Eventually(t, w.startTimeout(), fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
 		c := w.d.Capture(t, pane)
 		if w.answerDialog(t, pane, c) {
 			return false, c.Dump()
 		}
 		return c.Contains(w.agent.ready), c.Dump()
 	})
+}
+
+// startTimeout bounds the agent's start-up and the request of a prompt.
+func (w *realWorld) startTimeout() time.Duration {
+	if w.agent.startTimeout != 0 {
+		return w.agent.startTimeout
+	}
+	return agentTimeout
 }
 
 // answerDialog answers the start-up dialog the screen shows, if any, and
@@ -366,7 +373,7 @@ func (w *realWorld) prompt(t *testing.T, pane, text string) harness.ModelRequest
 	})
 	w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
 	defer w.dumpOnFailure(t, pane)
-	return w.model.WaitRequest(t, agentTimeout, "with the prompt "+text, func(r harness.ModelRequest) bool {
+	return w.model.WaitRequest(t, w.startTimeout(), "with the prompt "+text, func(r harness.ModelRequest) bool {
 		return r.Answer != "side" && r.Prompted(text)
 	})
 }
@@ -387,8 +394,7 @@ func (w *realWorld) waitPane(t *testing.T, id, what string, cond func(agentPane)
 // name ("*/KIND": every check of that agent), each with what it waits for.
 // Remove an entry when its check passes.
 var realAgentGaps = map[string]string{
-	"*/codex":    "codex 0.171 stays on its \"Hooks need review\" screen after the hooks `agent setup codex --write` installs; the test does not get past it yet",
-	"*/opencode": "opencode 1.18 fetches @ai-sdk/openai-compatible from the npm registry at its first start; the test cache does not hold it yet, so its screen stays blank",
+	"*/codex": "codex 0.171 stays on its \"Hooks need review\" screen after the hooks `agent setup codex --write` installs; the test does not get past it yet",
 	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini": "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
 }
 
