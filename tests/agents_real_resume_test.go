@@ -10,7 +10,7 @@ import (
 )
 
 // resumeAgents are the agents with an official resume (docs/agents.md).
-var resumeAgents = []string{"claude", "codex", "gemini", "pi"}
+var resumeAgents = []string{"claude", "codex", "gemini", "opencode", "pi"}
 
 // firstTurn has the agent in pane answer prompt with answer and waits for
 // its session id.
