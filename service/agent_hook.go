@@ -94,7 +94,7 @@ func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResu
 		s.touch(p) // no event (records.go)
 		s.markDirty()
 	}
-	if m, ok := r.Payload["model"].(string); ok && m != "" && len(m) <= maxModel && m != p.agent.model {
+	if m := ad.Model(r.Payload); m != "" && len(m) <= maxModel && m != p.agent.model {
 		p.agent.model = m
 		s.touch(p) // no event (records.go)
 	}

@@ -40,17 +40,6 @@ func TestHookReadsCodexNotifyJSONFromItsLastArgument(t *testing.T) {
 	}
 }
 
-// waitSaved waits until the daemon's saved snapshot holds text (a session
-// id): a change reaches the disk within about 2 s (docs/persistence.md),
-// so a kill -9 before that loses it.
-func (w *realWorld) waitSaved(t *testing.T, text string) {
-	t.Helper()
-	harness.Eventually(t, agentTimeout, "the snapshot on disk holds "+text, func() (bool, string) {
-		b, err := os.ReadFile(filepath.Join(stateDir(w.d), "snapshot.json"))
-		return err == nil && strings.Contains(string(b), text), string(b)
-	})
-}
-
 // Esc during a Codex turn interrupts it: Codex runs its Interrupt hook
 // (and no Stop), and the pane leaves working for idle.
 func TestRealCodexInterruptEndsTheTurn(t *testing.T) {
@@ -203,8 +192,7 @@ func TestRealCodexPanesAreEachTheirOwnPrincipal(t *testing.T) {
 		w.d.WaitExited(t, a.ID)
 		who("b2")
 		sid := w.waitPane(t, b.ID, "B's session id", func(p agentPane) bool { return p.session() != "" }).session()
-		w.waitSaved(t, sid)
-		w.d.Crash(t)
+		w.crashOnceSaved(t, sid)
 		w.restart(t)
 		w.d.JSON(t, nil, "resume", b.ID)
 		w.waitReady(t, b.ID)

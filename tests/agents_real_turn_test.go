@@ -33,7 +33,9 @@ func TestRealAgentRunsTheModelsShellToolCall(t *testing.T) {
 		a := realAgents[kind]
 		w := newRealWorld(t, kind, nil)
 		w.model.Script(harness.Turn{Prompt: "tool-5c1e", Steps: []harness.Step{
-			{Tool: a.shell, Input: a.shellInput("echo shell-said-$((6*7)) > out.txt; cat out.txt")},
+			// No $(( )): Gemini CLI refuses a command line holding "$(" as
+			// command substitution. The output is not in the command line.
+			{Tool: a.shell, Input: a.shellInput("printf 'shell-said-%s\\n' 42 > out.txt; cat out.txt")},
 			{Text: "the command ran"}}})
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws, "--env", "SIGNALTTY_TEST_NONCE=1")

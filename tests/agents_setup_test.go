@@ -50,7 +50,7 @@ func TestAgentSetupGeminiWritesMillisecondTimeouts(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("%s: %v", b, err)
 	}
-	for _, ev := range []string{"SessionStart", "BeforeAgent", "AfterTool", "Notification", "AfterAgent", "SessionEnd"} {
+	for _, ev := range []string{"SessionStart", "BeforeAgent", "BeforeModel", "AfterTool", "Notification", "AfterAgent", "SessionEnd"} {
 		g := doc.Hooks[ev]
 		if len(g) != 1 || len(g[0].Hooks) != 1 || g[0].Hooks[0].Command != "signaltty hook gemini "+ev || g[0].Hooks[0].Timeout < 1000 {
 			t.Errorf("%s: %+v (timeout must be milliseconds)", ev, g)

@@ -86,7 +86,7 @@ var agentSetups = map[string]agentSetup{
 	// $GEMINI_CLI_HOME/.gemini); timeouts are in milliseconds.
 	"gemini": {
 		file:    func() string { return filepath.Join(configDir("GEMINI_CLI_HOME", ""), ".gemini", "settings.json") },
-		events:  []string{"SessionStart", "BeforeAgent", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
+		events:  []string{"SessionStart", "BeforeAgent", "BeforeModel", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
 		timeout: 10000,
 	},
 	// opencode loads every .js file in plugin/ of its configuration

@@ -106,6 +106,9 @@ type Adapter struct {
 	// Refine, when set, may change the meaning of an event by its payload
 	// (for example a notification that asks for a permission).
 	Refine func(event string, payload map[string]any, d Decision) Decision
+	// ModelPath is where a hook payload names the model: the keys from
+	// the payload's top level down (nil: the top-level "model").
+	ModelPath []string
 }
 
 var registry = map[string]*Adapter{}
@@ -169,6 +172,22 @@ func (a *Adapter) SessionID(payload map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// Model extracts the model a hook payload names, at ModelPath ("" if
+// none).
+func (a *Adapter) Model(payload map[string]any) string {
+	path := a.ModelPath
+	if path == nil {
+		path = []string{"model"}
+	}
+	var v any = payload
+	for _, k := range path {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
 }
 
 // Resume returns the official argv that resumes session id, nil when the

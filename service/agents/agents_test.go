@@ -102,3 +102,24 @@ func TestClaudeNotificationsAskingPermissionAreHigherThanQuestions(t *testing.T)
 		t.Error("an unknown event is recognised")
 	}
 }
+
+// A hook names the model at the top level ("model"), except Gemini CLI's
+// BeforeModel, which carries it in its request (llm_request.model); a
+// BeforeModel never takes a pane out of blocked.
+func TestTheModelIsReadWhereTheAgentsHookPutsIt(t *testing.T) {
+	g, _ := Lookup("gemini")
+	c, _ := Lookup("claude")
+	req := map[string]any{"session_id": "s", "llm_request": map[string]any{"model": "gemini-x", "messages": []any{}}}
+	if got := g.Model(req); got != "gemini-x" {
+		t.Errorf("gemini BeforeModel model %q, want gemini-x", got)
+	}
+	if got := g.Model(map[string]any{"llm_request": "not an object"}); got != "" {
+		t.Errorf("gemini model from a malformed payload %q, want none", got)
+	}
+	if got := c.Model(map[string]any{"model": "claude-y"}); got != "claude-y" {
+		t.Errorf("claude model %q, want claude-y", got)
+	}
+	if d, ok := g.Classify("BeforeModel", req); !ok || d.Lifecycle != LifecycleWorking || !d.Tool {
+		t.Errorf("gemini BeforeModel: %+v %v, want working, not out of blocked", d, ok)
+	}
+}

@@ -12,7 +12,10 @@ package agents
 //     BeforeModel, AfterModel, BeforeToolSelection, PreCompress,
 //     Notification (notification_type "ToolPermission" when a tool waits
 //     for confirmation), SessionEnd; a command hook reads JSON with
-//     session_id on stdin.
+//     session_id on stdin. BeforeModel (once per model call, before it
+//     is sent) carries the request, its model in llm_request.model
+//     (toHookLLMRequest in the bundle); AfterModel fires once per
+//     streamed chunk, so it is not used.
 //   - GEMINI_CLI_HOME is the root under which .gemini (settings, sessions)
 //     is kept (https://geminicli.com/docs/reference/configuration).
 func init() {
@@ -23,10 +26,12 @@ func init() {
 		SessionKeys: []string{"session_id"},
 		ResumeArgs:  func(id string) []string { return []string{"--resume", id} },
 		ConfigEnv:   []string{"GEMINI_CLI_HOME"},
+		ModelPath:   []string{"llm_request", "model"},
 		Hooks: map[string]Decision{
 			"SessionStart": {Lifecycle: LifecycleIdle, Message: "session started"},
 			"BeforeAgent":  {Lifecycle: LifecycleWorking, ClearAttention: true},
 			"BeforeTool":   {Lifecycle: LifecycleWorking, Tool: true},
+			"BeforeModel":  {Lifecycle: LifecycleWorking, Tool: true},
 			"AfterTool":    {Lifecycle: LifecycleWorking, Answered: true},
 			"PreCompress":  {Lifecycle: LifecycleWorking, Tool: true},
 			"Notification": {Lifecycle: LifecycleBlocked, Attention: AttentionInputRequired, Message: "input requested",

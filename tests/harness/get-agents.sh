@@ -55,6 +55,25 @@ for name in "${order[@]}"; do
   install "$name" & pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
+
+# opencode installs @opencode-ai/plugin (at its own version) into each of
+# its configuration directories at start, from the registry, unless the
+# directory already has node_modules and a package-lock.json naming every
+# dependency of its package.json. DEST/opencode-config is such a directory,
+# made once here; a test gives its opencode a copy of it (node_modules as a
+# link) so opencode asks the registry for nothing.
+if [ -n "${ver[opencode]:-}" ]; then
+  conf=$DEST/opencode-${ver[opencode]}/config
+  if [ ! -e "$conf/.installed" ]; then
+    rm -rf "$conf" && mkdir -p "$conf"
+    t=$SECONDS
+    npm install --prefix "$conf" --no-audit --no-fund --loglevel=error --save-exact \
+      "@opencode-ai/plugin@${ver[opencode]}" >&2
+    echo "@opencode-ai/plugin@${ver[opencode]}" >"$conf/.installed"
+    echo "get-agents.sh: installed @opencode-ai/plugin@${ver[opencode]} for opencode's config directory ($((SECONDS - t))s)"
+  fi
+  ln -sfn "opencode-${ver[opencode]}/config" "$DEST/opencode-config"
+fi
 for name in "${order[@]}"; do
   [ "$name" = node ] && continue
   prefix=$DEST/$name-${ver[$name]}

@@ -308,7 +308,9 @@ func (m *ModelServer) step(msgs []Message) (Step, bool) {
 func (m *ModelServer) answer(r *ModelRequest) Step {
 	st, ok := m.step(r.Messages)
 	switch {
-	case !ok:
+	case !ok, len(r.Tools) == 0 && st.Tool == "" && st.ErrStatus == 0:
+		// No turn matched, or a request that declares no tools at all (a
+		// title generator's, which carries the prompt): plain text.
 		st = Step{Text: "ok"}
 		r.Answer = "side"
 	case st.Tool != "" && declared(r.Tools, st.Tool) == "":
