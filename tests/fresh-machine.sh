@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/fresh-machine.sh [-root-only] [-user-only] [-keep] [-- TESTS-RUN-ARGS...]
+# tests/fresh-machine.sh [-root-only] [-user-only] [-setup-only] [-keep] [-- TESTS-RUN-ARGS...]
 #
 # Proves that README.md's set-up is all a fresh Debian 12 machine needs for
 # ./tests/run. It builds a Debian 12 root file system with mmdebstrap
@@ -19,6 +19,8 @@
 # names). Logs: $SIGNALTTY_TEST_TOOLS/fresh/{root,user}.log.
 #
 #   -root-only / -user-only   one of the two runs
+#   -setup-only               stop after the README's set-up (and go version),
+#                             without ./tests/run: a quick check of the set-up
 #   -keep                     keep the root file systems (their paths are printed)
 # SIGNALTTY_FRESH_HOST_CA=0 leaves out this machine's trusted certificates,
 # which are otherwise added to the copy (a network behind a TLS-inspecting
@@ -29,11 +31,12 @@
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
 SRC=$PWD
-runs=(root user) keep= args=()
+runs=(root user) keep= setup_only= args=()
 while [ $# -gt 0 ]; do
   case $1 in
     -root-only|--root-only) runs=(root) ;;
     -user-only|--user-only) runs=(user) ;;
+    -setup-only|--setup-only) setup_only=1 ;;
     -keep|--keep) keep=1 ;;
     --) shift; args=("$@"); break ;;
     -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -89,6 +92,8 @@ if [ "$who" = root ]; then
 $setup
   ) || { echo "fresh-machine: the README's set-up failed"; exit 1; }
   . <(grep '^export PATH=' /root/.profile)
+  go version || exit 1
+  [ -z "$setup_only" ] || exit 0
   echo "=== fresh-machine: ./tests/run as root"
   SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips ./tests/run ${args[*]@Q}
 else
@@ -100,10 +105,19 @@ $(printf '%s\n' "$setup" | grep apt-get)
   useradd -m -u 1000 -s /bin/bash tester
   chown -R tester: /src/signaltty
   echo "=== fresh-machine: the rest of the set-up and ./tests/run as a user without sudo"
+  cat >/run-user.sh <<'USER'
+cd /src/signaltty || exit 1
+( set -e
+$(printf '%s\n' "$setup" | grep -v apt-get)
+) || { echo "fresh-machine: the README's set-up failed"; exit 1; }
+. <(grep '^export PATH=' ~/.profile)
+go version || exit 1
+[ -z "$setup_only" ] || exit 0
+./tests/run "\$@"
+USER
   setpriv --reuid=tester --regid=tester --init-groups env -i HOME=/home/tester USER=tester LOGNAME=tester \
-    PATH="\$PATH" LANG=C.UTF-8 TERM=dumb SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips bash -c 'cd /src/signaltty && set -e
-    $(printf '%s\n' "$setup" | grep -v apt-get)
-    . <(grep "^export PATH=" ~/.profile); set +e; ./tests/run ${args[*]@Q}'
+    PATH="\$PATH" LANG=C.UTF-8 TERM=dumb SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips \
+    bash /run-user.sh ${args[*]@Q}
 fi
 INNER
   echo "fresh-machine.sh: run as $who in $R (log: $OUT/$who.log)"
