@@ -80,7 +80,7 @@ inside() {
   # a network behind a TLS-inspecting proxy needs its authority inside.
   if [ "${SIGNALTTY_FRESH_HOST_CA:-1}" != 0 ] && [ -s /etc/ssl/certs/ca-certificates.crt ]; then
     cp /etc/ssl/certs/ca-certificates.crt "$R/usr/local/share/ca-certificates/fresh-machine-host.crt" &&
-      chroot "$R" update-ca-certificates >/dev/null || return 1
+      chroot "$R" update-ca-certificates >/dev/null 2>&1 || return 1
   fi
   cat >"$R/run-inside.sh" <<INNER
 set -uo pipefail
