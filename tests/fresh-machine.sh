@@ -48,6 +48,9 @@ done
 command -v mmdebstrap >/dev/null || { echo "fresh-machine.sh: needs mmdebstrap: apt-get install mmdebstrap" >&2; exit 1; }
 OUT=${SIGNALTTY_TEST_TOOLS:-$HOME/.cache/signaltty-tests}/fresh
 mkdir -p "$OUT"
+# One at a time: the logs and the skip lists are per run kind, not per call.
+exec 9>"$OUT/lock"
+flock -n 9 || { echo "fresh-machine.sh: another tests/fresh-machine.sh is running ($OUT/lock)" >&2; exit 1; }
 TAR=$OUT/bookworm-minbase.tar
 if [ ! -s "$TAR" ] || [ -n "$(find "$TAR" -mtime +7)" ]; then
   echo "fresh-machine.sh: building a Debian 12 root file system (mmdebstrap --variant=minbase bookworm)"
@@ -68,6 +71,7 @@ setup=$(awk '/^## Set up/{s=1} s&&/^As root/{r=1} r&&/^```sh$/{b=1; next} b&&/^`
 inside() {
   local who=$1 R
   R=$(mktemp -d "$OUT/root-$who.XXXXXX")
+  current_root=$R
   tar -C "$R" -xf "$TAR" || return 1
   mkdir -p "$R/src/signaltty"
   git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
@@ -122,18 +126,34 @@ fi
 INNER
   echo "fresh-machine.sh: run as $who in $R (log: $OUT/$who.log)"
   # A private mount and PID namespace: the proc, dev, sys and tmp mounts, and
-  # every process the run leaves, end with it.
-  unshare --mount --propagation private --pid --fork sh -c '
+  # every process the run leaves, end with it (--kill-child: also when
+  # unshare itself is ended, as the trap below does).
+  unshare --mount --propagation private --pid --fork --kill-child sh -c '
     R=$1
     mount -t proc proc "$R/proc" && mount --rbind /dev "$R/dev" && mount --rbind /sys "$R/sys" &&
     mount -t tmpfs -o mode=755 tmpfs "$R/run" && mount -t tmpfs -o mode=1777 tmpfs "$R/tmp" || exit 1
-    exec chroot "$R" env -i TERM=dumb bash /run-inside.sh' sh "$R" >"$OUT/$who.log" 2>&1 </dev/null
+    exec chroot "$R" env -i TERM=dumb bash /run-inside.sh' sh "$R" >"$OUT/$who.log" 2>&1 </dev/null &
+  inner=$!
+  wait "$inner"
   local rc=$?
+  inner=
   tail -40 "$OUT/$who.log"
   cp "$R/src/signaltty/.fresh-skips" "$OUT/$who.skips" 2>/dev/null || true
   if [ -n "$keep" ]; then echo "fresh-machine.sh: kept $R"; else rm -rf --one-file-system "$R"; fi
+  current_root=
   return $rc
 }
+
+# Interrupted (INT, TERM, HUP): the run's namespace ends with unshare, and
+# the copy of the root file system is deleted (unless -keep).
+current_root= inner=
+interrupted() {
+  echo "fresh-machine.sh: interrupted; ending the run and removing its copy" >&2
+  if [ -n "$inner" ]; then kill "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; fi
+  if [ -n "$current_root" ] && [ -z "$keep" ]; then rm -rf --one-file-system "$current_root"; fi
+  exit 130
+}
+trap interrupted INT TERM HUP
 
 failed=()
 for who in "${runs[@]}"; do
