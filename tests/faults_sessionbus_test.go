@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -67,15 +68,29 @@ func nameOwned(t *testing.T, address string) bool {
 
 // The session bus restarts: the daemon keeps serving varlink meanwhile,
 // then connects again and owns dev.signaltty1 on the new bus, which
-// answers GetStatus.
+// answers GetStatus; doctor says where it is on the bus throughout.
 func TestSessionBusRestartReconnects(t *testing.T) {
 	t.Parallel()
 	dir := harness.TempDir(t)
 	bus := startPlainSessionBus(t, dir)
 	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_DBUS=1", "DBUS_SESSION_BUS_ADDRESS=" + bus.Address}})
 	harness.Eventually(t, harness.PollTimeout, "the daemon owns its name", func() (bool, string) { return nameOwned(t, bus.Address), "" })
+	doctorSays := func(what string, want ...string) {
+		t.Helper()
+		harness.Eventually(t, 2*harness.PollTimeout, what, func() (bool, string) {
+			r := d.CLI(t, "doctor")
+			for _, w := range want {
+				if !strings.Contains(r.Stdout, w) {
+					return false, r.String()
+				}
+			}
+			return true, ""
+		})
+	}
+	doctorSays("doctor says the daemon is on the session bus", "session bus: on", "owns dev.signaltty1 since")
 
 	bus.stop()
+	doctorSays("doctor says the daemon lost the session bus", "session bus: reconnecting", "! not on the session bus since")
 	w := d.CreateWorkspace(t, "session-bus")
 	p := sleeper(t, d, w) // varlink serves without the bus
 	bus = startPlainSessionBus(t, dir)
@@ -96,4 +111,5 @@ func TestSessionBusRestartReconnects(t *testing.T) {
 	if g := d.GetPane(t, p.ID); g.State != "live" {
 		t.Errorf("pane after the bus came back: %s", g.State)
 	}
+	doctorSays("doctor says the daemon is back on the session bus", "session bus: on")
 }

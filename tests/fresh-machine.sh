@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/fresh-machine.sh [-root-only] [-user-only] [-keep] [-- TESTS-RUN-ARGS...]
+# tests/fresh-machine.sh [-root-only] [-user-only] [-setup-only] [-keep] [-- TESTS-RUN-ARGS...]
 #
 # Proves that README.md's set-up is all a fresh Debian 12 machine needs for
 # ./tests/run. It builds a Debian 12 root file system with mmdebstrap
@@ -19,6 +19,8 @@
 # names). Logs: $SIGNALTTY_TEST_TOOLS/fresh/{root,user}.log.
 #
 #   -root-only / -user-only   one of the two runs
+#   -setup-only               stop after the README's set-up (and go version),
+#                             without ./tests/run: a quick check of the set-up
 #   -keep                     keep the root file systems (their paths are printed)
 # SIGNALTTY_FRESH_HOST_CA=0 leaves out this machine's trusted certificates,
 # which are otherwise added to the copy (a network behind a TLS-inspecting
@@ -29,11 +31,12 @@
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.." || exit 1
 SRC=$PWD
-runs=(root user) keep= args=()
+runs=(root user) keep= setup_only= args=()
 while [ $# -gt 0 ]; do
   case $1 in
     -root-only|--root-only) runs=(root) ;;
     -user-only|--user-only) runs=(user) ;;
+    -setup-only|--setup-only) setup_only=1 ;;
     -keep|--keep) keep=1 ;;
     --) shift; args=("$@"); break ;;
     -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -45,6 +48,9 @@ done
 command -v mmdebstrap >/dev/null || { echo "fresh-machine.sh: needs mmdebstrap: apt-get install mmdebstrap" >&2; exit 1; }
 OUT=${SIGNALTTY_TEST_TOOLS:-$HOME/.cache/signaltty-tests}/fresh
 mkdir -p "$OUT"
+# One at a time: the logs and the skip lists are per run kind, not per call.
+exec 9>"$OUT/lock"
+flock -n 9 || { echo "fresh-machine.sh: another tests/fresh-machine.sh is running ($OUT/lock)" >&2; exit 1; }
 TAR=$OUT/bookworm-minbase.tar
 if [ ! -s "$TAR" ] || [ -n "$(find "$TAR" -mtime +7)" ]; then
   echo "fresh-machine.sh: building a Debian 12 root file system (mmdebstrap --variant=minbase bookworm)"
@@ -65,6 +71,7 @@ setup=$(awk '/^## Set up/{s=1} s&&/^As root/{r=1} r&&/^```sh$/{b=1; next} b&&/^`
 inside() {
   local who=$1 R
   R=$(mktemp -d "$OUT/root-$who.XXXXXX")
+  current_root=$R
   tar -C "$R" -xf "$TAR" || return 1
   mkdir -p "$R/src/signaltty"
   git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
@@ -77,7 +84,7 @@ inside() {
   # a network behind a TLS-inspecting proxy needs its authority inside.
   if [ "${SIGNALTTY_FRESH_HOST_CA:-1}" != 0 ] && [ -s /etc/ssl/certs/ca-certificates.crt ]; then
     cp /etc/ssl/certs/ca-certificates.crt "$R/usr/local/share/ca-certificates/fresh-machine-host.crt" &&
-      chroot "$R" update-ca-certificates >/dev/null || return 1
+      chroot "$R" update-ca-certificates >/dev/null 2>&1 || return 1
   fi
   cat >"$R/run-inside.sh" <<INNER
 set -uo pipefail
@@ -89,6 +96,8 @@ if [ "$who" = root ]; then
 $setup
   ) || { echo "fresh-machine: the README's set-up failed"; exit 1; }
   . <(grep '^export PATH=' /root/.profile)
+  go version || exit 1
+  [ -z "$setup_only" ] || exit 0
   echo "=== fresh-machine: ./tests/run as root"
   SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips ./tests/run ${args[*]@Q}
 else
@@ -100,26 +109,51 @@ $(printf '%s\n' "$setup" | grep apt-get)
   useradd -m -u 1000 -s /bin/bash tester
   chown -R tester: /src/signaltty
   echo "=== fresh-machine: the rest of the set-up and ./tests/run as a user without sudo"
+  cat >/run-user.sh <<'USER'
+cd /src/signaltty || exit 1
+( set -e
+$(printf '%s\n' "$setup" | grep -v apt-get)
+) || { echo "fresh-machine: the README's set-up failed"; exit 1; }
+. <(grep '^export PATH=' ~/.profile)
+go version || exit 1
+[ -z "$setup_only" ] || exit 0
+./tests/run "\$@"
+USER
   setpriv --reuid=tester --regid=tester --init-groups env -i HOME=/home/tester USER=tester LOGNAME=tester \
-    PATH="\$PATH" LANG=C.UTF-8 TERM=dumb SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips bash -c 'cd /src/signaltty && set -e
-    $(printf '%s\n' "$setup" | grep -v apt-get)
-    . <(grep "^export PATH=" ~/.profile); set +e; ./tests/run ${args[*]@Q}'
+    PATH="\$PATH" LANG=C.UTF-8 TERM=dumb SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips \
+    bash /run-user.sh ${args[*]@Q}
 fi
 INNER
   echo "fresh-machine.sh: run as $who in $R (log: $OUT/$who.log)"
   # A private mount and PID namespace: the proc, dev, sys and tmp mounts, and
-  # every process the run leaves, end with it.
-  unshare --mount --propagation private --pid --fork sh -c '
+  # every process the run leaves, end with it (--kill-child: also when
+  # unshare itself is ended, as the trap below does).
+  unshare --mount --propagation private --pid --fork --kill-child sh -c '
     R=$1
     mount -t proc proc "$R/proc" && mount --rbind /dev "$R/dev" && mount --rbind /sys "$R/sys" &&
     mount -t tmpfs -o mode=755 tmpfs "$R/run" && mount -t tmpfs -o mode=1777 tmpfs "$R/tmp" || exit 1
-    exec chroot "$R" env -i TERM=dumb bash /run-inside.sh' sh "$R" >"$OUT/$who.log" 2>&1 </dev/null
+    exec chroot "$R" env -i TERM=dumb bash /run-inside.sh' sh "$R" >"$OUT/$who.log" 2>&1 </dev/null &
+  inner=$!
+  wait "$inner"
   local rc=$?
+  inner=
   tail -40 "$OUT/$who.log"
   cp "$R/src/signaltty/.fresh-skips" "$OUT/$who.skips" 2>/dev/null || true
   if [ -n "$keep" ]; then echo "fresh-machine.sh: kept $R"; else rm -rf --one-file-system "$R"; fi
+  current_root=
   return $rc
 }
+
+# Interrupted (INT, TERM, HUP): the run's namespace ends with unshare, and
+# the copy of the root file system is deleted (unless -keep).
+current_root= inner=
+interrupted() {
+  echo "fresh-machine.sh: interrupted; ending the run and removing its copy" >&2
+  if [ -n "$inner" ]; then kill "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; fi
+  if [ -n "$current_root" ] && [ -z "$keep" ]; then rm -rf --one-file-system "$current_root"; fi
+  exit 130
+}
+trap interrupted INT TERM HUP
 
 failed=()
 for who in "${runs[@]}"; do

@@ -194,7 +194,7 @@ func TestCrashDumpIsAnErrorInTheJournal(t *testing.T) {
 }
 
 // TestNoSessionBusIsLogged: a daemon under a user manager without a session
-// bus says in its log that it is not on D-Bus and why.
+// bus says in its log and in doctor that it is not on D-Bus and why.
 func TestNoSessionBusIsLogged(t *testing.T) {
 	// Where dbus-user-session is installed, the manager would start its
 	// dbus.socket: masked here, in the manager's own directory.
@@ -219,4 +219,7 @@ func TestNoSessionBusIsLogged(t *testing.T) {
 		b, _ := os.ReadFile(m.Log)
 		return strings.Contains(string(b), "no session bus: not on D-Bus") && strings.Contains(string(b), "dbus-user-session"), string(b)
 	})
+	if r := m.CLI(t, "doctor"); !strings.Contains(r.Stdout, "session bus: none") || !strings.Contains(r.Stdout, "dbus-user-session") {
+		t.Errorf("doctor does not say that there is no session bus, and why:\n%s", r)
+	}
 }

@@ -20,6 +20,22 @@ type ServerIface struct {
 	logind func() logind.Status
 	// clients are the connection limits GetConfig reports (budget.go).
 	clients Limits
+	// sessionBus reports the daemon on the session bus; nil: not reported.
+	sessionBus func() SessionBusStatus
+}
+
+// SessionBusStatus is the daemon's presence on the session bus as
+// Server.GetStatus reports it in session_bus (docs/dbus.md, "Connection"):
+// State is "on", "connecting", "reconnecting", "none" or "off", Reason why
+// it is not on the bus ("" when it is), Since when State was entered.
+type SessionBusStatus struct {
+	State, Reason string
+	Since         time.Time
+}
+
+// WithSessionBusStatus makes GetStatus report the session bus through f.
+func WithSessionBusStatus(f func() SessionBusStatus) ServerOption {
+	return func(s *ServerIface) { s.sessionBus = f }
 }
 
 // ServerOption configures NewServerIface.
@@ -90,7 +106,21 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Journal: journalOut(s.svc.JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
 		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts()),
-		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Previous_daemons: previousDaemonsOut(s.svc.PreviousDaemons())}
+		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Previous_daemons: previousDaemonsOut(s.svc.PreviousDaemons()),
+		Session_bus: s.sessionBusStatus(st.StartedAt)}
+}
+
+// sessionBusStatus is GetStatus's session_bus; nil without a reporter.
+func (s *ServerIface) sessionBusStatus(started time.Time) *srv.SessionBus {
+	if s.sessionBus == nil {
+		return nil
+	}
+	b := s.sessionBus()
+	since := b.Since
+	if since.IsZero() {
+		since = started
+	}
+	return &srv.SessionBus{State: b.State, Reason: strOpt(b.Reason), Since: timestamp(since)}
 }
 
 // runtimeRestoreOut is the last snapshot restore while running, nil if none.

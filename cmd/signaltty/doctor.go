@@ -204,6 +204,8 @@ func writeDoctor(w io.Writer, s srv.Status, now time.Time) {
 		}
 	}
 
+	writeDoctorSessionBus(w, s.Session_bus, now, say, warn)
+
 	if problems == 0 {
 		fmt.Fprintln(w, "no problems found")
 	} else {
@@ -232,4 +234,33 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// writeDoctorSessionBus renders GetStatus's session_bus (docs/dbus.md,
+// "Connection"); nothing for a daemon that does not report it. Only a
+// lost connection needs attention: a machine without a session bus
+// works as well, without dev.signaltty1.
+func writeDoctorSessionBus(w io.Writer, b *srv.SessionBus, now time.Time, say, warn func(string, ...any)) {
+	if b == nil {
+		return
+	}
+	fmt.Fprintf(w, "session bus: %s\n", b.State)
+	reason := ""
+	if b.Reason != nil {
+		reason = *b.Reason
+	}
+	switch b.State {
+	case "on":
+		say("owns dev.signaltty1 since %s", ago(b.Since, now))
+	case "connecting":
+		say("connecting (since %s)", ago(b.Since, now))
+	case "reconnecting":
+		warn("not on the session bus since %s (%s): reconnecting; status bars and notifiers miss events meanwhile", ago(b.Since, now), reason)
+	case "none":
+		say("not on D-Bus: %s; varlink works as usual, only dev.signaltty1 is missing (not looked for again until a restart)", reason)
+	case "off":
+		say("off (SIGNALTTY_DBUS=0): not on D-Bus")
+	default:
+		say("unknown state %q", b.State)
+	}
 }

@@ -68,6 +68,20 @@ func TestDoctorReport(t *testing.T) {
 				Leftovers: []srv.LeftoverProcess{{Pid: 80, Name: "sleep"}}}}
 		}, []string{"! a previous daemon (pid 8) stopped at 2026-03-14T14:00:00.000Z (1h0m0s ago) while processes of its panes still ran",
 			"! 1 process of its panes still runs: 80 sleep", "2 things need attention"}, []string{"uncleanly"}},
+		{"no session bus", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "off"}
+			s.Session_bus = &srv.SessionBus{State: "none", Since: *ts(-time.Minute), Reason: str("DBUS_SESSION_BUS_ADDRESS is unset and /run/user/1/bus is missing (Debian: dbus-user-session)")}
+		}, []string{"session bus: none", "not on D-Bus: DBUS_SESSION_BUS_ADDRESS is unset and /run/user/1/bus is missing (Debian: dbus-user-session)", "no problems found"}, []string{"!"}},
+		{"on the session bus", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "off"}
+			s.Session_bus = &srv.SessionBus{State: "on", Since: *ts(-time.Minute)}
+		}, []string{"session bus: on", "owns dev.signaltty1 since 2026-03-14T14:59:00.000Z (1m0s ago)", "no problems found"}, []string{"!"}},
+		{"session bus lost", func(s *srv.Status) {
+			s.Logind = srv.Logind{State: "off"}
+			s.Session_bus = &srv.SessionBus{State: "reconnecting", Since: *ts(-time.Second), Reason: str("the connection to the session bus ended")}
+		}, []string{"session bus: reconnecting", "! not on the session bus since 2026-03-14T14:59:59.000Z (1s ago) (the connection to the session bus ended): reconnecting", "1 thing needs attention"}, nil},
+		{"a daemon that does not report the session bus", func(s *srv.Status) { s.Logind = srv.Logind{State: "off"} },
+			[]string{"no problems found"}, []string{"session bus"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := base

@@ -87,22 +87,25 @@ var busEvents = []string{"pane.created", "pane.relaunched", "pane.exited", "pane
 
 // startBus connects to the session bus ($DBUS_SESSION_BUS_ADDRESS, else
 // $XDG_RUNTIME_DIR/bus), exports /dev/signaltty1 and requests the name.
-// Without a session bus it returns nil: the daemon works without D-Bus.
-// $SIGNALTTY_DBUS=0 turns it off.
-func startBus(log *slog.Logger, svc *service.Service, version, address string) *busExport {
+// Without a session bus it returns nil and why, in words (the reason
+// Server.GetStatus reports in session_bus): the daemon works without
+// D-Bus. $SIGNALTTY_DBUS=0 turns it off (reason "SIGNALTTY_DBUS=0").
+func startBus(log *slog.Logger, svc *service.Service, version, address string) (*busExport, string) {
 	if os.Getenv("SIGNALTTY_DBUS") == "0" {
-		return nil
+		return nil, "SIGNALTTY_DBUS=0"
 	}
 	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
 	if addr == "" { // the user manager's environment often lacks it
 		rt := os.Getenv("XDG_RUNTIME_DIR")
 		if rt == "" {
-			log.Info("no session bus: not on D-Bus", "reason", "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set")
-			return nil
+			reason := "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set"
+			log.Info("no session bus: not on D-Bus", "reason", reason)
+			return nil, reason
 		}
 		if _, err := os.Stat(rt + "/bus"); err != nil {
-			log.Info("no session bus: not on D-Bus", "reason", "DBUS_SESSION_BUS_ADDRESS is unset and "+rt+"/bus is missing (Debian: dbus-user-session)")
-			return nil
+			reason := "DBUS_SESSION_BUS_ADDRESS is unset and " + rt + "/bus is missing (Debian: dbus-user-session)"
+			log.Info("no session bus: not on D-Bus", "reason", reason)
+			return nil, reason
 		}
 		addr = "unix:path=" + rt + "/bus"
 	}
@@ -117,13 +120,13 @@ func startBus(log *slog.Logger, svc *service.Service, version, address string) *
 			conn.Close()
 		}
 		log.Info("no session bus: not on D-Bus", "err", err)
-		return nil
+		return nil, "cannot connect to " + addr + ": " + err.Error()
 	}
 	obj := &busObject{conn: conn, svc: svc}
 	if err := conn.Export(obj, busPath, busIface); err != nil {
 		conn.Close()
 		log.Warn("D-Bus export failed", "err", err)
-		return nil
+		return nil, "exporting " + string(busPath) + ": " + err.Error()
 	}
 	st := svc.Status()
 	props, err := prop.Export(conn, busPath, prop.Map{busIface: {
@@ -136,7 +139,7 @@ func startBus(log *slog.Logger, svc *service.Service, version, address string) *
 	if err != nil {
 		conn.Close()
 		log.Warn("D-Bus properties export failed", "err", err)
-		return nil
+		return nil, "exporting the properties of " + string(busPath) + ": " + err.Error()
 	}
 	node := &introspect.Node{Name: string(busPath), Interfaces: []introspect.Interface{
 		introspect.IntrospectData, prop.IntrospectData,
@@ -150,13 +153,13 @@ func startBus(log *slog.Logger, svc *service.Service, version, address string) *
 		}
 		log.Warn("not owning "+busName+" on the session bus", "err", err)
 		conn.Close()
-		return nil
+		return nil, "not owning " + busName + ": " + err.Error()
 	}
 	b := &busExport{conn: conn, props: props, log: log, notify: parseNotify(os.Getenv("SIGNALTTY_NOTIFY")),
 		sub: svc.Subscribe(service.Filter{Types: busEvents}, false)}
 	go b.follow(svc)
 	log.Info("on the session bus", "name", busName, "path", string(busPath))
-	return b
+	return b, ""
 }
 
 // follow turns the service's events into property changes and signals.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/varlink"
 )
 
 // Reconnecting to the session bus (docs/dbus.md): after a connection that
@@ -24,6 +25,7 @@ type sessionBus struct {
 	log              *slog.Logger
 	svc              *service.Service
 	version, address string
+	state            *busState
 	stop             chan struct{}
 	done             chan struct{}
 	mu               sync.Mutex
@@ -31,14 +33,46 @@ type sessionBus struct {
 	closed           bool
 }
 
+// busState is what Server.GetStatus reports in session_bus: "connecting"
+// until keepOnBus's first attempt ends.
+type busState struct {
+	mu sync.Mutex
+	st varlink.SessionBusStatus
+}
+
+func newBusState() *busState {
+	return &busState{st: varlink.SessionBusStatus{State: "connecting", Since: time.Now()}}
+}
+
+func (b *busState) set(state, reason string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.st = varlink.SessionBusStatus{State: state, Reason: reason, Since: time.Now()}
+}
+
+// status is the reporter given to varlink.WithSessionBusStatus.
+func (b *busState) status() varlink.SessionBusStatus {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.st
+}
+
 // keepOnBus connects to the session bus (startBus) and keeps the daemon
-// on it; nil when there was no bus to connect to at start.
-func keepOnBus(log *slog.Logger, svc *service.Service, version, address string) *sessionBus {
-	b := startBus(log, svc, version, address)
+// on it, telling state where it is; nil when there was no bus to connect
+// to at start.
+func keepOnBus(log *slog.Logger, svc *service.Service, version, address string, state *busState) *sessionBus {
+	b, reason := startBus(log, svc, version, address)
 	if b == nil {
+		if reason == "SIGNALTTY_DBUS=0" {
+			state.set("off", reason)
+		} else {
+			state.set("none", reason)
+		}
 		return nil
 	}
-	s := &sessionBus{log: log, svc: svc, version: version, address: address, stop: make(chan struct{}), done: make(chan struct{}), cur: b}
+	state.set("on", "")
+	s := &sessionBus{log: log, svc: svc, version: version, address: address, state: state,
+		stop: make(chan struct{}), done: make(chan struct{}), cur: b}
 	go s.watch(b)
 	return s
 }
@@ -57,6 +91,7 @@ func (s *sessionBus) watch(b *busExport) {
 		s.mu.Unlock()
 		b.closeSub() // ends its follow loop
 		s.log.Warn("lost the session bus; reconnecting", "in", busRetryMin)
+		s.state.set("reconnecting", "the connection to the session bus ended")
 		wait := busRetryMin
 		for b = nil; b == nil; {
 			select {
@@ -64,9 +99,11 @@ func (s *sessionBus) watch(b *busExport) {
 				return
 			case <-time.After(wait):
 			}
-			if b = startBus(s.log, s.svc, s.version, s.address); b == nil {
+			var reason string
+			if b, reason = startBus(s.log, s.svc, s.version, s.address); b == nil {
 				wait = min(wait*2, busRetryMax)
 				s.log.Info("session bus: still not connected", "retry_in", wait)
+				s.state.set("reconnecting", reason)
 			}
 		}
 		s.mu.Lock()
@@ -77,6 +114,7 @@ func (s *sessionBus) watch(b *busExport) {
 		}
 		s.cur = b
 		s.mu.Unlock()
+		s.state.set("on", "")
 		s.log.Info("back on the session bus", "name", busName)
 	}
 }

@@ -162,6 +162,7 @@ func run(log *slog.Logger, address string) error {
 	}
 	shutdownRequested := make(chan struct{}, 1)
 	lg := newLogind(log, svc)
+	onBus := newBusState()
 	server := varlink.NewServer(vsvc, log)
 	server.SetResolver(svc.ResolvePeer)
 	server.SetLimits(clientLimits(log))
@@ -171,7 +172,8 @@ func run(log *slog.Logger, address string) error {
 			case shutdownRequested <- struct{}{}:
 			default:
 			}
-		}, varlink.WithLogindStatus(lg.status), varlink.WithClientLimits(server.Limits())),
+		}, varlink.WithLogindStatus(lg.status), varlink.WithClientLimits(server.Limits()),
+			varlink.WithSessionBusStatus(onBus.status)),
 		varlink.NewMux(svc),
 		varlink.NewRun(svc),
 		varlink.NewEvents(svc),
@@ -188,7 +190,7 @@ func run(log *slog.Logger, address string) error {
 	daemon.SdNotify(false, "READY=1\nSTATUS=listening on "+address)
 	lg.start()
 	defer lg.close() // every way out releases the logind inhibitor
-	bus := keepOnBus(log, svc, version, address)
+	bus := keepOnBus(log, svc, version, address, onBus)
 	defer bus.close()
 	watchdogStop := make(chan struct{})
 	startWatchdog(log, svc, watchdogStop)

@@ -5,7 +5,10 @@
 # macros are used; elsewhere (Debian with the rpm package) macros.stand-in
 # provides %meson, %_userunitdir and the completion directories, and
 # --nodeps skips the BuildRequires check (they name Fedora packages).
-# Needs rpmbuild, meson, ninja and Go 1.26 on PATH.
+# Needs rpmbuild, meson, ninja and Go 1.26 on PATH; on Debian the rpm,
+# debugedit and elfutils packages (find-debuginfo and eu-strip make the
+# -debuginfo package). Lint what it made with
+#   rpmlint -r packaging/rpm/signaltty-rpm.rpmlintrc OUTDIR/*.rpm
 set -euo pipefail
 OUT=$(realpath -m "${1:?usage: $0 OUTDIR}")
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$(cd "$HERE/../.." && pwd)

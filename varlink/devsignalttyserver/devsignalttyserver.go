@@ -35,6 +35,7 @@ type Status struct {
 	Journal          Journal               `json:"journal"`
 	Logind           Logind                `json:"logind"`
 	Cgroups          *Cgroups              `json:"cgroups,omitempty"`
+	Session_bus      *SessionBus           `json:"session_bus,omitempty"`
 	Denials          *[]DenialCount        `json:"denials,omitempty"`
 	Unattributed     *[]UnattributedCaller `json:"unattributed,omitempty"`
 	Previous_daemons *[]PreviousDaemon     `json:"previous_daemons,omitempty"`
@@ -98,6 +99,13 @@ type Cgroups struct {
 type EscapedPane struct {
 	Pane string  `json:"pane"`
 	Pids []int64 `json:"pids"`
+}
+
+// The daemon's presence on the session bus (docs/dbus.md, "Connection").
+type SessionBus struct {
+	State  string  `json:"state"`
+	Reason *string `json:"reason,omitempty"`
+	Since  string  `json:"since"`
 }
 
 // The event journal ($XDG_STATE_HOME/signaltty/events): numbers never
@@ -1310,6 +1318,9 @@ type Status (
   logind: Logind,
   # How panes are contained (docs/systemd.md, "One cgroup per pane").
   cgroups: ?Cgroups,
+  # The daemon on the user's session bus as dev.signaltty1 (docs/dbus.md,
+  # "Connection").
+  session_bus: ?SessionBus,
   # Requests denied since the daemon started, by verb (docs/security.md).
   denials: ?[]DenialCount,
   # Processes that came from a pane (or the daemon) and connected while no
@@ -1370,6 +1381,20 @@ type Cgroups (
 )
 
 type EscapedPane (pane: string, pids: []int)
+
+# The daemon's presence on the session bus (docs/dbus.md, "Connection").
+type SessionBus (
+  # "on" (owns the name dev.signaltty1), "connecting" (at start, before
+  # the first attempt ended), "reconnecting" (a connection it had ended;
+  # see reason), "none" (no session bus at start, or the name could not
+  # be owned: see reason; not looked for again) or "off" (SIGNALTTY_DBUS=0).
+  state: (on, connecting, reconnecting, none, off),
+  # Why it is not on the bus, in words, e.g. "DBUS_SESSION_BUS_ADDRESS is
+  # unset and /run/user/1000/bus is missing (Debian: dbus-user-session)".
+  reason: ?string,
+  # When it entered this state, RFC 3339 UTC with milliseconds.
+  since: string
+)
 
 # The event journal ($XDG_STATE_HOME/signaltty/events): numbers never
 # repeat across restarts, and Events.Subscribe can replay from a cursor.
