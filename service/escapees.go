@@ -266,7 +266,7 @@ func (c *markScanner) stopMarked(mark uint64, grace, killWait time.Duration) (fo
 // them outlived the stop; s.mu is not held. Only instances without a
 // cgroup are swept (a cgroup names its processes itself).
 func (s *Service) sweepInstance(p *pane, inst *instance) {
-	defer s.sweeps.Done()
+	defer s.sweeps.done()
 	found, left := s.scanner.stopMarked(inst.mark, pty.DefaultGrace, pty.DefaultKillWait)
 	if found > 0 {
 		s.log.Info("stopped processes a pane left", "pane", p.id, "instance", inst.id, "found", found, "left", left)
@@ -280,10 +280,49 @@ func (s *Service) sweepInstance(p *pane, inst *instance) {
 
 // waitSweeps waits for the sweeps under way, or until ctx ends.
 func (s *Service) waitSweeps(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { s.sweeps.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-s.sweeps.idle():
 	case <-ctx.Done():
 	}
 }
+
+// sweepCount counts the sweeps under way. Unlike a sync.WaitGroup it may be
+// waited for while sweeps start: a pane may end during the shutdown.
+type sweepCount struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n went back to 0
+}
+
+// closedChan is an already closed channel: no sweep is under way.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (c *sweepCount) add() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		c.zero = make(chan struct{})
+	}
+	c.n++
+}
+
+func (c *sweepCount) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n--; c.n == 0 {
+		close(c.zero)
+	}
+}
+
+// idle is closed once no sweep that had started when it was called runs.
+func (c *sweepCount) idle() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		return closedChan
+	}
+	return c.zero
+}
+
+// Wait waits until no sweep runs.
+func (c *sweepCount) Wait() { <-c.idle() }

@@ -77,7 +77,7 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 	}
 	swept := inst.mark != 0 && inst.proc.Cgroup() == nil
 	if swept { // before the exit is recorded: Shutdown waits for it (escapees.go)
-		s.sweeps.Add(1)
+		s.sweeps.add()
 		defer func() { go s.sweepInstance(p, inst) }()
 	}
 	info := &exitInfo{status: es, escaped: !swept && leftRunning(inst.proc, es)}

@@ -74,10 +74,10 @@ type Service struct {
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
-	escaped      int            // see Status.Escaped
-	leftovers    leftoverState  // previous daemons and their leftovers (leftover.go)
-	scanner      markScanner    // finds the processes of exited instances (escapees.go)
-	sweeps       sync.WaitGroup // sweeps under way (escapees.go)
+	escaped      int           // see Status.Escaped
+	leftovers    leftoverState // previous daemons and their leftovers (leftover.go)
+	scanner      markScanner   // finds the processes of exited instances (escapees.go)
+	sweeps       sweepCount    // sweeps under way (escapees.go)
 	git          gitState
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
