@@ -67,6 +67,24 @@ func createWhileFull(t *testing.T, d *harness.Daemon, live *harness.Stream, name
 }
 
 // waitJournalRecovered polls status until the journal works again (it
+// freeSpaceAndCreate removes filler, waits until the journal is back with
+// seqs[0]..seqs[1] as its one lost range, creates a workspace and returns
+// its workspace.created event as live saw it.
+func freeSpaceAndCreate(t *testing.T, d *harness.Daemon, live *harness.Stream, filler string, seqs []int64) harness.Event {
+	t.Helper()
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	j := waitJournalRecovered(t, d)
+	if len(j.Lost) != 1 || j.Lost[0].First != seqs[0] || j.Lost[0].Last != seqs[1] {
+		t.Errorf("status.journal.lost %+v, want %d..%d", j.Lost, seqs[0], seqs[1])
+	}
+	after := d.CreateWorkspace(t, "after")
+	return live.WaitFor(t, harness.PollTimeout, "workspace.created of after", func(e harness.Event) bool {
+		return e.Type == "workspace.created" && e.Resource == after.ID
+	})
+}
+
 // retries at most 5 s apart).
 func waitJournalRecovered(t *testing.T, d *harness.Daemon) journalState {
 	t.Helper()
@@ -166,17 +184,7 @@ func TestDaemonStartedOnAFullDiskJournalsAgainWhenSpaceReturns(t *testing.T) {
 	before := d.Status(t).Seq
 	live := d.Subscribe(t, nil, nil)
 	seqs := createWhileFull(t, d, live, "full-1", "full-2")
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
-	j := waitJournalRecovered(t, d)
-	if len(j.Lost) != 1 || j.Lost[0].First != seqs[0] || j.Lost[0].Last != seqs[1] {
-		t.Errorf("status.journal.lost %+v, want %d..%d", j.Lost, seqs[0], seqs[1])
-	}
-	after := d.CreateWorkspace(t, "after")
-	e := live.WaitFor(t, harness.PollTimeout, "workspace.created of after", func(e harness.Event) bool {
-		return e.Type == "workspace.created" && e.Resource == after.ID
-	})
+	e := freeSpaceAndCreate(t, d, live, filler, seqs)
 	if _, ok := journalSeqs(t, filepath.Join(dir, "state", "signaltty", "events"))[e.Seq]; !ok {
 		t.Errorf("seq %d, published after space returned, is not in the journal", e.Seq)
 	}
@@ -204,17 +212,7 @@ func TestDaemonWithoutAJournalOpensItWhenSpaceReturns(t *testing.T) {
 	}
 	live := d.Subscribe(t, nil, nil)
 	seqs := createWhileFull(t, d, live, "full-1", "full-2")
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
-	}
-	j := waitJournalRecovered(t, d)
-	if len(j.Lost) != 1 || j.Lost[0].First != seqs[0] || j.Lost[0].Last != seqs[1] {
-		t.Errorf("status.journal.lost %+v, want %d..%d", j.Lost, seqs[0], seqs[1])
-	}
-	after := d.CreateWorkspace(t, "after")
-	e := live.WaitFor(t, harness.PollTimeout, "workspace.created of after", func(e harness.Event) bool {
-		return e.Type == "workspace.created" && e.Resource == after.ID
-	})
+	e := freeSpaceAndCreate(t, d, live, filler, seqs)
 	if e.Seq <= seqs[1] {
 		t.Errorf("seq %d after the journal opened, %d before", e.Seq, seqs[1])
 	}
