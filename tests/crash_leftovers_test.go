@@ -62,18 +62,7 @@ func TestLeftoversOfAKilledDaemonAreReportedAndStopped(t *testing.T) {
 	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
-	p := d.Spawn(t, []string{"--workspace", "w"}, "sh", "-c", "trap '' HUP; echo trapped; sleep 600; echo never")
-	d.WaitLine(t, p.ID, "trapped")
-	leader := d.GetPane(t, p.ID).PID()
-	sleeper := 0
-	harness.Eventually(t, harness.PollTimeout, "the pane's sleep starts", func() (bool, string) {
-		for _, c := range harness.Children(leader) {
-			if c.Comm == "sleep" {
-				sleeper = c.Pid
-			}
-		}
-		return sleeper != 0, harness.DumpProcs(harness.Children(leader))
-	})
+	p, leader, sleeper := spawnTrappedSleep(t, d)
 	t.Cleanup(func() { syscall.Kill(sleeper, syscall.SIGKILL) })
 	d.CLI(t, "save")
 	daemonPid := d.Pid()
@@ -166,18 +155,7 @@ func TestLeftoversOfAKilledAutostartedDaemon(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("autostarted daemons %v, want one", first)
 	}
-	p := u.Spawn(t, []string{"--workspace", "w"}, "sh", "-c", "trap '' HUP; echo trapped; sleep 600; echo never")
-	u.WaitLine(t, p.ID, "trapped")
-	leader := u.GetPane(t, p.ID).PID()
-	sleeper := 0
-	harness.Eventually(t, harness.PollTimeout, "the pane's sleep starts", func() (bool, string) {
-		for _, c := range harness.Children(leader) {
-			if c.Comm == "sleep" {
-				sleeper = c.Pid
-			}
-		}
-		return sleeper != 0, harness.DumpProcs(harness.Children(leader))
-	})
+	_, leader, sleeper := spawnTrappedSleep(t, u)
 	t.Cleanup(func() { syscall.Kill(-leader, syscall.SIGKILL); syscall.Kill(sleeper, syscall.SIGKILL) })
 
 	if err := syscall.Kill(first[0], syscall.SIGKILL); err != nil {
@@ -199,4 +177,23 @@ func TestLeftoversOfAKilledAutostartedDaemon(t *testing.T) {
 		t.Errorf("doctor --stop-leftovers:\n%s", r.Stdout)
 	}
 	harness.WaitGone(t, harness.PollTimeout, "the leftover sleep is stopped", sleeper)
+}
+
+// spawnTrappedSleep spawns, in workspace w, a shell that ignores SIGHUP and
+// runs sleep 600 as its child; it returns the pane, the shell's pid and the
+// sleep's.
+func spawnTrappedSleep(t *testing.T, d *harness.Daemon) (p harness.Pane, leader, sleeper int) {
+	t.Helper()
+	p = d.Spawn(t, []string{"--workspace", "w"}, "sh", "-c", "trap '' HUP; echo trapped; sleep 600; echo never")
+	d.WaitLine(t, p.ID, "trapped")
+	leader = d.GetPane(t, p.ID).PID()
+	harness.Eventually(t, harness.PollTimeout, "the pane's sleep starts", func() (bool, string) {
+		for _, c := range harness.Children(leader) {
+			if c.Comm == "sleep" {
+				sleeper = c.Pid
+			}
+		}
+		return sleeper != 0, harness.DumpProcs(harness.Children(leader))
+	})
+	return p, leader, sleeper
 }
