@@ -237,6 +237,9 @@ func (r *storedRow) line(cols int, trim, escapes bool) string {
 		return r.styled(cols)
 	}
 	w := int(r.cells)
+	if w > cols { // cut: the text may end, trimmed, before the screen's edge
+		w = ansi.StringWidth(r.trimmed(cols))
+	}
 	if n := len(r.runs); n > 0 {
 		w = max(w, int(r.runs[n-1].start+r.runs[n-1].n))
 	}

@@ -7,29 +7,30 @@ import (
 )
 
 // NewRestoredTerminal returns a terminal without an emulator whose rows are
-// lines (rows saved before a restart, oldest first, plain text): the last
-// min(rows, len(lines)) of them form the screen and the others its history,
-// numbered 0, 1, … in the given epoch (numbering restarted, so the caller
-// passes an epoch the rows' earlier numbering did not use). Write and Resize
-// do nothing on it.
+// lines (rows saved before a restart, oldest first, in the saved form of
+// TailStyled: plain text, or text with SGR and OSC 8 sequences; see
+// parseSavedRow): the last min(rows, len(lines)) of them form the screen
+// and the others its history, numbered 0, 1, … in the given epoch
+// (numbering restarted, so the caller passes an epoch the rows' earlier
+// numbering did not use). The rows keep their colours: a capture with
+// escapes and a frame draw them as the program did. Write and Resize do
+// nothing on it.
 func NewRestoredTerminal(cols, rows int, lines []string, epoch int64) *Terminal {
 	cols, rows = clampDim(cols), clampDim(rows)
 	t := &Terminal{cols: cols, rows: rows, hist: newRowRing(max(len(lines), 1), DefaultHistoryBytes), epoch: epoch}
 	n := min(rows, len(lines))
 	t.preloadLocked(lines[:len(lines)-n])
 	t.frozen = make([]storedRow, rows)
-	for i, l := range lines[len(lines)-n:] {
-		t.frozen[i] = textRow(l)
-	}
+	copy(t.frozen, savedRows(lines[len(lines)-n:]))
 	return t
 }
 
-// preloadLocked puts rows of plain text into history ahead of anything the
-// terminal shows (a relaunched pane keeps its earlier rows above the new
-// output); t.mu is held or t is not shared yet.
+// preloadLocked puts rows in the saved form into history ahead of anything
+// the terminal shows (a relaunched pane keeps its earlier rows above the
+// new output); t.mu is held or t is not shared yet.
 func (t *Terminal) preloadLocked(lines []string) {
-	for _, l := range lines {
-		t.hist.push(textRow(l))
+	for _, r := range savedRows(lines) {
+		t.hist.push(r)
 	}
 	t.pushed += int64(len(lines))
 }

@@ -8,7 +8,7 @@ import "strings"
 // maxBytes counts those shorter lines. It builds no padded lines, so it
 // leaves a few bytes of garbage per short row where Tail leaves Cols.
 func (t *Terminal) TailTrimmed(maxRows, maxBytes int) Tail {
-	return t.tail(maxRows, maxBytes, true)
+	return t.tail(maxRows, maxBytes, tailTrimmed)
 }
 
 // trimmed is strings.TrimRight(r.padded(cols), " "), padding nothing.
@@ -18,3 +18,12 @@ func (r *storedRow) trimmed(cols int) string {
 	}
 	return strings.TrimRight(r.padded(cols), " ")
 }
+
+// tailForm is how Terminal.tail renders its lines.
+type tailForm int
+
+const (
+	tailPadded  tailForm = iota // Tail: padded to Cols cells
+	tailTrimmed                 // TailTrimmed: without trailing spaces
+	tailStyled                  // TailStyled: the saved form (savedrows.go)
+)

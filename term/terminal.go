@@ -916,11 +916,13 @@ func (t *Terminal) altLocked() bool {
 // consistent against concurrent writes; each row is looked at once, from
 // the last one up, and only the rows returned are padded.
 func (t *Terminal) Tail(maxRows, maxBytes int) Tail {
-	return t.tail(maxRows, maxBytes, false)
+	return t.tail(maxRows, maxBytes, tailPadded)
 }
 
-// tail is Tail, or TailTrimmed when trim is set (tailtrim.go).
-func (t *Terminal) tail(maxRows, maxBytes int, trim bool) Tail {
+// tail is Tail, TailTrimmed or TailStyled, as form says (tailtrim.go,
+// savedrows.go).
+func (t *Terminal) tail(maxRows, maxBytes int, form tailForm) Tail {
+	trim := form != tailPadded
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.unparkLocked()
@@ -946,13 +948,13 @@ func (t *Terminal) tail(maxRows, maxBytes int, trim bool) Tail {
 	lo := max(oldest, tl.End-int64(maxRows))
 	tl.Lines = make([]string, 0, tl.End-lo)
 	for ; r >= lo; r-- {
-		if r < tl.End-1 {
-			row = t.rowLocked(r, h, oldest, false)
+		if r < tl.End-1 || form == tailStyled {
+			row = t.rowLocked(r, h, oldest, form == tailStyled)
 		}
 		var line string
 		var n int
 		if trim {
-			line = row.trimmed(cols)
+			line = row.line(cols, true, form == tailStyled)
 			n = len(line)
 		} else {
 			n = row.paddedLen(cols)

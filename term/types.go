@@ -24,11 +24,13 @@ type Config struct {
 	// Budget, when not nil, also bounds the row store together with the
 	// other terminals of the budget (RowBudget); Close leaves it.
 	Budget *RowBudget
-	// History is rows of plain text, oldest first, kept above the first
-	// output (a relaunched pane's earlier rows). They are rows 0 to
-	// len(History)-1 of the numbering, so the first output row is row
-	// len(History); control characters show as spaces and the row store's
-	// bounds apply to them as to any row.
+	// History is rows in the saved form (TailStyled: plain text, or text
+	// with the SGR and OSC 8 sequences of its colours), oldest first, kept
+	// above the first output (a relaunched pane's earlier rows). They are
+	// rows 0 to len(History)-1 of the numbering, so the first output row
+	// is row len(History); they keep their colours, other control
+	// characters show as spaces and the row store's bounds apply to them as
+	// to any row.
 	History []string
 	// Epoch is the numbering epoch the terminal starts in (see
 	// docs/rows.md): the rows of History and the first output belong to it.

@@ -99,5 +99,8 @@ func makeContents(dir string, quick bool) (map[string]content, error) {
 	if err := add("full10k", 10023, f80, f80); err != nil {
 		return nil, err
 	}
+	if err := add("color10k", 10023, colorRaw, colorText); err != nil {
+		return nil, err
+	}
 	return out, nil
 }

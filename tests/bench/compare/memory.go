@@ -46,6 +46,11 @@ var memWorkloads = []memWorkload{
 			return []string{"sh", "-c", "cat " + b.content["full10k"].file + "; exec sleep infinity"}
 		},
 		func(b *bench) string { c := b.content["full10k"]; return c.text(c.lines - 1) }, false},
+	{"color10k", 20,
+		func(b *bench) []string {
+			return []string{"sh", "-c", "cat " + b.content["color10k"].file + "; exec sleep infinity"}
+		},
+		func(b *bench) string { c := b.content["color10k"]; return c.text(c.lines - 1) }, false},
 	{"bash", 0, func(*bench) []string { return []string{"bash", "--norc", "-i"} }, nil, true},
 }
 

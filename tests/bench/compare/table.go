@@ -136,6 +136,11 @@ func (b *bench) table(scs []*scaleResult, gb string, took time.Duration, quick b
 	if s, ok := b.median("mem/full10k/signaltty"); ok {
 		fmt.Fprintf(&w, "| 100 panes × 10,000 history rows of 80-column text, total | %s |%s\n", mib(1)(s), b.vsTmux("mem/full10k", s, mib(1), goalFull10k))
 	}
+	if s, ok := b.median("mem/color10k/signaltty"); ok {
+		cells := b.vsTmux("mem/color10k", s, mib(20), 0)
+		i := strings.LastIndex(strings.TrimSuffix(cells, " |"), "|")
+		fmt.Fprintf(&w, "| 20 panes × 10,000 history rows of coloured text (6 styled runs a row), per pane | %s |%s no goal |\n", mib(20)(s), cells[:i+1])
+	}
 	fmt.Fprintf(&w, "\nGoals: ratios ≤ %.1f (short text) and ≤ %.1f (full width); per pane ≤ %d KiB (idle `sleep`) and ≤ %d KiB (idle printed panes).\n", goalShort10k, goalFull10k, goalIdleKiB, goalBashKiB)
 
 	b.latencyTable(&w)
