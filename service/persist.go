@@ -21,7 +21,7 @@ import (
 const SaveDebounce = 2 * time.Second
 
 // tailRows is how many of a pane's last rows are offered to the snapshot
-// store, which keeps as many as fit in snapshot.MaxTailBytes.
+// store, which keeps as many as fit in snapshot.MaxTailBytes (of text).
 const tailRows = 4096
 
 // persistState is the persistence bookkeeping of a Service; s.mu guards it.
@@ -353,7 +353,8 @@ func streamTail(changed map[string]*paneTailRead) snapshot.TailFunc {
 }
 
 // savedRows is what a snapshot keeps of a pane's rows: its last tailRows
-// rows up to the last non-blank one (paneTail), without trailing spaces.
+// rows up to the last non-blank one (paneTail), without trailing spaces,
+// in their colours (term.Terminal.TailStyled; snapshot/SCHEMA.md).
 func savedRows(t *term.Terminal) []string {
 	rows, _ := savedTail(t)
 	return rows
@@ -361,7 +362,7 @@ func savedRows(t *term.Terminal) []string {
 
 // savedTail is savedRows(t) and the numbering epoch of those rows.
 func savedTail(t *term.Terminal) ([]string, int64) {
-	tail := t.TailTrimmed(tailRows, math.MaxInt)
+	tail := t.TailStyled(tailRows, math.MaxInt)
 	return tail.Lines, tail.Epoch
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/agents"
@@ -95,12 +94,8 @@ func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) 
 	s.mu.Unlock()
 
 	// Outside s.mu: the old rows (a terminal lock) and the saved cwd (disk).
-	tail := paneTail(old, tailRows, math.MaxInt)
-	history := make([]string, len(tail.Lines))
-	for i, l := range tail.Lines {
-		history[i] = strings.TrimRight(l, " ")
-	}
-	st.cfg.History, st.cfg.Epoch = history, old.Epoch()+1 // the kept rows are numbered anew
+	tail := old.TailStyled(tailRows, math.MaxInt)            // in their colours
+	st.cfg.History, st.cfg.Epoch = tail.Lines, old.Epoch()+1 // the kept rows are numbered anew
 	if cwd, cerr := checkDir("cwd", st.cfg.Dir); cerr != nil {
 		st.err = cerr
 	} else {
@@ -116,7 +111,7 @@ func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) 
 	var snap Pane
 	var proc *pty.Pane
 	if err == nil {
-		p.restoredRows = int64(len(history))
+		p.restoredRows = int64(len(tail.Lines))
 		// A new process: what the agent was doing and what it wanted from
 		// the user belonged to the one before (docs/agents.md, "Lifecycle").
 		s.setLifecycle(p, agents.LifecycleUnknown)

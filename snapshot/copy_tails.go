@@ -13,7 +13,7 @@ import (
 
 // KeepTailCopies is how many of the newest copies in snapshots/ keep the
 // tails of their panes (docs/persistence.md, "Rotation"); older copies keep
-// snapshot.json only. A copy's tails take at most MaxTailBytes per pane, and
+// snapshot.json only. A copy's tails take at most MaxTailFileBytes per pane, and
 // nothing while they are the same files as history/ (they are hard links).
 const KeepTailCopies = 8
 
@@ -148,7 +148,7 @@ type Copy struct {
 // ReadCopy reads a snapshot kept in snapshots/ by its List name, as
 // ReadEntry does, and the tails kept with it.
 func (s *Store) ReadCopy(name string) (Copy, error) {
-	snap, err := s.ReadEntry(name)
+	snap, v, err := s.readEntry(name)
 	if err != nil {
 		return Copy{}, err
 	}
@@ -171,7 +171,7 @@ func (s *Store) ReadCopy(name string) (Copy, error) {
 		if c.Tails == nil {
 			c.Tails = make(map[string][]string)
 		}
-		c.Tails[id] = splitTail(data)
+		c.Tails[id] = splitTail(data, v)
 	}
 	return c, nil
 }

@@ -85,7 +85,7 @@ func (s *Store) Load() (*Snapshot, map[string][]string, LoadInfo, error) {
 		return nil, nil, info, nil
 	}
 	info.Warnings = repair(snap)
-	tails, warns := s.readTails(snap)
+	tails, warns := s.readTails(snap, from)
 	info.Warnings = append(info.Warnings, warns...)
 	info.RemovedTails, _ = s.removeTails(paneTailNames(snap))
 	s.pruned = nil
@@ -100,9 +100,10 @@ func (s *Store) removeTemps() {
 	}
 }
 
-// readTails reads the tail of every pane of snap that has one and remembers
-// its contents, so that an unchanged tail is not written again.
-func (s *Store) readTails(snap *Snapshot) (map[string][]string, []string) {
+// readTails reads the tail of every pane of snap (of version v) that has
+// one and remembers its contents, so that an unchanged tail is not written
+// again.
+func (s *Store) readTails(snap *Snapshot, v int) (map[string][]string, []string) {
 	dir := filepath.Join(s.dir, historyDir)
 	var tails map[string][]string
 	var warns []string
@@ -120,7 +121,7 @@ func (s *Store) readTails(snap *Snapshot) (map[string][]string, []string) {
 		if tails == nil {
 			tails = make(map[string][]string, len(snap.Panes))
 		}
-		tails[id] = splitTail(data)
+		tails[id] = splitTail(data, v)
 		s.tails[name] = tailState{maphash.Bytes(s.seed, data), int64(len(data))}
 	}
 	return tails, warns
@@ -215,6 +216,7 @@ type migration func(doc map[string]any) error
 // one.
 var migrations = [Version]migration{
 	0: migrateV0,
+	1: func(map[string]any) error { return nil }, // only the tails changed (StyledTails)
 }
 
 // migrate brings data from version v up to Version.

@@ -217,23 +217,29 @@ func (s *Store) List() ([]Entry, error) {
 // and repaired as Load does (its warnings are not reported). Names other
 // than snapshot-<time>.json are refused.
 func (s *Store) ReadEntry(name string) (*Snapshot, error) {
+	snap, _, err := s.readEntry(name)
+	return snap, err
+}
+
+// readEntry is ReadEntry, also returning the copy's snapshot_version.
+func (s *Store) readEntry(name string) (*Snapshot, int, error) {
 	if !rotatedName.MatchString(name) {
-		return nil, fmt.Errorf("snapshot: %q is not the name of a kept snapshot", name)
+		return nil, 0, fmt.Errorf("snapshot: %q is not the name of a kept snapshot", name)
 	}
 	path := filepath.Join(s.dir, rotateDir, name)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+		return nil, 0, fmt.Errorf("snapshot: %w", err)
 	}
-	snap, _, err := decode(data)
+	snap, v, err := decode(data)
 	var fv *FutureVersionError
 	if errors.As(err, &fv) {
 		fv.Path = path
-		return nil, fv
+		return nil, v, fv
 	}
 	if err != nil {
-		return nil, fmt.Errorf("snapshot: %s: %w", path, err)
+		return nil, v, fmt.Errorf("snapshot: %s: %w", path, err)
 	}
 	repair(snap)
-	return snap, nil
+	return snap, v, nil
 }

@@ -4,7 +4,7 @@ import "time"
 
 // Version is the snapshot_version this build writes. Older versions are
 // migrated on load; newer ones are refused.
-const Version = 1
+const Version = 2
 
 // Protocol names the interface generation that wrote a snapshot.
 const Protocol = "dev.signaltty/1"

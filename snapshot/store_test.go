@@ -65,7 +65,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 	data, _ := os.ReadFile(res.Path)
-	if !bytes.HasPrefix(data, []byte("{\n  \"snapshot_version\": 1,\n  \"server\": {\n")) || !bytes.HasSuffix(data, []byte("}\n")) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"snapshot_version\": 2,\n  \"server\": {\n")) || !bytes.HasSuffix(data, []byte("}\n")) {
 		t.Errorf("snapshot.json is not indented JSON:\n%.200s", data)
 	}
 }

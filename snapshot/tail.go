@@ -17,9 +17,20 @@ import (
 	"sync/atomic"
 )
 
-// MaxTailBytes bounds a pane's history tail file: the newest whole rows whose
-// lengths plus one newline each fit.
+// MaxTailBytes bounds the text of a pane's history tail: the newest whole
+// rows whose text (their escape sequences not counted) plus one newline
+// each fit, and whose lengths with their sequences fit MaxTailFileBytes.
 const MaxTailBytes = 64 << 10
+
+// MaxTailFileBytes bounds a tail file: the rows' colours may take up to
+// three times as much as their text before a coloured tail keeps fewer
+// rows than a plain one.
+const MaxTailFileBytes = 4 * MaxTailBytes
+
+// StyledTails is the first snapshot version whose tails hold their rows'
+// colours as SGR and OSC 8 sequences (SCHEMA.md, "history/<pane>.tail");
+// the tails of older ones are plain text.
+const StyledTails = 2
 
 const (
 	historyDir = "history"
@@ -65,26 +76,60 @@ func nameByte(c byte) bool {
 	return c == '_' || c == '-' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
 }
 
-// tailStart returns the index of the first of the newest rows that fit in
-// max bytes, counting one newline per row.
-func tailStart(rows []string, max int) int {
-	n, i := 0, len(rows)
+// tailStart returns the index of the first of the newest rows whose text
+// fits in maxText bytes and whose lengths fit in maxFile, counting one
+// newline per row.
+func tailStart(rows []string, maxText, maxFile int) int {
+	text, file, i := 0, 0, len(rows)
 	for i > 0 {
-		c := len(rows[i-1]) + 1
-		if n+c > max {
+		r := rows[i-1]
+		t, f := savedTextLen(r)+1, len(r)+1
+		if text+t > maxText || file+f > maxFile {
 			break
 		}
-		n += c
+		text, file = text+t, file+f
 		i--
 	}
 	return i
 }
 
+// savedTextLen is the length of a saved row without its escape sequences
+// (CSI … final byte, OSC … BEL or ESC \, ESC and one byte).
+func savedTextLen(row string) int {
+	n := len(row)
+	for i := strings.IndexByte(row, 0x1b); i >= 0 && i < len(row); {
+		j := i + 2
+		switch {
+		case j > len(row):
+			j = len(row)
+		case row[i+1] == '[':
+			for j < len(row) && (row[j] < 0x40 || row[j] > 0x7e) {
+				j++
+			}
+			j = min(j+1, len(row))
+		case row[i+1] == ']':
+			for j < len(row) && row[j] != 0x07 && row[j] != 0x1b {
+				j++
+			}
+			if j < len(row) && row[j] == 0x1b {
+				j++
+			}
+			j = min(j+1, len(row))
+		}
+		n -= j - i
+		k := strings.IndexByte(row[j:], 0x1b)
+		if k < 0 {
+			break
+		}
+		i = j + k
+	}
+	return n
+}
+
 // TrimTail returns the content of a tail file for rows: the newest whole
-// rows that fit in MaxTailBytes (one newline counted per row), joined with
-// '\n'.
+// rows that fit (MaxTailBytes, MaxTailFileBytes), joined with '\n'.
 func TrimTail(rows []string) []byte {
-	return appendTail(nil, rows[tailStart(rows, MaxTailBytes):])
+	return appendTail(nil, rows[tailStart(rows, MaxTailBytes, MaxTailFileBytes):])
 }
 
 func appendTail(buf []byte, rows []string) []byte {
@@ -97,13 +142,29 @@ func appendTail(buf []byte, rows []string) []byte {
 	return buf
 }
 
-// splitTail turns a tail file's content back into rows.
-func splitTail(data []byte) []string {
+// splitTail turns a tail file's content back into rows, the newest that
+// fit the bounds (TrimTail), for a snapshot of version v: before
+// StyledTails a tail is plain text, so a control character in it (there is
+// none in a tail such a version wrote) becomes a space rather than start a
+// sequence.
+func splitTail(data []byte, v int) []string {
 	if len(data) == 0 {
 		return nil
 	}
-	return strings.Split(string(data), "\n")
+	if v < StyledTails && bytes.ContainsFunc(data, isControl) {
+		data = bytes.Map(func(r rune) rune {
+			if isControl(r) {
+				return ' '
+			}
+			return r
+		}, data)
+	}
+	rows := strings.Split(string(data), "\n")
+	return rows[tailStart(rows, MaxTailBytes, MaxTailFileBytes):]
 }
+
+// isControl reports a C0 control other than the row separator, or DEL.
+func isControl(r rune) bool { return (r < 0x20 && r != '\n') || r == 0x7f }
 
 // TailWriters is how many tails a save reads and writes (and fsyncs) at
 // once: file systems commit concurrent fsyncs together.
@@ -151,7 +212,7 @@ func (s *Store) writeTails(snap *Snapshot, tails TailFunc) (int, error) {
 				if !ok {
 					continue
 				}
-				buf = appendTail(buf[:0], rows[tailStart(rows, MaxTailBytes):])
+				buf = appendTail(buf[:0], rows[tailStart(rows, MaxTailBytes, MaxTailFileBytes):])
 				rows = nil // the pane's rows are garbage from here on
 				st := tailState{maphash.Bytes(s.seed, buf), int64(len(buf))}
 				mu.Lock()
@@ -238,8 +299,8 @@ func paneTailNames(snap *Snapshot) map[string]bool {
 	return keep
 }
 
-// readTail reads one tail file, at most its last MaxTailBytes (dropping a
-// partial first row if it had to cut). ok is false when the file is missing.
+// readTail reads one tail file, at most its last MaxTailFileBytes (dropping
+// a partial first row if it had to cut). ok is false when the file is missing.
 func readTail(path string) (data []byte, ok bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -257,13 +318,13 @@ func readTail(path string) (data []byte, ok bool, err error) {
 		return nil, false, fmt.Errorf("%s is not a regular file", path)
 	}
 	size := fi.Size()
-	if size <= MaxTailBytes {
+	if size <= MaxTailFileBytes {
 		data = make([]byte, size)
 		_, err = io.ReadFull(f, data)
 		return data, true, err
 	}
-	data = make([]byte, MaxTailBytes)
-	if _, err = f.ReadAt(data, size-MaxTailBytes); err != nil {
+	data = make([]byte, MaxTailFileBytes)
+	if _, err = f.ReadAt(data, size-MaxTailFileBytes); err != nil {
 		return nil, false, err
 	}
 	if i := bytes.IndexByte(data, '\n'); i >= 0 {
