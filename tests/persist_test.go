@@ -112,7 +112,7 @@ func TestRestartRestoresTombstones(t *testing.T) {
 			t.Errorf("allowlisted LANG not saved: %v", p.Env)
 		}
 	}
-	if snap.SnapshotVersion != 1 || states[sh.ID] != "live/LIVE" || states[sleeper.ID] != "live/LIVE" || !strings.HasPrefix(states[three.ID], "exited/") {
+	if snap.SnapshotVersion != 2 || states[sh.ID] != "live/LIVE" || states[sleeper.ID] != "live/LIVE" || !strings.HasPrefix(states[three.ID], "exited/") {
 		t.Fatalf("saved states %v (version %d): the SIGTERM save must show running panes as live", states, snap.SnapshotVersion)
 	}
 	grepTree(t, dir, "canary-gh-5150")
