@@ -253,6 +253,15 @@ func (r *storedRow) styled(cols int) string {
 	if len(r.runs) == 0 {
 		return text
 	}
+	if isASCII(text) {
+		return r.styledASCII(text)
+	}
+	return r.styledClusters(text)
+}
+
+// styledClusters is styled for any padded text, walking its grapheme
+// clusters.
+func (r *storedRow) styledClusters(text string) string {
 	var b strings.Builder
 	pos, run, open := 0, 0, false
 	closeRun := func() {
@@ -282,5 +291,39 @@ func (r *storedRow) styled(cols int) string {
 	if open {
 		closeRun()
 	}
+	return b.String()
+}
+
+// resetLink ends a hyperlink (ansi.ResetHyperlink, made once).
+var resetLink = ansi.ResetHyperlink()
+
+// styledASCII is styled for a row whose padded text is ASCII, one byte a
+// cell: the runs cut the text where they start and end.
+func (r *storedRow) styledASCII(text string) string {
+	n := len(text)
+	for _, run := range r.runs {
+		n += len(run.style) + len(ansi.ResetStyle) + len(resetLink)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	pos := 0
+	for _, run := range r.runs {
+		s, e := max(int(run.start), pos), min(int(run.start)+int(run.n), len(text))
+		if s >= e {
+			if s >= len(text) {
+				break
+			}
+			continue
+		}
+		b.WriteString(text[pos:s])
+		b.WriteString(run.style)
+		b.WriteString(text[s:e])
+		b.WriteString(ansi.ResetStyle)
+		if strings.Contains(run.style, "\x1b]8;") {
+			b.WriteString(resetLink)
+		}
+		pos = e
+	}
+	b.WriteString(text[pos:])
 	return b.String()
 }

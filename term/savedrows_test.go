@@ -138,3 +138,52 @@ func FuzzSavedRow(f *testing.F) {
 		}
 	})
 }
+
+// What a save renders of a pane's rows: 4096 rows of short plain text and
+// of coloured text (six styled runs a row) on 80 columns, trimmed
+// (TailTrimmed, the plain form) against styled (TailStyled, the saved form).
+func BenchmarkTailStyled(b *testing.B) {
+	plain := newTerm(b, 80, 24, DefaultHistoryRows, DefaultHistoryBytes)
+	plain.Write(seqData(1, 20000))
+	coloured := newTerm(b, 80, 24, DefaultHistoryRows, DefaultHistoryBytes)
+	var out strings.Builder
+	for i := range 5000 {
+		out.WriteString("\x1b[1;34m0000\x1b[0m \x1b[32mok\x1b[m \x1b[38;5;" + string(rune('0'+i%10)) + "mpkg/module\x1b[0m \x1b[2m(0.1s)\x1b[22m \x1b[38;2;255;9;0mwarn\x1b[m: \x1b[1mx\x1b[0m\r\n")
+	}
+	coloured.Write([]byte(out.String()))
+	for name, term := range map[string]*Terminal{"plain": plain, "coloured": coloured} {
+		b.Run(name+"/TailTrimmed", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				term.TailTrimmed(4096, 1<<30)
+			}
+		})
+		b.Run(name+"/TailStyled", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				term.TailStyled(4096, 1<<30)
+			}
+		})
+	}
+}
+
+// The ASCII shortcut of a styled row draws what walking its clusters does.
+func TestStyledASCIIIsStyledClusters(t *testing.T) {
+	for name, term := range colourCases(t) {
+		term.mu.Lock()
+		n := term.hist.n
+		for i := 0; i < n; i++ {
+			r := term.hist.at(i)
+			for _, cols := range []int{1, 5, 17, 30, 80} {
+				text := r.padded(cols)
+				if !isASCII(text) || len(r.runs) == 0 {
+					continue
+				}
+				if a, c := r.styledASCII(text), r.styledClusters(text); a != c {
+					t.Errorf("%s, row %d, %d cols: %q, want %q", name, i, cols, a, c)
+				}
+			}
+		}
+		term.mu.Unlock()
+	}
+}
