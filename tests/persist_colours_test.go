@@ -65,7 +65,8 @@ func sameStyledRow(a, b string, cols int) string {
 // A pane's coloured output keeps its colours through a daemon crash: the
 // rows `capture --escapes` shows before SIGKILL equal what tmux's
 // capture-pane -e shows of the same output, the restored tombstone's rows
-// are the same lines, and attach draws the tombstone's screen in them.
+// are the same lines, attach draws the tombstone's screen in them, and a
+// relaunch keeps them so.
 func TestRestoredPaneKeepsItsColours(t *testing.T) {
 	harness.NeedTmux(t)
 	out := colouredOutput()
@@ -132,4 +133,14 @@ func TestRestoredPaneKeepsItsColours(t *testing.T) {
 		}
 		return true, ""
 	})
+
+	// A relaunch keeps them above the new output, in their colours.
+	d2.CLI(t, "pane", "relaunch", "--pane", p.ID)
+	d2.WaitLine(t, p.ID, "colour-end-marker")
+	kept := d2.Capture(t, p.ID, "--start", "0", "--end", strconv.Itoa(n), "--escapes", "--trim")
+	for i := range n {
+		if i >= len(kept.Lines) || kept.Lines[i] != before.Lines[i] {
+			t.Fatalf("relaunched pane's kept row %d: %q, want %q", i, kept.Lines, before.Lines[i])
+		}
+	}
 }
