@@ -16,7 +16,8 @@
 #   --results FILE   also write the table there (e.g. tests/bench/RESULTS.md)
 #   --quick          small inputs, one round: a smoke test of the suite
 #   --only REGEXP    workload groups: throughput, many, latency, memory,
-#                    memory-bash, scale, scale10k, gobench
+#                    memory-idle, memory-short10k, memory-full10k,
+#                    memory-color10k, memory-bash, scale, scale10k, gobench
 #   --panes-10k      also the 10,000 idle panes section
 #   --tmux2 FILE     the second tmux's command file ("" for none)
 #   go run ./tests/bench/compare -h lists the rest.

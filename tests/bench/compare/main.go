@@ -104,7 +104,7 @@ func main() {
 	gobench := flag.Bool("gobench", true, "run the Go micro-benchmarks (pty, snapshot) and include them")
 	quick := flag.Bool("quick", false, "small inputs and few rounds (a smoke test; not for RESULTS.md)")
 	results := flag.String("results", "", "write the table as Markdown to this file (compare.sh: tests/bench/RESULTS.md)")
-	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, latency, memory, memory-bash, scale, scale10k, gobench)")
+	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, latency, memory, memory-<workload>: memory-idle, memory-short10k, memory-full10k, memory-color10k, memory-bash; scale, scale10k, gobench)")
 	cli := flag.String("cli", "", "use this signaltty binary as the CLI instead of the one built from the tree (to measure a proposed CLI build)")
 	home, _ := os.UserHomeDir()
 	tmux2 := flag.String("tmux2", filepath.Join(home, ".cache/signaltty-tests/tmux-3.5a/argv"),
