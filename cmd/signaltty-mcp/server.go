@@ -100,13 +100,21 @@ func (a *server) toolHandler(t mcpschema.Tool) mcp.ToolHandlerFor[map[string]any
 			stop()
 		case "dev.signaltty.Mux.CaptureRows":
 			raw, err = a.capturePage(ctx, in)
+		case "dev.signaltty.Run.List":
+			raw, err = a.listRuns(ctx, in)
 		default:
 			raw, err = daemon.Call(ctx, a.address, t.Method, in)
+		}
+		if err == nil {
+			if c := daemon.Compact(raw); c != nil {
+				raw = c
+			}
+			raw, err = a.withinBudget(t, in, smaller(t, raw))
 		}
 		if err != nil {
 			return nil, nil, &toolError{daemon.AsError(err, "internal")}
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(daemon.Compact(raw))}}}, raw, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}, raw, nil
 	}
 }
 
