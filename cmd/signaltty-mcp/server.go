@@ -31,7 +31,7 @@ const progressEvery = 5 * time.Second
 type server struct {
 	address string
 	waitCap int64 // the longest run_wait and pane_wait, in ms
-	budget  int   // the most bytes of text a pane_capture result has (resultBudget)
+	budget  int   // the most bytes of text a result has (resultBudget)
 }
 
 // newMCPServer returns the MCP server with one tool per generated entry of
@@ -211,24 +211,23 @@ func (a *server) waitRun(ctx context.Context, p map[string]any) (json.RawMessage
 	if gerr != nil {
 		return nil, err
 	}
-	var rec map[string]json.RawMessage
-	if json.Unmarshal(cur, &rec) != nil {
+	rec, ok := parseObject(cur)
+	record, _ := rec.get("record")
+	if !ok {
 		return nil, err
 	}
-	var now struct{ State string }
-	if json.Unmarshal(rec["record"], &now) == nil && now.State == "completed" {
+	var now struct{ State, Pane string }
+	if json.Unmarshal(record, &now) == nil && now.State == "completed" {
 		return cur, nil // it completed between the timeout and Get
 	}
-	var where struct{ Pane string }
-	if json.Unmarshal(rec["record"], &where) == nil && where.Pane != "" {
-		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": where.Pane, "trim": p["trim"] != false}); err == nil {
-			rec["output_so_far"] = screen
+	if now.Pane != "" {
+		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": now.Pane, "trim": p["trim"] != false}); err == nil {
+			rec.set("output_so_far", screen)
 		}
 	}
-	rec["wait_ended"] = json.RawMessage(`"timeout"`)
-	next, _ := json.Marshal(fmt.Sprintf("The run is still running and keeps running: call run_wait again with run %q (and the same source) to go on waiting, run_cancel to stop it.", p["run"]))
-	rec["next"] = next
-	return json.Marshal(rec)
+	rec.set("wait_ended", "timeout")
+	rec.set("next", fmt.Sprintf("The run is still running and keeps running: call run_wait again with run %q (and the same source) to go on waiting, run_cancel to stop it.", p["run"]))
+	return rec.marshal(), nil
 }
 
 // waitPane makes Mux.Wait. A wait that ends at its cap (timeout.wait) is
