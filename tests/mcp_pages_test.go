@@ -161,7 +161,8 @@ func TestMCPRunResultsOverTheBudgetKeepTheLastRowsAndSayHowToReadTheRest(t *test
 		}
 	}
 
-	// A wait that ends first: the screen so far, its last rows.
+	// A wait that ends first: the screen so far, its last rows, without the
+	// blank rows at its end.
 	r = m.Call(t, "run", map[string]any{"key": "big-screen", "workspace": w.ID, "cols": 1000, "rows": 300,
 		"shell": `i=0; while [ $i -lt 300 ]; do i=$((i+1)); printf "%0990d\n" $i; done; echo screen-done; exec sleep 100`})
 	decodeText(t, r, &st)
@@ -177,7 +178,7 @@ func TestMCPRunResultsOverTheBudgetKeepTheLastRowsAndSayHowToReadTheRest(t *test
 		ContinueWith map[string]any `json:"continue_with"`
 	}
 	decodeText(t, res, &sofar)
-	lines := slices.DeleteFunc(slices.Clone(sofar.OutputSoFar.Lines), func(l string) bool { return l == "" }) // the cursor's row
+	lines := sofar.OutputSoFar.Lines // without the blank rows below the output (the cursor's)
 	if res.IsError || len(res.Text) > mcpResultBudget || sofar.WaitEnded != "timeout" || !sofar.Cut || len(lines) == 0 ||
 		lines[len(lines)-1] != "screen-done" || sofar.ContinueWith["end"] != float64(sofar.OutputSoFar.First) {
 		t.Fatalf("run_wait that ends first, %d bytes: %.600s … %s", len(res.Text), res.Text, res.Text[max(0, len(res.Text)-600):])

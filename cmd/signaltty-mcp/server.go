@@ -39,7 +39,7 @@ type server struct {
 func (a *server) newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "signaltty", Title: "signaltty", Version: version}, &mcp.ServerOptions{
 		Instructions: "signaltty runs commands in terminal panes owned by its daemon. Start a command with run (a unique key makes a retry safe), " +
-			"wait for it with run_wait (call again on timeout.wait), trust outcome and status, read more rows with pane_capture, remove finished panes. " +
+			"wait for it with run_wait (call again while its result says wait_ended \"timeout\"), trust outcome and status, read more rows with pane_capture, remove finished panes. " +
 			"Drive an interactive program (a REPL, a prompt, an installer) with pane_send_wait: it types the input and waits for a matching row or a quiet screen in one call.",
 	})
 	for _, t := range mcpschema.Tools() {
@@ -222,12 +222,32 @@ func (a *server) waitRun(ctx context.Context, p map[string]any) (json.RawMessage
 	}
 	if now.Pane != "" {
 		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": now.Pane, "trim": p["trim"] != false}); err == nil {
-			rec.set("output_so_far", screen)
+			rec.set("output_so_far", withoutBlankEnd(screen))
 		}
 	}
 	rec.set("wait_ended", "timeout")
 	rec.set("next", fmt.Sprintf("The run is still running and keeps running: call run_wait again with run %q (and the same source) to go on waiting, run_cancel to stop it.", p["run"]))
 	return rec.marshal(), nil
+}
+
+// withoutBlankEnd is a CaptureRows reply of trimmed rows without its
+// empty last lines (the screen below the output so far): lines are then
+// rows [first, first+len(lines)), the rows after them blank.
+func withoutBlankEnd(screen json.RawMessage) json.RawMessage {
+	o, ok := parseObject(screen)
+	var lines []string
+	if raw, has := o.get("lines"); !ok || !has || json.Unmarshal(raw, &lines) != nil {
+		return screen
+	}
+	n := len(lines)
+	for n > 0 && lines[n-1] == "" {
+		n--
+	}
+	if n == len(lines) {
+		return screen
+	}
+	o.set("lines", lines[:n])
+	return o.marshal()
 }
 
 // waitPane makes Mux.Wait. A wait that ends at its cap (timeout.wait) is

@@ -36,16 +36,16 @@ func Compact(raw json.RawMessage) []byte {
 	if err := json.Compact(&b, raw); err != nil {
 		return nil
 	}
-	return unescapeHTML(b.Bytes()) // json.Compact, unlike json.Marshal, writes <, > and & as they are
+	return UnescapeHTML(b.Bytes()) // json.Compact, unlike json.Marshal, writes <, > and & as they are
 }
 
-// unescapeHTML turns the escapes \u003c, \u003e and \u0026 in the strings
+// UnescapeHTML turns the escapes \u003c, \u003e and \u0026 in the strings
 // of a JSON text back into <, > and &: replies that the varlink library
 // encodes (json.Marshal escapes them for HTML) then cost one byte for
 // each, as the daemon's own encoder writes them (docs/mcp.md, "Small
 // results"). The JSON stays equal; an escaped backslash before "u003c" is
 // left as it is.
-func unescapeHTML(b []byte) []byte {
+func UnescapeHTML(b []byte) []byte {
 	if !bytes.Contains(b, []byte(`\u00`)) {
 		return b
 	}
