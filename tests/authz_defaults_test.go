@@ -58,8 +58,13 @@ func TestAgentRunsInItsOwnWorkspaceByDefault(t *testing.T) {
 			t.Fatalf("MCP run into the agent's own workspace: %s", st.Text)
 		}
 		var start harness.RunStart
-		if err := json.Unmarshal([]byte(st.Text), &start); err != nil || start.Principal != "pane:"+agent.Pane.ID {
-			t.Fatalf("MCP run started %s (%v), want the agent's principal", st.Text, err)
+		if err := json.Unmarshal([]byte(st.Text), &start); err != nil {
+			t.Fatalf("MCP run started %s (%v)", st.Text, err)
+		}
+		// run_list keeps whole records (docs/mcp.md, "Small results").
+		var listed struct{ Runs []harness.RunRecord }
+		if l := m.Call(t, "run_list", map[string]any{"key": "mcp-own"}); json.Unmarshal([]byte(l.Text), &listed) != nil || len(listed.Runs) != 1 || listed.Runs[0].Principal != "pane:"+agent.Pane.ID {
+			t.Fatalf("MCP run started %s, listed %s: want the agent's principal", st.Text, l.Text)
 		}
 		w := m.Call(t, "run_wait", map[string]any{"run": start.Run, "timeout_ms": 20000})
 		if w.IsError {

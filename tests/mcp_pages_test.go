@@ -85,3 +85,115 @@ func TestMCPCaptureOfALongHistoryIsPagedUnderTheCap(t *testing.T) {
 	}
 	d.Kill(t, p.ID, "--grace-ms", "200")
 }
+
+// A run whose output tail is over the result budget comes back from
+// run_wait and run_get with its last rows, cut true and continue_with: the
+// pane_capture arguments of the rows left out, which page in turn. The
+// pages and the tail join to the tail `signaltty run wait --trim` prints.
+// A wait that ends first keeps its output_so_far under the budget the same
+// way, and so does pane_wait_output.
+func TestMCPRunResultsOverTheBudgetKeepTheLastRowsAndSayHowToReadTheRest(t *testing.T) {
+	d := harness.Start(t)
+	m := d.StartMCP(t, nil, "--wait-cap-ms", "20000")
+	w := d.CreateWorkspace(t, "big-tail")
+	row := func(n string) string { return `printf "%0190d\n" ` + n } // 190 digits, n at the end
+	r := m.Call(t, "run", map[string]any{"key": "big", "workspace": w.ID, "cols": 200, "rows": 50, "output_rows": 1000, "output_bytes": 262144,
+		"shell": "i=0; while [ $i -lt 1000 ]; do i=$((i+1)); " + row("$i") + "; done"})
+	var st struct{ Run, Pane string }
+	decodeText(t, r, &st)
+	var whole struct {
+		Record struct {
+			Output struct {
+				Start, End int64
+				Lines      []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(d.CLI(t, "--json", "run", "wait", "--run", st.Run, "--trim", "--timeout-ms", "20000").Stdout), &whole); err != nil || len(whole.Record.Output.Lines) != 1000 {
+		t.Fatalf("the whole tail: %d lines (%v)", len(whole.Record.Output.Lines), err)
+	}
+	for _, tool := range []string{"run_wait", "run_get"} {
+		res := m.Call(t, tool, map[string]any{"run": st.Run})
+		if res.IsError || len(res.Text) > mcpResultBudget {
+			t.Fatalf("%s: isError %v, %d bytes (budget %d)", tool, res.IsError, len(res.Text), mcpResultBudget)
+		}
+		var got struct {
+			Record struct {
+				State  string
+				Output struct {
+					Start, End int64
+					Complete   bool
+					Lines      []string
+				}
+			}
+			Cut          bool
+			ContinueWith map[string]any `json:"continue_with"`
+			Note         string
+		}
+		decodeText(t, res, &got)
+		o := got.Record.Output
+		if got.Record.State != "completed" || !got.Cut || o.Complete || o.End != whole.Record.Output.End || got.Note == "" ||
+			got.ContinueWith["pane"] != st.Pane || got.ContinueWith["end"] != float64(o.Start) {
+			t.Fatalf("%s: want the last rows, cut, and how to read the rest: %.600s", tool, res.Text)
+		}
+		var joined []string
+		args := got.ContinueWith
+		for pages := 0; ; pages++ {
+			p := m.Call(t, "pane_capture", args)
+			var page struct {
+				Lines        []string
+				Cut          bool
+				ContinueWith map[string]any `json:"continue_with"`
+			}
+			decodeText(t, p, &page)
+			if p.IsError || len(p.Text) > mcpResultBudget || pages > 100 {
+				t.Fatalf("page %d: %d bytes, %.300s", pages, len(p.Text), p.Text)
+			}
+			joined = append(joined, page.Lines...)
+			if !page.Cut {
+				break
+			}
+			args = page.ContinueWith
+		}
+		joined = append(joined, o.Lines...)
+		if !slices.Equal(joined, whole.Record.Output.Lines) {
+			t.Fatalf("%s: the rows left out and the tail join to %d rows, not the %d of the tail", tool, len(joined), len(whole.Record.Output.Lines))
+		}
+	}
+
+	// A wait that ends first: the screen so far, its last rows, without the
+	// blank rows at its end.
+	r = m.Call(t, "run", map[string]any{"key": "big-screen", "workspace": w.ID, "cols": 1000, "rows": 300,
+		"shell": `i=0; while [ $i -lt 300 ]; do i=$((i+1)); printf "%0990d\n" $i; done; echo screen-done; exec sleep 100`})
+	decodeText(t, r, &st)
+	d.WaitLine(t, st.Pane, "screen-done")
+	res := m.Call(t, "run_wait", map[string]any{"run": st.Run, "timeout_ms": 0})
+	var sofar struct {
+		WaitEnded   string `json:"wait_ended"`
+		OutputSoFar struct {
+			First int64
+			Lines []string
+		} `json:"output_so_far"`
+		Cut          bool
+		ContinueWith map[string]any `json:"continue_with"`
+	}
+	decodeText(t, res, &sofar)
+	lines := sofar.OutputSoFar.Lines // without the blank rows below the output (the cursor's)
+	if res.IsError || len(res.Text) > mcpResultBudget || sofar.WaitEnded != "timeout" || !sofar.Cut || len(lines) == 0 ||
+		lines[len(lines)-1] != "screen-done" || sofar.ContinueWith["end"] != float64(sofar.OutputSoFar.First) {
+		t.Fatalf("run_wait that ends first, %d bytes: %.600s … %s", len(res.Text), res.Text, res.Text[max(0, len(res.Text)-600):])
+	}
+
+	// pane_wait_output of rows that changed: its last rows.
+	wo := m.Call(t, "pane_wait_output", map[string]any{"pane": st.Pane, "after": map[string]any{"epoch": 0, "row": 0, "digest": ""}, "quiet_ms": 100})
+	var out struct {
+		First, Omitted int64
+		Lines          []string
+		Cut            bool
+	}
+	decodeText(t, wo, &out)
+	if wo.IsError || len(wo.Text) > mcpResultBudget || !out.Cut || len(out.Lines) == 0 {
+		t.Fatalf("pane_wait_output, %d bytes: %.600s", len(wo.Text), wo.Text)
+	}
+	m.Call(t, "run_cancel", map[string]any{"run": st.Run, "grace_ms": 0})
+}

@@ -2,7 +2,6 @@ package varlink
 
 import (
 	"bytes"
-	"encoding/json"
 	"sync"
 
 	"github.com/signaltty/signaltty/service"
@@ -12,9 +11,10 @@ import (
 // paneRecords keeps each pane's record as Mux.ListPanes encodes it, by
 // pane id with the record's revision (service/records.go; docs/scale.md),
 // so that listing many panes encodes only the ones that changed since the
-// last listing. The bytes are those json.Marshal makes of the mux.Pane (as
-// the varlink library encodes a reply), so the reply is the same as an
-// encoding of the whole list.
+// last listing. The bytes are those json.Marshal makes of the mux.Pane
+// without HTML escaping (as encodeReply encodes a reply: <, > and & of a
+// title or an argv as themselves), so the reply is the same as an encoding
+// of the whole list.
 type paneRecords struct {
 	mu   sync.Mutex // held while a listing is made (not sent): s.mu is taken inside it, never around it
 	recs map[string]paneRecord
@@ -69,11 +69,11 @@ func (pr *paneRecords) getWorkspace(svc *service.Service, ref string) ([]byte, e
 	for _, t := range tabs {
 		tout = append(tout, tabOut(t))
 	}
-	wenc, err := json.Marshal(workspaceOut(w))
+	wenc, err := marshalNoHTML(workspaceOut(w))
 	if err != nil {
 		return nil, err
 	}
-	tenc, err := json.Marshal(tout)
+	tenc, err := marshalNoHTML(tout)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (pr *paneRecords) encode(b *bytes.Buffer, list []service.PaneRecord, whole 
 			if r.Pane == nil { // cannot happen: ListPaneRecords asked
 				continue
 			}
-			enc, err := json.Marshal(paneOut(*r.Pane))
+			enc, err := marshalNoHTML(paneOut(*r.Pane))
 			if err != nil {
 				return err
 			}

@@ -3,7 +3,6 @@ package varlink
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"testing"
 	"time"
@@ -24,13 +23,11 @@ func wholeReply(t testing.TB, svc *service.Service, ws string) []byte {
 		Panes []mux.Pane `json:"panes"`
 	}
 	out.Panes = panesOut(ps)
-	b, err := json.Marshal(&struct {
-		Parameters any `json:"parameters,omitempty"`
-	}{&out})
+	b, err := encodeReply(&out, false) // as the daemon sends a reply: no HTML escaping
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(b, 0)
+	return b
 }
 
 // wholeWorkspace is the GetWorkspace reply as the generated
@@ -52,13 +49,11 @@ func wholeWorkspace(t testing.TB, svc *service.Service, ref string) []byte {
 		out.Tabs = append(out.Tabs, tabOut(tb))
 	}
 	out.Panes = panesOut(panes)
-	b, err := json.Marshal(&struct {
-		Parameters any `json:"parameters,omitempty"`
-	}{&out})
+	b, err := encodeReply(&out, false) // as the daemon sends a reply: no HTML escaping
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(b, 0)
+	return b
 }
 
 func newRecordsService(t testing.TB) *service.Service {
@@ -130,6 +125,9 @@ func TestListPanesAndGetWorkspaceFromKeptRecordsAreTheWholeEncoding(t *testing.T
 		time.Sleep(10 * time.Millisecond)
 	}
 	check("after a title and the alternate screen")
+	if got, _ := pr.listPanes(svc, "", "", all); !bytes.Contains(got, []byte(`"a <title> & more"`)) {
+		t.Fatalf("the title is not as it is in the listing: %s", got)
+	}
 	if err := svc.SignalPane(ids[2], "TERM"); err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,17 @@ func encodeReply(params any, continues bool) ([]byte, error) {
 	return out, nil
 }
 
+// marshalNoHTML is json.Marshal without HTML escaping (as encodeReply).
+func marshalNoHTML(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // writeReply sends an encoded reply on the call's connection (nothing for a
 // oneway call), as varlink.Call.Reply would.
 func writeReply(ctx context.Context, c vl.Call, msg []byte) error {

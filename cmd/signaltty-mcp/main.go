@@ -9,8 +9,8 @@
 // --address is the daemon address (default $SIGNALTTY_ADDRESS, else the
 // user's socket); --wait-cap-ms sets the longest run_wait and pane_wait of
 // one call (default 110000 ms, at most 1500000; docs/mcp.md, "Long
-// waits"). $MAX_MCP_OUTPUT_TOKENS (default 25,000) sets the budget a
-// pane_capture result is paged under (docs/mcp.md, "Result size"). Exit status: 0 when the client goes away, 2 for a bad flag, 1
+// waits"). $MAX_MCP_OUTPUT_TOKENS (default 25,000) sets the budget every
+// result is kept under (docs/mcp.md, "Result size"). Exit status: 0 when the client goes away, 2 for a bad flag, 1
 // when serving fails.
 package main
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
+	"github.com/signaltty/signaltty/varlink/mcpschema"
 )
 
 // defaultResultTokens is Claude Code's default cap on one MCP tool result,
@@ -83,4 +84,55 @@ func (a *server) capturePage(ctx context.Context, in map[string]any) (json.RawMe
 	rec["note"], _ = json.Marshal(fmt.Sprintf("Cut at row %d to keep this result under %d bytes: call pane_capture with continue_with for rows %d to %d.",
 		page.Next, total, page.Next, end))
 	return json.Marshal(rec)
+}
+
+// budgetBytes is the server's result budget in bytes.
+func (a *server) budgetBytes() int {
+	if a.budget > 0 {
+		return a.budget
+	}
+	return resultBudget()
+}
+
+// withinBudget returns raw, a result of t for the arguments in, kept
+// under the result budget: rows left out first (fitRows). A result that
+// still does not fit, with no rows to leave out, fails
+// unsupported.result_size rather than reach a client that refuses it
+// (docs/mcp.md, "Result size").
+func (a *server) withinBudget(t mcpschema.Tool, in map[string]any, raw json.RawMessage) (json.RawMessage, error) {
+	budget := a.budgetBytes()
+	if len(raw) <= budget {
+		return raw, nil
+	}
+	pane, _ := in["pane"].(string)
+	if pane == "" {
+		var r struct{ Record struct{ Pane string } }
+		_ = json.Unmarshal(raw, &r)
+		pane = r.Record.Pane
+	}
+	raw = fitRows(t.Name, raw, pane, in["trim"] != false, budget)
+	if len(raw) <= budget {
+		return raw, nil
+	}
+	return nil, &daemon.Error{Code: "unsupported.result_size",
+		Message: fmt.Sprintf("the result of %s is %d bytes, over this server's budget of %d (MAX_MCP_OUTPUT_TOKENS × %d): ask for less (a limit, pane_list_fields, output false)", t.Name, len(raw), budget, bytesPerToken),
+		Data:    map[string]any{"bytes": len(raw), "budget": budget}}
+}
+
+// listRuns makes Run.List; a reply over the result budget is asked again
+// with a smaller limit, so that it comes in pages (next, passed as after)
+// rather than over the budget.
+func (a *server) listRuns(ctx context.Context, in map[string]any) (json.RawMessage, error) {
+	budget := a.budgetBytes() - pageReserve
+	for {
+		raw, err := daemon.Call(ctx, a.address, "dev.signaltty.Run.List", in)
+		if err != nil || len(raw) <= budget {
+			return raw, err
+		}
+		var l struct{ Runs []json.RawMessage }
+		if json.Unmarshal(raw, &l) != nil || len(l.Runs) <= 1 {
+			return raw, nil
+		}
+		in["limit"] = max(1, len(l.Runs)*budget/len(raw))
+	}
 }

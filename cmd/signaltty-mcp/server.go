@@ -31,7 +31,7 @@ const progressEvery = 5 * time.Second
 type server struct {
 	address string
 	waitCap int64 // the longest run_wait and pane_wait, in ms
-	budget  int   // the most bytes of text a pane_capture result has (resultBudget)
+	budget  int   // the most bytes of text a result has (resultBudget)
 }
 
 // newMCPServer returns the MCP server with one tool per generated entry of
@@ -39,7 +39,7 @@ type server struct {
 func (a *server) newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "signaltty", Title: "signaltty", Version: version}, &mcp.ServerOptions{
 		Instructions: "signaltty runs commands in terminal panes owned by its daemon. Start a command with run (a unique key makes a retry safe), " +
-			"wait for it with run_wait (call again on timeout.wait), trust outcome and status, read more rows with pane_capture, remove finished panes. " +
+			"wait for it with run_wait (call again while its result says wait_ended \"timeout\"), trust outcome and status, read more rows with pane_capture, remove finished panes. " +
 			"Drive an interactive program (a REPL, a prompt, an installer) with pane_send_wait: it types the input and waits for a matching row or a quiet screen in one call.",
 	})
 	for _, t := range mcpschema.Tools() {
@@ -100,13 +100,21 @@ func (a *server) toolHandler(t mcpschema.Tool) mcp.ToolHandlerFor[map[string]any
 			stop()
 		case "dev.signaltty.Mux.CaptureRows":
 			raw, err = a.capturePage(ctx, in)
+		case "dev.signaltty.Run.List":
+			raw, err = a.listRuns(ctx, in)
 		default:
 			raw, err = daemon.Call(ctx, a.address, t.Method, in)
+		}
+		if err == nil {
+			if c := daemon.Compact(raw); c != nil {
+				raw = c
+			}
+			raw, err = a.withinBudget(t, in, smaller(t, raw))
 		}
 		if err != nil {
 			return nil, nil, &toolError{daemon.AsError(err, "internal")}
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(daemon.Compact(raw))}}}, raw, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}, raw, nil
 	}
 }
 
@@ -203,24 +211,43 @@ func (a *server) waitRun(ctx context.Context, p map[string]any) (json.RawMessage
 	if gerr != nil {
 		return nil, err
 	}
-	var rec map[string]json.RawMessage
-	if json.Unmarshal(cur, &rec) != nil {
+	rec, ok := parseObject(cur)
+	record, _ := rec.get("record")
+	if !ok {
 		return nil, err
 	}
-	var now struct{ State string }
-	if json.Unmarshal(rec["record"], &now) == nil && now.State == "completed" {
+	var now struct{ State, Pane string }
+	if json.Unmarshal(record, &now) == nil && now.State == "completed" {
 		return cur, nil // it completed between the timeout and Get
 	}
-	var where struct{ Pane string }
-	if json.Unmarshal(rec["record"], &where) == nil && where.Pane != "" {
-		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": where.Pane, "trim": p["trim"] != false}); err == nil {
-			rec["output_so_far"] = screen
+	if now.Pane != "" {
+		if screen, err := c.Call(ctx, "dev.signaltty.Mux.CaptureRows", map[string]any{"pane": now.Pane, "trim": p["trim"] != false}); err == nil {
+			rec.set("output_so_far", withoutBlankEnd(screen))
 		}
 	}
-	rec["wait_ended"] = json.RawMessage(`"timeout"`)
-	next, _ := json.Marshal(fmt.Sprintf("The run is still running and keeps running: call run_wait again with run %q (and the same source) to go on waiting, run_cancel to stop it.", p["run"]))
-	rec["next"] = next
-	return json.Marshal(rec)
+	rec.set("wait_ended", "timeout")
+	rec.set("next", fmt.Sprintf("The run is still running and keeps running: call run_wait again with run %q (and the same source) to go on waiting, run_cancel to stop it.", p["run"]))
+	return rec.marshal(), nil
+}
+
+// withoutBlankEnd is a CaptureRows reply of trimmed rows without its
+// empty last lines (the screen below the output so far): lines are then
+// rows [first, first+len(lines)), the rows after them blank.
+func withoutBlankEnd(screen json.RawMessage) json.RawMessage {
+	o, ok := parseObject(screen)
+	var lines []string
+	if raw, has := o.get("lines"); !ok || !has || json.Unmarshal(raw, &lines) != nil {
+		return screen
+	}
+	n := len(lines)
+	for n > 0 && lines[n-1] == "" {
+		n--
+	}
+	if n == len(lines) {
+		return screen
+	}
+	o.set("lines", lines[:n])
+	return o.marshal()
 }
 
 // waitPane makes Mux.Wait. A wait that ends at its cap (timeout.wait) is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/signaltty/signaltty/cmd/internal/daemon"
 )
 
 // maxLine is the longest input line the server reads, in bytes; a longer
@@ -278,7 +279,7 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.initialized = true
 		c.mu.Unlock()
 	}
-	err = c.writeLine(unescapeHTML(b))
+	err = c.writeLine(daemon.UnescapeHTML(b))
 	if isResp {
 		c.mu.Lock()
 		c.answered(resp.ID)
@@ -297,7 +298,7 @@ func (c *lineConn) writeError(id json.RawMessage, code int64, message string) {
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
-	_ = c.writeLine(unescapeHTML(b))
+	_ = c.writeLine(daemon.UnescapeHTML(b))
 }
 
 func (c *lineConn) writeLine(b []byte) error {
@@ -321,35 +322,3 @@ func (c *lineConn) Close() error {
 
 // SessionID implements mcp.Connection: stdio has no session id.
 func (c *lineConn) SessionID() string { return "" }
-
-// unescapeHTML returns JSON text b with the escapes \u003c, \u003e and
-// \u0026 that encoding/json writes for <, > and & replaced by the
-// characters themselves (the same JSON value, fewer bytes).
-func unescapeHTML(b []byte) []byte {
-	if !bytes.Contains(b, []byte(`\u00`)) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' || i+1 >= len(b) {
-			out = append(out, b[i])
-			continue
-		}
-		if b[i+1] == 'u' && i+5 < len(b) {
-			switch string(b[i+2 : i+6]) {
-			case "003c", "003C":
-				out, i = append(out, '<'), i+5
-				continue
-			case "003e", "003E":
-				out, i = append(out, '>'), i+5
-				continue
-			case "0026":
-				out, i = append(out, '&'), i+5
-				continue
-			}
-		}
-		out = append(out, b[i], b[i+1]) // any other escape, kept whole
-		i++
-	}
-	return out
-}

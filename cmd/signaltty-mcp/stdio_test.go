@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/signaltty/signaltty/cmd/internal/daemon"
 )
 
 // lineSession serves the tools on a lineTransport fed by the test: send
@@ -164,11 +165,11 @@ func TestMCPWritesNoHTMLEscapes(t *testing.T) {
 		{`"\\\u003c"`, `"\\<"`},
 		{`"\u00e9\n"`, `"\u00e9\n"`},
 	} {
-		if got := string(unescapeHTML([]byte(c.in))); got != c.want {
-			t.Errorf("unescapeHTML(%s) = %s, want %s", c.in, got, c.want)
+		if got := string(daemon.UnescapeHTML([]byte(c.in))); got != c.want {
+			t.Errorf("daemon.UnescapeHTML(%s) = %s, want %s", c.in, got, c.want)
 		}
 		var a, b string
-		if json.Unmarshal([]byte(c.in), &a) != nil || json.Unmarshal(unescapeHTML([]byte(c.in)), &b) != nil || a != b {
+		if json.Unmarshal([]byte(c.in), &a) != nil || json.Unmarshal(daemon.UnescapeHTML([]byte(c.in)), &b) != nil || a != b {
 			t.Errorf("%s: value changed: %q → %q", c.in, a, b)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/varlink/go/varlink/idl"
@@ -78,6 +79,9 @@ func Generate(dir string) (toolsJSON, skill []byte, err error) {
 		if len(g.defs) > 0 {
 			outSchema["$defs"] = g.defs
 		}
+		if err := leaveOut(outSchema, t); err != nil {
+			return nil, nil, fmt.Errorf("tool %s: %w", t.name, err)
+		}
 		doc := m.Doc
 		for old, repl := range t.doc {
 			if !strings.Contains(doc, old) {
@@ -87,7 +91,7 @@ func Generate(dir string) (toolsJSON, skill []byte, err error) {
 		}
 		out = append(out, Tool{Name: t.name, Method: t.method, CLI: t.cli,
 			Description: t.hint + "\n\n" + doc, MethodDoc: m.Doc, Annotations: annotations(t),
-			InputSchema: mustRaw(in), OutputSchema: mustRaw(outSchema)})
+			InputSchema: mustRaw(in), OutputSchema: mustRaw(outSchema), Omit: t.omit, OmitDefault: t.omitDefault})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -101,6 +105,69 @@ func Generate(dir string) (toolsJSON, skill []byte, err error) {
 		return nil, nil, err
 	}
 	return buf.Bytes(), skillGuide(preface, out), nil
+}
+
+// leaveOut removes the fields MCP leaves out of t's reply from the output
+// schema s: an omitted one from the properties, one left out at its
+// default from the required fields, its description saying when.
+func leaveOut(s map[string]any, t tool) error {
+	for _, p := range t.omit {
+		obj, name, err := schemaParent(s, p)
+		if err != nil {
+			return err
+		}
+		delete(obj["properties"].(map[string]any), name)
+		unrequire(obj, name)
+	}
+	for p, v := range t.omitDefault {
+		obj, name, err := schemaParent(s, p)
+		if err != nil {
+			return err
+		}
+		unrequire(obj, name)
+		prop := obj["properties"].(map[string]any)[name].(map[string]any)
+		note := fmt.Sprintf("In MCP left out when %s.", mustRaw(v))
+		if d, ok := prop["description"].(string); ok {
+			note = d + " " + note
+		}
+		prop["description"] = note
+	}
+	return nil
+}
+
+// schemaParent finds the object schema that has the last field of the
+// dotted path, following $ref into root's $defs.
+func schemaParent(root map[string]any, path string) (map[string]any, string, error) {
+	names := strings.Split(path, ".")
+	obj := root
+	for i, n := range names {
+		if ref, ok := obj["$ref"].(string); ok {
+			defs, _ := root["$defs"].(map[string]any)
+			obj, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+		}
+		props, _ := obj["properties"].(map[string]any)
+		next, ok := props[n].(map[string]any)
+		if !ok {
+			return nil, "", fmt.Errorf("the reply has no field %s", path)
+		}
+		if i == len(names)-1 {
+			return obj, n, nil
+		}
+		if _, isRef := next["$ref"]; !isRef && next["anyOf"] != nil {
+			next = next["anyOf"].([]any)[0].(map[string]any) // a ?T field
+		}
+		obj = next
+	}
+	return nil, "", fmt.Errorf("empty path")
+}
+
+// unrequire removes name from obj's required fields.
+func unrequire(obj map[string]any, name string) {
+	req, _ := obj["required"].([]string)
+	obj["required"] = slices.DeleteFunc(slices.Clone(req), func(r string) bool { return r == name })
+	if len(obj["required"].([]string)) == 0 {
+		delete(obj, "required")
+	}
 }
 
 // annotations is the tool's MCP annotations. Tools that start or drive

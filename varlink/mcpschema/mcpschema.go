@@ -33,6 +33,12 @@ type Tool struct {
 	// method's parameters and its reply.
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
+	// Omit are the reply's fields the MCP server leaves out, as dotted
+	// paths ("record.output.offset"); OmitDefault those it leaves out when
+	// they have the given value (docs/mcp.md, "Small results"). The output
+	// schema has neither as required.
+	Omit        []string       `json:"omit,omitempty"`
+	OmitDefault map[string]any `json:"omit_default,omitempty"`
 }
 
 //go:embed tools.json

@@ -14,7 +14,47 @@ type tool struct {
 	// (old text → new text); generating fails when an old text is gone.
 	doc map[string]string
 	ann annotation
+	// omit and omitDefault are the reply's fields MCP leaves out
+	// (docs/mcp.md, "Small results"), as dotted paths in the reply
+	// ("record.output.offset"): omit always, omitDefault when the field
+	// has the given value. Generating removes them from the output schema.
+	omit        []string
+	omitDefault map[string]any
 }
+
+// runRecordOmit are the fields of a run record that an agent has no use
+// for in a result: what it sent or can ask run_list for (source, key,
+// workspace, tab, principal, shell), a pid and wall-clock times it cannot
+// act on, and the output tail's bookkeeping (offset, the pane's size).
+var runRecordOmit = []string{"source", "key", "tab", "workspace", "principal", "pid", "shell", "started_at", "completed_at",
+	"output.offset", "output.cols", "output.rows"}
+
+// runRecordDefaults are the output tail's fields left out at their usual
+// value: the primary screen, the first epoch, rows kept from row 0.
+var runRecordDefaults = map[string]any{"output.screen": "primary", "output.epoch": 0, "output.oldest": 0}
+
+// prefixed returns the paths of runRecordOmit and runRecordDefaults under
+// prefix (the reply field holding the record).
+func prefixed(prefix string) ([]string, map[string]any) {
+	omit := make([]string, 0, len(runRecordOmit))
+	for _, p := range runRecordOmit {
+		omit = append(omit, prefix+"."+p)
+	}
+	defs := map[string]any{}
+	for p, v := range runRecordDefaults {
+		defs[prefix+"."+p] = v
+	}
+	return omit, defs
+}
+
+// recordHint tells agents what a run record in MCP leaves out.
+const recordHint = "The record is kept small: it leaves out source, key, workspace, tab, principal, pid, shell, started_at and completed_at (run_list has them), " +
+	"the output tail's offset, cols and rows, and its screen, epoch and oldest when they are primary, 0 and 0. " +
+	"An output tail over the server's result budget keeps its last rows: then cut is true and continue_with holds the pane_capture arguments of the rows left out."
+
+// recordOmit and recordDefaults are the fields run_wait, run_get and
+// run_cancel leave out of their reply's record.
+var recordOmit, recordDefaults = prefixed("record")
 
 // annotation is what MCP's tool annotations say of a tool.
 type annotation int
@@ -29,19 +69,20 @@ const (
 
 // tools is the MCP server's tool list, in the order of the skill guide.
 var tools = []tool{
-	{name: "run", method: "dev.signaltty.Run.Start", cli: "signaltty run --key K (--workspace W | --pane P --axis cols|rows) (--argv JSON | --shell TEXT | -- PROGRAM [ARG...])",
-		hint: "Start a command as a trusted run in a new pane. Returns as soon as the process has been executed (it does not wait for it to finish: call run_wait next). " +
+	{name: "run", method: "dev.signaltty.Run.Start", omit: []string{"key", "tab", "workspace", "principal", "pid"}, cli: "signaltty run --key K (--workspace W | --pane P --axis cols|rows) (--argv JSON | --shell TEXT | -- PROGRAM [ARG...])",
+		hint: "Start a command as a trusted run in a new pane. Returns as soon as the process has been executed (it does not wait for it to finish: call run_wait next), with run, source, pane and reused (not the key and workspace you sent). " +
 			"Always pass a unique key: calling again with the same key and identical parameters after a lost or timed-out response is safe and returns the same run with reused: true instead of starting it twice. " +
 			"argv runs the program directly, with no shell (no quoting problems); use shell only when you need shell syntax (pipes, redirection, &&). " +
 			"deadline_ms makes the daemon terminate the command when it runs too long. " +
 			"cwd, env and env_unset set its working directory and environment, as for pane_spawn. " +
 			"From an agent's pane, pass your own pane's workspace (pane_get of your pane names it): the run gets a new tab there; other workspaces and other agents' panes are denied.spawn by default."},
-	{name: "run_wait", method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
+	{name: "run_wait", omit: recordOmit, omitDefault: recordDefaults, method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
 		hint: "Block until a run completes and return its record with outcome, status and the last rows of output. " +
 			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms, unless the server was started with another --wait-cap-ms); when the wait ends first, the result is not an error but the record as it is now (state running), output_so_far (the pane's screen now, as pane_capture returns it), wait_ended \"timeout\" and next: call run_wait again. " +
 			"With a progress token, a progress notification comes every 5 s while waiting. " +
 			"A wait never stops the command (use run_cancel). Trust outcome and status, never the screen text. " +
-			"When output.complete is false, earlier rows exist: read them with pane_capture (rows [output.oldest, output.start)).",
+			"When output.complete is false, earlier rows exist: read them with pane_capture (rows [output.oldest, output.start)). " +
+			recordHint,
 		params: map[string]string{"timeout_ms": "How long this call waits, in ms: 0 checks without waiting; default and maximum 110000 in MCP (larger values are lowered to it).",
 			"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."},
 		doc: map[string]string{
@@ -49,13 +90,13 @@ var tools = []tool{
 			"Called with \"more\", a reply with the current record (continues) is sent\nevery 10 s until the final one, so a client's own call timeout need not\nend a long wait. ": "",
 			"(data.reason \"expired\" or \"unknown\"), timeout.wait,": "(data.reason \"expired\" or \"unknown\"),",
 		}, ann: reads},
-	{name: "run_get", method: "dev.signaltty.Run.Get", cli: "signaltty run get --run R",
-		hint:   "Return a run's record now, without waiting (state running, terminating or completed).",
+	{name: "run_get", omit: recordOmit, omitDefault: recordDefaults, method: "dev.signaltty.Run.Get", cli: "signaltty run get --run R",
+		hint:   "Return a run's record now, without waiting (state running, terminating or completed). " + recordHint,
 		params: map[string]string{"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."}, ann: reads},
 	{name: "run_list", method: "dev.signaltty.Run.List", cli: "signaltty run list [--pane P] [--key K]",
 		hint: "List the runs the daemon still keeps, without output; find a run by its key after losing its id.", ann: reads},
-	{name: "run_cancel", method: "dev.signaltty.Run.Cancel", cli: "signaltty run cancel --run R",
-		hint: "Stop a run's command (destructive: signals its process group, then SIGKILL after grace_ms) and return the completed record.", ann: stops},
+	{name: "run_cancel", omit: recordOmit, omitDefault: recordDefaults, method: "dev.signaltty.Run.Cancel", cli: "signaltty run cancel --run R",
+		hint: "Stop a run's command (destructive: signals its process group, then SIGKILL after grace_ms) and return the completed record. " + recordHint, ann: stops},
 	{name: "workspace_create", method: "dev.signaltty.Mux.CreateWorkspace", cli: "signaltty workspace create [--name N] [--cwd DIR] [--grant RIGHT:SCOPE]... [-- PROGRAM [ARG...]]",
 		hint: "Create a workspace (a group of tabs and panes, like a tmux session); runs and panes start in one. Its handle can be used wherever a workspace id is taken.", ann: adds},
 	{name: "workspace_list", method: "dev.signaltty.Mux.ListWorkspaces", cli: "signaltty workspace list",
@@ -115,7 +156,7 @@ var tools = []tool{
 	{name: "notifications_list", method: "dev.signaltty.Mux.ListNotifications", cli: "signaltty notifications list [--pane P] [--unread]",
 		hint: "List the kept notifications (the newest 200), oldest first.", ann: reads},
 	{name: "status", method: "dev.signaltty.Server.GetStatus", cli: "signaltty status",
-		hint: "The daemon's status. Its source changes with every daemon start: pass it as source to run, run_wait, run_get and run_cancel to detect a daemon restart (run ids restart at r0).", ann: reads},
+		hint: "The daemon's status. Its source changes with every daemon start: pass it as source to run, run_wait, run_get and run_cancel to detect a daemon restart (run keys are forgotten with it).", ann: reads},
 	{name: "whoami", method: "dev.signaltty.Server.WhoAmI", cli: "signaltty whoami",
 		hint: "Who the daemon takes you for: your pane's principal (pane:<id>) and its grants, or the owner. A denied.* error means your principal lacks that right; ask the human instead of working around it.", ann: reads},
 }

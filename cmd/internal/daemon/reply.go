@@ -36,7 +36,42 @@ func Compact(raw json.RawMessage) []byte {
 	if err := json.Compact(&b, raw); err != nil {
 		return nil
 	}
-	return b.Bytes() // json.Compact, unlike json.Marshal, writes <, > and & as they are
+	return UnescapeHTML(b.Bytes()) // json.Compact, unlike json.Marshal, writes <, > and & as they are
+}
+
+// UnescapeHTML turns the escapes \u003c, \u003e and \u0026 in the strings
+// of a JSON text back into <, > and &: replies that the varlink library
+// encodes (json.Marshal escapes them for HTML) then cost one byte for
+// each, as the daemon's own encoder writes them (docs/mcp.md, "Small
+// results"). The JSON stays equal; an escaped backslash before "u003c" is
+// left as it is.
+func UnescapeHTML(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			switch string(b[i+2 : i+6]) {
+			case "003c", "003C":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e", "003E":
+				out, i = append(out, '>'), i+5
+				continue
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			}
+		}
+		out = append(out, b[i], b[i+1]) // any other escape, \\ included, whole
+		i++
+	}
+	return out
 }
 
 // Call dials the daemon at addr, makes one call and closes the connection.
