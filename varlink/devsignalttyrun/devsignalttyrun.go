@@ -514,8 +514,9 @@ func (m Start_methods) Upgrade(ctx context.Context, c *varlink.Connection, key_i
 //	conflict.source, cancelled (the client hung up; the run keeps running).
 //
 // source (as on Start, Get and Cancel): fail with conflict.source unless it
-// is this daemon's event source; run ids restart at r0 with every daemon, so
-// a client that kept an id across a restart must not reach another run.
+// is this daemon's event source. Run ids never repeat for one state
+// directory (docs/run-wait.md, "Run ids and source"); source tells a client
+// that kept an id across a restart that the daemon it asked is another.
 type Wait_methods struct{}
 
 func Wait() Wait_methods { return Wait_methods{} }
@@ -1044,8 +1045,9 @@ func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string
 //	conflict.source, cancelled (the client hung up; the run keeps running).
 //
 // source (as on Start, Get and Cancel): fail with conflict.source unless it
-// is this daemon's event source; run ids restart at r0 with every daemon, so
-// a client that kept an id across a restart must not reach another run.
+// is this daemon's event source. Run ids never repeat for one state
+// directory (docs/run-wait.md, "Run ids and source"); source tells a client
+// that kept an id across a restart that the daemon it asked is another.
 func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, run_ string, timeout_ms_ *int64, output_ *bool, source_ *string, trim_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Wait")
 }
@@ -1317,8 +1319,9 @@ method Start(
 #   output false and read rows with CaptureRows), invalid_params.timeout_ms,
 #   conflict.source, cancelled (the client hung up; the run keeps running).
 # source (as on Start, Get and Cancel): fail with conflict.source unless it
-# is this daemon's event source; run ids restart at r0 with every daemon, so
-# a client that kept an id across a restart must not reach another run.
+# is this daemon's event source. Run ids never repeat for one state
+# directory (docs/run-wait.md, "Run ids and source"); source tells a client
+# that kept an id across a restart that the daemon it asked is another.
 method Wait(run: string, timeout_ms: ?int, output: ?bool, source: ?string, trim: ?bool) -> (record: Record)
 
 # Returns a run's record; trim (default false) leaves trailing spaces out
