@@ -91,13 +91,13 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 		return strings.Contains(line, "no match: no-such-row")
 	})
 
-	// v selects rows from the cursor, y copies them to the outer
+	// V selects rows from the cursor, y copies them to the outer
 	// terminal's clipboard with OSC 52 (tmux keeps it as a buffer), s
 	// saves them to a file.
 	m.Tmux(t, "set", "-g", "set-clipboard", "on")
 	m.SendText(t, "?row-2000")
 	m.SendKeys(t, "Enter")
-	m.SendText(t, "vjjy")
+	m.SendText(t, "Vjjy")
 	var buffer string
 	harness.Eventually(t, harness.PollTimeout, "the outer terminal got the copied rows", func() (bool, string) {
 		name := strings.TrimSpace(m.Tmux(t, "list-buffers", "-F", "#{buffer_name}"))
@@ -112,7 +112,7 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 		return strings.Contains(line, "copied 3 rows")
 	})
 	path := filepath.Join(harness.TempDir(t), "rows.txt")
-	m.SendText(t, "vk")
+	m.SendText(t, "Vk")
 	m.SendText(t, "s"+path)
 	m.SendKeys(t, "Enter")
 	harness.Eventually(t, harness.PollTimeout, "s saved the selected rows", func() (bool, string) {

@@ -267,11 +267,14 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 		_ = writeFrame(tio, out)
 		outMu.Unlock()
 	}
-	enterView := func(rest []byte) {
+	enterView := func(rest []byte, fromScreen bool) {
 		cols, rows := tio.Size()
 		v, err := historyview.New(ctx, historyview.Capture{Call: ctl.call, Pane: pane.Id}, cols, rows)
 		if err != nil {
 			return // the pane is gone: its stream ends the attach
+		}
+		if fromScreen {
+			v.FromScreen()
 		}
 		view = v
 		outMu.Lock()
@@ -309,6 +312,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	// detach key; after the end, any key.
 	keys := tio.Keys(ctx)
 	pending := false // the prefix key was pressed
+	var press []byte // with --mouse: the last left button press the client took
 
 	var end *ending
 	for {
@@ -385,11 +389,11 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 					switch {
 					case c == o.history:
 						flush()
-						enterView(b[i+1:])
+						enterView(b[i+1:], false)
 						break bytes
 					case bytes.HasPrefix(b[i:], []byte(pageUp)):
 						flush()
-						enterView(b[i:]) // and scroll a page up
+						enterView(b[i:], false) // and scroll a page up
 						break bytes
 					case c == o.detach:
 						send = append(send, o.prefix)
@@ -407,10 +411,23 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 						break bytes
 					}
 					var btn, x, y int
-					if _, err := fmt.Sscanf(string(b[i+3:i+n]), "%d;%d;%d", &btn, &x, &y); err == nil && btn&^0x1c == 64 && b[i+n] == 'M' {
-						flush()
-						enterView(b[i:])
-						break bytes
+					report := b[i : i+n+1]
+					if _, err := fmt.Sscanf(string(b[i+3:i+n]), "%d;%d;%d", &btn, &x, &y); err == nil && b[i+n] == 'M' {
+						switch {
+						case btn&^0x1c == 64:
+							flush()
+							enterView(b[i:], false)
+							break bytes
+						case btn&^0x1c == 0:
+							press = append(press[:0], report...)
+						case btn&^0x1c == 32 && press != nil: // a drag: the view selects from the press
+							flush()
+							enterView(append(press, b[i:]...), true)
+							press = nil
+							break bytes
+						}
+					} else {
+						press = nil
 					}
 					i += n
 				case c == o.detach:
@@ -432,10 +449,11 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 // pageUp is what a terminal sends for Page Up.
 const pageUp = "\x1b[5~"
 
-// The client's own mouse reports (--mouse): normal tracking, SGR encoding.
+// The client's own mouse reports (--mouse): button events (presses,
+// releases and drags), SGR encoding.
 const (
-	clientMouseOn  = "\x1b[?1000h\x1b[?1006h"
-	clientMouseOff = "\x1b[?1000l\x1b[?1006l"
+	clientMouseOn  = "\x1b[?1002h\x1b[?1006h"
+	clientMouseOff = "\x1b[?1002l\x1b[?1006l"
 )
 
 // mouseSet matches DEC private mode sets and resets (CSI ? Pm h/l).
