@@ -40,21 +40,23 @@ type tabPane struct {
 }
 
 type tabView struct {
-	a      *viewer
-	o      options
-	ctl    *daemon.Client
-	tio    *attachio.Terminal
-	tab    mux.Tab
-	mu     sync.Mutex // guards everything below and the panes' emulators
-	panes  []*tabPane // layout order
-	focus  int
-	zoom   bool
-	dirty  chan struct{}
-	uvr    *uv.TerminalRenderer
-	sb     uv.ScreenBuffer
-	sent   map[ansi.DECMode]bool // input modes the terminal is in
-	prefix byte
-	hist   *historyview.View // the focused pane's history view, nil when not shown
+	a       *viewer
+	o       options
+	ctl     *daemon.Client
+	tio     *attachio.Terminal
+	tab     mux.Tab
+	mu      sync.Mutex // guards everything below and the panes' emulators
+	panes   []*tabPane // layout order
+	focus   int
+	zoom    bool
+	dirty   chan struct{}
+	uvr     *uv.TerminalRenderer
+	sb      uv.ScreenBuffer
+	sent    map[ansi.DECMode]bool // input modes the terminal is in
+	prefix  byte
+	hist    *historyview.View // the focused pane's history view, nil when not shown
+	drag    *drag             // the border being dragged with the mouse, nil when none
+	pressed int               // the pane a mouse button went down on, -1 when none
 }
 
 // tabModes are the input modes the view gives the terminal from the
@@ -78,7 +80,10 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 		return err
 	}
 	defer tio.Restore()
-	v := &tabView{a: a, o: o, ctl: ctl, tio: tio, tab: tab, dirty: make(chan struct{}, 1), prefix: o.prefix, sent: map[ansi.DECMode]bool{}}
+	v := &tabView{a: a, o: o, ctl: ctl, tio: tio, tab: tab, dirty: make(chan struct{}, 1), prefix: o.prefix, sent: map[ansi.DECMode]bool{}, pressed: -1}
+	if o.mouse {
+		_, _ = tio.Write([]byte(mouseOn))
+	}
 	byID := map[string]mux.Pane{}
 	for _, p := range panes {
 		byID[p.Id] = p
@@ -194,6 +199,18 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 							i += 2
 						}
 					}
+				case c == 0x1b && o.mouse && strings.HasPrefix(string(b[i:]), "\x1b[<"):
+					r, n := parseReport(b[i:])
+					if n == 0 {
+						break bytes // a report cut short: dropped
+					}
+					v.flush(ctx, send)
+					send = nil
+					if v.mouse(ctx, r) {
+						v.enterHistory(ctx, b[i:])
+						break bytes
+					}
+					i += n - 1
 				case c == o.detach:
 					v.flush(ctx, send)
 					tio.Restore()
@@ -238,7 +255,11 @@ func (v *tabView) enterHistory(ctx context.Context, rest []byte) {
 
 // leaveHistory goes back to the live pane: everything is drawn again.
 func (v *tabView) leaveHistory() {
-	_, _ = v.tio.Write([]byte(historyview.Leave + attachio.ResetModes))
+	leave := historyview.Leave + attachio.ResetModes
+	if v.o.mouse {
+		leave += mouseOn
+	}
+	_, _ = v.tio.Write([]byte(leave))
 	v.mu.Lock()
 	v.hist = nil
 	v.sent = map[ansi.DECMode]bool{}
@@ -291,6 +312,11 @@ func (v *tabView) flush(ctx context.Context, b []byte) {
 	v.mu.Lock()
 	id := v.panes[v.focus].id
 	v.mu.Unlock()
+	v.sendTo(ctx, id, b)
+}
+
+// sendTo sends bytes to a pane.
+func (v *tabView) sendTo(ctx context.Context, id string, b []byte) {
 	_, _ = v.ctl.Call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": id, "data": base64.StdEncoding.EncodeToString(b)})
 }
 

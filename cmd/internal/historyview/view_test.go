@@ -318,7 +318,7 @@ func TestCharacterSelectionRunsFromOneCellToTheOtherInReadingOrder(t *testing.T)
 		t.Fatalf("the search put the cursor at %d:%d, want 500:0", v.Cursor(), v.Column())
 	}
 	key(t, v, "lllll ") // column 5 ("500"), then Space begins
-	key(t, v, "jj0l")    // row 502, column 1
+	key(t, v, "jj0l")   // row 502, column 1
 	if v.SelectionMode() != Chars {
 		t.Fatalf("mode %v, want characters", v.SelectionMode())
 	}
