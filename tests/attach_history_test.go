@@ -145,13 +145,7 @@ func TestAttachTabHistoryViewIsTheFocusedPanes(t *testing.T) {
 	b := bash(t, d, []string{"--split", a.ID, "--axis", "cols"})
 	d.WaitLine(t, a.ID, "A-3")
 	m := d.Tmux(t, 100, 30, "signaltty", "attach", "--tab", a.Tab)
-	live := func(what string) {
-		t.Helper()
-		harness.Eventually(t, harness.PollTimeout, what, func() (bool, string) {
-			rows := m.Screen(t)
-			return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
-		})
-	}
+	live := func(what string) { t.Helper(); panesDrawn(t, d, m, what, a.ID, b.ID) }
 	live("the tab view shows both panes")
 	m.SendText(t, "seq -f 'row-%g' 1 3000")
 	m.SendKeys(t, "Enter")

@@ -12,6 +12,21 @@ import (
 	"github.com/signaltty/signaltty/tests/harness"
 )
 
+// panesDrawn waits until the tab view draws each pane as its capture has
+// it, in a frame whose title names it.
+func panesDrawn(t *testing.T, d *harness.Daemon, m *harness.Tmux, what string, panes ...string) {
+	t.Helper()
+	harness.Eventually(t, harness.PollTimeout, what, func() (bool, string) {
+		rows := m.Screen(t)
+		for _, p := range panes {
+			if diff := findPane(rows, d.Capture(t, p), p); diff != "" {
+				return false, diff + "\n" + strings.Join(rows, "\n")
+			}
+		}
+		return true, ""
+	})
+}
+
 // click is the SGR press and release of the left button at the 0-based
 // cell (x, y).
 func click(x, y int) string { return fmt.Sprintf("\x1b[<0;%d;%dM\x1b[<0;%d;%dm", x+1, y+1, x+1, y+1) }
@@ -25,13 +40,7 @@ func TestAttachTabMouseFocusesScrollsDragsABorderAndForwards(t *testing.T) {
 	b := bash(t, d, []string{"--split", a.ID, "--axis", "cols"})
 	run(t, d, a.ID, "seq -f 'row-%g' 1 500", "row-500")
 	m := d.Tmux(t, 100, 30, "signaltty", "attach", "--tab", "--mouse", a.Tab)
-	live := func(what string) {
-		t.Helper()
-		harness.Eventually(t, harness.PollTimeout, what, func() (bool, string) {
-			rows := m.Screen(t)
-			return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
-		})
-	}
+	live := func(what string) { t.Helper(); panesDrawn(t, d, m, what, a.ID, b.ID) }
 	live("the tab view shows both panes")
 
 	// A click in a pane focuses it: keys go there.
