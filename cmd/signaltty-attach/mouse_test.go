@@ -106,3 +106,23 @@ func TestReportsGoToAPaneAsItAskedForThem(t *testing.T) {
 		t.Errorf("a pane without mouse modes got %q", got)
 	}
 }
+
+func TestTheTabShownIsTheActiveOneOrTheLastWithPanesNeverARunsTab(t *testing.T) {
+	l := twoByTwo()
+	tabs := []mux.Tab{{Id: "t1", Layout: l}, {Id: "t2", Layout: l}, {Id: "run", Layout: l, Run: ptr("r1")}, {Id: "empty"}}
+	for _, c := range []struct {
+		active *string
+		ref    string
+		want   string
+	}{
+		{ptr("t1"), "", "t1"}, {ptr("empty"), "", "t2"}, {ptr("run"), "", "t2"}, {nil, "", "t2"}, {ptr("t1"), "run", "run"},
+	} {
+		got, ok := pickTab(tabs, c.active, c.ref)
+		if !ok || got.Id != c.want {
+			t.Errorf("pickTab(active %v, ref %q) = %q %v, want %q", c.active, c.ref, got.Id, ok, c.want)
+		}
+	}
+	if _, ok := pickTab([]mux.Tab{{Id: "run", Layout: l, Run: ptr("r1")}}, ptr("run"), ""); ok {
+		t.Error("a workspace of a run's tab alone has a tab to show")
+	}
+}
