@@ -25,18 +25,15 @@ import (
 // p99-ms is the 99th percentile of the iterations.
 func BenchmarkHistoryViewEnterAndTop(b *testing.B) {
 	ctx := context.Background()
-	svc := service.New(service.Config{Version: "bench", Address: "unix:/nonexistent", Environ: os.Environ(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		svc.Shutdown(ctx)
-	})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := service.New(service.Config{Version: "bench", Address: "unix:/nonexistent", Environ: os.Environ(), Logger: quiet})
+	stop, cancel := context.WithTimeout(ctx, time.Hour) // the panes' shutdown, after the benchmark
+	b.Cleanup(func() { svc.Shutdown(stop); cancel() })
 	vsvc, err := vl.NewService("t", "t", "0", "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := varlink.NewServer(vsvc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := varlink.NewServer(vsvc, quiet)
 	if err := vsvc.RegisterInterface(srv.Track(varlink.Guard(svc, varlink.NewMux(svc)))); err != nil {
 		b.Fatal(err)
 	}
