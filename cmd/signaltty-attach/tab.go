@@ -37,7 +37,7 @@ type tabPane struct {
 	area      uv.Rectangle // its frame on the view; empty when not shown
 	ended     string       // how it ended, "" while attached
 	attention string       // its attention as last read (docs/agents.md, "Attention")
-	agent     string       // its agent's kind, "" for none
+	agent     string       // its agent's kind and lifecycle ("claude working"), "" for none
 	modes     map[ansi.DECMode]bool
 }
 
@@ -232,12 +232,16 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 	}
 }
 
-// kindOf is a pane's agent's kind, "" for none.
+// kindOf is a pane's agent's kind and lifecycle (docs/agents.md,
+// "Lifecycle"), "" for none.
 func kindOf(p mux.Pane) string {
-	if p.Agent == nil || p.Agent.Kind == "none" {
+	if p.Agent == nil || p.Agent.Kind == "" || p.Agent.Kind == "none" {
 		return ""
 	}
-	return p.Agent.Kind
+	if p.Lifecycle == "" || p.Lifecycle == "unknown" {
+		return p.Agent.Kind
+	}
+	return p.Agent.Kind + " " + p.Lifecycle
 }
 
 // readAttention reads the tab's panes' attention and agents again

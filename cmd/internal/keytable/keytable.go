@@ -34,7 +34,7 @@ var Keys = []Key{
 	{"prefix", "p, Left, Up", "tab", "focus the previous pane"},
 	{"prefix", "a", "tab", "focus the next pane that needs you (most urgent first) and mark it seen"},
 	{"prefix", "z", "tab", "zoom the focused pane to the whole view, and back"},
-	{"prefix", "d", "tab", "detach"},
+	{"prefix", `d, C-\`, "tab", "detach"},
 	{"history", "Up, k / Down, j", both, "the cursor a row older / newer, scrolling at the edge"},
 	{"history", "Left, h / Right, l", both, "the cursor a cell left / right"},
 	{"history", "0, ^ / $", both, "the cursor to the row's start / its last character"},
