@@ -58,8 +58,11 @@ func TestAttachTabMouseFocusesScrollsDragsABorderAndForwards(t *testing.T) {
 	m.WaitScreen(t, "the wheel over the left pane entered its history view three rows up", func(rows []string) bool {
 		return strings.Contains(strings.Join(rows, "\n"), "[3/")
 	})
-	m.SendKeys(t, "q")
-	live("q returns to both live panes")
+	m.SendText(t, click(70, 10))
+	live("a click on the other pane returns to both live panes")
+	m.SendText(t, "echo back-$((6*7))")
+	m.SendKeys(t, "Enter")
+	d.WaitLine(t, b.ID, "back-42")
 
 	// Dragging the border between them (columns 49 and 50) to column 29
 	// sets the split's ratio, saved with the layout, and resizes the panes.

@@ -252,3 +252,15 @@ func (v *tabView) mouse(ctx context.Context, r report) (enter bool) {
 	}
 	return r.press && (r.button() == 64 || r.button() == 65)
 }
+
+// pressElsewhere reports whether b is a press of the left button outside
+// the focused pane's inside (where its history view is drawn).
+func (v *tabView) pressElsewhere(b []byte) bool {
+	r, n := parseReport(b)
+	if n == 0 || !r.press || r.button() != 0 {
+		return false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return !image.Pt(r.x, r.y).In(inner(v.panes[v.focus].area))
+}

@@ -145,6 +145,9 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 			if !ok {
 				return nil
 			}
+			if v.hist != nil && o.mouse && v.pressElsewhere(b) {
+				v.leaveHistory() // a press on another pane: back to live, and the press is its
+			}
 			if v.hist != nil {
 				quit, err := v.hist.Key(ctx, b)
 				if err != nil {

@@ -51,6 +51,7 @@ var Keys = []Key{
 	{"history", "y", both, "copy the selection to the clipboard (OSC 52)"},
 	{"history", "s", both, "save the selection (or the cursor's row) to a file"},
 	{"history", "q, Escape, C-c", both, "back to the live pane"},
+	{"history", "click elsewhere", "tab", "with --mouse, a press on another pane: back to the live panes, focusing it"},
 	{"history", "wheel", both, "scroll three rows"},
 	{"history", "drag", both, "select characters; the release copies them"},
 	{"mouse", "wheel up", both, "over a pane that takes no mouse reports: its history view, three rows up"},
@@ -88,7 +89,7 @@ func Markdown() string {
 // code puts each key of a list ("a, b / c") in backticks; a mouse action
 // or "any other" is words, not keys.
 func code(table, keys string) string {
-	if table == "mouse" || strings.Contains(keys, "wheel") || strings.Contains(keys, "drag") || strings.HasPrefix(keys, "any") {
+	if table == "mouse" || strings.Contains(keys, "wheel") || strings.Contains(keys, "drag") || strings.Contains(keys, "click") || strings.HasPrefix(keys, "any") {
 		return keys
 	}
 	var out []string
