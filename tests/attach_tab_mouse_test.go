@@ -100,4 +100,14 @@ func TestAttachTabMouseFocusesScrollsDragsABorderAndForwards(t *testing.T) {
 	if l := tabs[0].Layout; l.Ratio == nil || *l.Ratio != 0.29 {
 		t.Fatalf("after a restart the split's ratio is %+v", l)
 	}
+
+	// The CLI sets it as the drag does, and refuses what no split has.
+	if r := d2.CLI(t, "tab", "ratio", "--tab", a.Tab, "--pane", b.ID, "--ratio", "0.7"); r.Code != 0 {
+		t.Fatalf("tab ratio: %s", r)
+	}
+	if _, tabs, _ := d2.GetWorkspace(t, w.ID); *tabs[0].Layout.Ratio != 0.7 {
+		t.Fatalf("tab ratio set %v", *tabs[0].Layout.Ratio)
+	}
+	d2.Fail(t, "invalid_params.ratio", exitInvalid, "tab", "ratio", "--tab", a.Tab, "--pane", b.ID, "--ratio", "1")
+	d2.Fail(t, "invalid_params.pane", exitInvalid, "tab", "ratio", "--tab", a.Tab, "--pane", a.ID, "--ratio", "0.5")
 }
