@@ -45,18 +45,18 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 	d := harness.Start(t)
 	w := d.CreateWorkspace(t, "attach-history")
 	p := bash(t, d, ws(w))
-	run(t, d, p.ID, "seq -f 'row-%g' 1 5000", "row-5000")
+	run(t, d, p.ID, "seq -f 'row-%g' 1 10000", "row-10000")
 	m := attached(t, d, p.ID, 80, 24)
 
 	m.SendKeys(t, "C-b", "[")
 	m.WaitScreen(t, "the history view with its position line [0/T]", func(rows []string) bool {
 		_, b := status(rows)
-		return b == 0 && hasRow(rows, "row-5000")
+		return b == 0 && hasRow(rows, "row-10000")
 	})
 	m.SendKeys(t, "PageUp")
 	rows := m.WaitScreen(t, "PageUp shows earlier rows, 22 behind", func(rows []string) bool {
 		_, b := status(rows)
-		return b == 22 && hasRow(rows, "row-4978") && !hasRow(rows, "row-5000")
+		return b == 22 && hasRow(rows, "row-9978") && !hasRow(rows, "row-10000")
 	})
 	_ = rows
 
@@ -66,7 +66,7 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 	d.WaitLine(t, p.ID, "during-42")
 	m.WaitScreen(t, "the position line counts the new rows", func(rows []string) bool {
 		_, b := status(rows)
-		return b > 22 && hasRow(rows, "row-4978") && !hasRow(rows, "during-42")
+		return b > 22 && hasRow(rows, "row-9978") && !hasRow(rows, "during-42")
 	})
 	m.SendKeys(t, "G")
 	m.WaitScreen(t, "G shows the pane's newest rows, the new ones included", func(rows []string) bool {
@@ -74,6 +74,11 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 		return b == 0 && hasRow(rows, "during-42")
 	})
 
+	m.SendKeys(t, "g")
+	m.WaitScreen(t, "g shows the oldest of the 10,000 rows", func(rows []string) bool {
+		return strings.TrimRight(rows[0], " ") == "$ seq -f 'row-%g' 1 10000" || hasRow(rows, "row-1")
+	})
+	m.SendKeys(t, "G")
 	m.SendText(t, "?row-1234")
 	m.SendKeys(t, "Enter")
 	m.WaitScreen(t, "searching towards older rows finds row-1234", func(rows []string) bool {
