@@ -111,3 +111,60 @@ func (n *node) fit(cols, rows int, set func(id string, cols, rows int)) {
 	n.first.fit(cols, first, set)
 	n.second.fit(cols, second, set)
 }
+
+// before returns the split whose second part's first leaf is pane (the
+// border before pane), nil when there is none.
+func (n *node) before(pane string) *node {
+	if n == nil || n.pane != "" {
+		return nil
+	}
+	if n.second.firstLeaf() == pane {
+		return n
+	}
+	if s := n.first.before(pane); s != nil {
+		return s
+	}
+	return n.second.before(pane)
+}
+
+// firstLeaf is a layout's first leaf.
+func (n *node) firstLeaf() string {
+	for n != nil && n.pane == "" {
+		n = n.first
+	}
+	if n == nil {
+		return ""
+	}
+	return n.pane
+}
+
+// Split ratios a client may set (Mux.SetSplitRatio).
+const (
+	MinRatio = 0.05
+	MaxRatio = 0.95
+)
+
+// SetSplitRatio sets the ratio of the split of tab whose second part
+// starts with pane (Mux.SetSplitRatio); the panes keep their sizes.
+// Errors: not_found.tab, invalid_params.ratio (range), invalid_params.pane
+// (no_split).
+func (s *Service) SetSplitRatio(tabID, pane string, ratio float64) (Tab, error) {
+	if !(ratio >= MinRatio && ratio <= MaxRatio) {
+		return Tab{}, invalid("ratio", "range", "ratio %v is not within %v..%v", ratio, MinRatio, MaxRatio)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.lookupTab(tabID)
+	if err != nil {
+		return Tab{}, err
+	}
+	n := t.layout.before(pane)
+	if n == nil {
+		return Tab{}, invalid("pane", "no_split", "no split of tab %s has its second part starting with pane %q", t.id, pane)
+	}
+	if n.ratio != ratio {
+		n.ratio = ratio
+		s.emit(TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
+	}
+	return t.snapshot(), nil
+}

@@ -45,18 +45,18 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 	d := harness.Start(t)
 	w := d.CreateWorkspace(t, "attach-history")
 	p := bash(t, d, ws(w))
-	run(t, d, p.ID, "seq -f 'row-%g' 1 5000", "row-5000")
+	run(t, d, p.ID, "seq -f 'row-%g' 1 10000", "row-10000")
 	m := attached(t, d, p.ID, 80, 24)
 
 	m.SendKeys(t, "C-b", "[")
 	m.WaitScreen(t, "the history view with its position line [0/T]", func(rows []string) bool {
 		_, b := status(rows)
-		return b == 0 && hasRow(rows, "row-5000")
+		return b == 0 && hasRow(rows, "row-10000")
 	})
 	m.SendKeys(t, "PageUp")
 	rows := m.WaitScreen(t, "PageUp shows earlier rows, 22 behind", func(rows []string) bool {
 		_, b := status(rows)
-		return b == 22 && hasRow(rows, "row-4978") && !hasRow(rows, "row-5000")
+		return b == 22 && hasRow(rows, "row-9978") && !hasRow(rows, "row-10000")
 	})
 	_ = rows
 
@@ -66,7 +66,7 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 	d.WaitLine(t, p.ID, "during-42")
 	m.WaitScreen(t, "the position line counts the new rows", func(rows []string) bool {
 		_, b := status(rows)
-		return b > 22 && hasRow(rows, "row-4978") && !hasRow(rows, "during-42")
+		return b > 22 && hasRow(rows, "row-9978") && !hasRow(rows, "during-42")
 	})
 	m.SendKeys(t, "G")
 	m.WaitScreen(t, "G shows the pane's newest rows, the new ones included", func(rows []string) bool {
@@ -74,6 +74,11 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 		return b == 0 && hasRow(rows, "during-42")
 	})
 
+	m.SendKeys(t, "g")
+	m.WaitScreen(t, "g shows the oldest of the 10,000 rows", func(rows []string) bool {
+		return strings.TrimRight(rows[0], " ") == "$ seq -f 'row-%g' 1 10000" || hasRow(rows, "row-1")
+	})
+	m.SendKeys(t, "G")
 	m.SendText(t, "?row-1234")
 	m.SendKeys(t, "Enter")
 	m.WaitScreen(t, "searching towards older rows finds row-1234", func(rows []string) bool {
@@ -91,13 +96,13 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 		return strings.Contains(line, "no match: no-such-row")
 	})
 
-	// v selects rows from the cursor, y copies them to the outer
+	// V selects rows from the cursor, y copies them to the outer
 	// terminal's clipboard with OSC 52 (tmux keeps it as a buffer), s
 	// saves them to a file.
 	m.Tmux(t, "set", "-g", "set-clipboard", "on")
 	m.SendText(t, "?row-2000")
 	m.SendKeys(t, "Enter")
-	m.SendText(t, "vjjy")
+	m.SendText(t, "Vjjy")
 	var buffer string
 	harness.Eventually(t, harness.PollTimeout, "the outer terminal got the copied rows", func() (bool, string) {
 		name := strings.TrimSpace(m.Tmux(t, "list-buffers", "-F", "#{buffer_name}"))
@@ -112,7 +117,7 @@ func TestAttachHistoryViewScrollsSearchesAndReturnsToTheLivePane(t *testing.T) {
 		return strings.Contains(line, "copied 3 rows")
 	})
 	path := filepath.Join(harness.TempDir(t), "rows.txt")
-	m.SendText(t, "vk")
+	m.SendText(t, "Vk")
 	m.SendText(t, "s"+path)
 	m.SendKeys(t, "Enter")
 	harness.Eventually(t, harness.PollTimeout, "s saved the selected rows", func() (bool, string) {
@@ -145,13 +150,7 @@ func TestAttachTabHistoryViewIsTheFocusedPanes(t *testing.T) {
 	b := bash(t, d, []string{"--split", a.ID, "--axis", "cols"})
 	d.WaitLine(t, a.ID, "A-3")
 	m := d.Tmux(t, 100, 30, "signaltty", "attach", "--tab", a.Tab)
-	live := func(what string) {
-		t.Helper()
-		harness.Eventually(t, harness.PollTimeout, what, func() (bool, string) {
-			rows := m.Screen(t)
-			return findPane(rows, d.Capture(t, a.ID), a.ID) == "" && findPane(rows, d.Capture(t, b.ID), b.ID) == "", strings.Join(rows, "\n")
-		})
-	}
+	live := func(what string) { t.Helper(); panesDrawn(t, d, m, what, a.ID, b.ID) }
 	live("the tab view shows both panes")
 	m.SendText(t, "seq -f 'row-%g' 1 3000")
 	m.SendKeys(t, "Enter")
@@ -179,6 +178,13 @@ func TestAttachTabHistoryViewIsTheFocusedPanes(t *testing.T) {
 	m.SendText(t, "?row-1234")
 	m.SendKeys(t, "Enter")
 	m.WaitScreen(t, "the search finds row-1234", func(rows []string) bool { return shows(rows, "row-1234") })
+	m.Tmux(t, "set", "-g", "set-clipboard", "on")
+	m.SendText(t, "Vjy")
+	newestBuffer(t, m, "the rows selected in the frame reached the outer terminal's clipboard", "row-1234\nrow-1235")
+	m.SendText(t, "llll")
+	m.SendKeys(t, "C-v")
+	m.SendText(t, "klly")
+	newestBuffer(t, m, "a rectangle in the frame too", "123\n123")
 	m.SendText(t, "/no-such-row")
 	m.SendKeys(t, "Enter")
 	m.WaitScreen(t, "no match is said", func(rows []string) bool { return shows(rows, "no match: no-such-row") })

@@ -42,6 +42,7 @@ func TestEveryVerbIsDeniedOnAnothersResources(t *testing.T) {
 		{"Mux.RemoveExitedPanes", `{"workspace":"%W"}`, "write"},
 		{"Mux.CreateTab", `{"workspace":"%W"}`, "spawn"},
 		{"Mux.RemoveTab", `{"tab":"%T","recursive":true}`, "write"},
+		{"Mux.SetSplitRatio", `{"tab":"%T","pane":"%P","ratio":0.3}`, "write"},
 		{"Mux.SpawnPane", `{"tab":"%T","argv":["true"]}`, "spawn"},
 		{"Mux.SpawnPane", `{"workspace":"%W","argv":["true"]}`, "spawn"},
 		{"Mux.SpawnPane", `{"split":"%P","axis":"cols","argv":["true"]}`, "spawn"},

@@ -19,13 +19,19 @@ func TestNavigatorListsAndAttaches(t *testing.T) {
 	done := d.Spawn(t, ws(w), "sh", "-c", "exit 4")
 	d.WaitExited(t, done.ID)
 	p := bash(t, d, ws(w))
+	s := sleeper(t, d, w)
+	d.JSON(t, &struct{}{}, "notify", "--pane", s.ID, "--title", "look", "--severity", "error")
+	var started struct{ Run string }
+	d.JSON(t, &started, "run", "--key", "k1", "--workspace", w.ID, "--", "true")
 
-	// Off a terminal: the tree as text, exit 0.
+	// Off a terminal: the tree as text, exit 0; the pane that needs the
+	// user first, the run's tab folded into one line.
 	r := d.CLI(t)
 	if r.Code != 0 {
 		t.Fatalf("signaltty off a terminal: %s", r)
 	}
-	for _, want := range []string{"workspace nav (nav)", "1  " + done.ID, "exited 4", "EXITED", "2  " + p.ID, "live pid", "LIVE"} {
+	for _, want := range []string{"workspace nav (nav)", "! 1  " + s.ID, "error", "2  " + done.ID, "exited 4", "EXITED", "3  " + p.ID, "live pid", "LIVE",
+		"runs: 1 panes, 0 live, 1 finished"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("the tree lacks %q:\n%s", want, r.Stdout)
 		}
@@ -37,10 +43,26 @@ func TestNavigatorListsAndAttaches(t *testing.T) {
 	d.Fail(t, "invalid_params.pane", exitInvalid, "attach") // off a terminal there is nothing to pick with
 	d.Fail(t, "invalid_params.terminal", exitInvalid, "attach", p.ID)
 
-	// On a terminal: pick the shell, type into it, detach.
-	m := d.Tmux(t, 80, 24, "signaltty", "attach")
+	// On a terminal: a attaches to the pane that needs the user.
+	m := d.Tmux(t, 160, 24, "signaltty", "attach")
 	m.WaitScreen(t, "the navigator's prompt", func(rows []string) bool {
-		return strings.Contains(strings.Join(rows, "\n"), "attach to [1-2]")
+		return strings.Contains(strings.Join(rows, "\n"), "attach to [1-3]")
+	})
+	m.SendKeys(t, "a", "Enter")
+	waitSame(t, d, m, s.ID, "a attached the pane that needs the user")
+	m.SendKeys(t, `C-\`)
+	if code := m.WaitEnded(t); code != 0 {
+		t.Errorf("the navigator exited %d after detaching", code)
+	}
+	if got := getAgentPane(t, d, s.ID).Attention; got != "none" {
+		t.Errorf("attaching left the attention %q", got)
+	}
+
+	// Pick the shell (second now: the other's attention is cleared), type
+	// into it, detach.
+	m = d.Tmux(t, 80, 24, "signaltty", "attach")
+	m.WaitScreen(t, "the navigator's prompt", func(rows []string) bool {
+		return strings.Contains(strings.Join(rows, "\n"), "attach to [1-3]")
 	})
 	m.SendKeys(t, "2", "Enter")
 	waitSame(t, d, m, p.ID, "the picked pane is attached")

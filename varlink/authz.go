@@ -70,6 +70,7 @@ var checks = map[string]check{
 	"dev.signaltty.Mux.RemoveExitedPanes":     on(wr, "", ws("workspace")),
 	"dev.signaltty.Mux.CreateTab":             on(sp, "", ws("workspace")),
 	"dev.signaltty.Mux.RemoveTab":             on(wr, "", tb("tab")),
+	"dev.signaltty.Mux.SetSplitRatio":         on(wr, "", tb("tab")),
 	"dev.signaltty.Mux.SpawnPane":             {right: sp, targets: []target{ws("workspace"), tb("tab"), pn("split")}, gate: true},
 	"dev.signaltty.Mux.ListPanes":             {},
 	"dev.signaltty.Mux.ListPaneFields":        {},

@@ -203,6 +203,14 @@ func inputBytes(text, data *string) ([]byte, error) {
 	return in, nil
 }
 
+func (m *Mux) SetSplitRatio(ctx context.Context, c mux.VarlinkCall, tab, pane string, ratio float64) error {
+	t, err := m.svc.SetSplitRatio(tab, pane, ratio)
+	if err != nil {
+		return m.fail(ctx, c, err)
+	}
+	return c.ReplySetSplitRatio(ctx, tabOut(t))
+}
+
 func (m *Mux) ResizePane(ctx context.Context, c mux.VarlinkCall, id string, cols, rows int64) error {
 	p, err := m.svc.ResizePane(id, int(cols), int(rows))
 	if err != nil {

@@ -7,7 +7,7 @@
 // linked into every CLI call.
 //
 //	signaltty-attach [--address ADDRESS] [--json] [--read-only]
-//	                 [--detach BYTE] [--prefix BYTE] [--history BYTE] [TAB]
+//	                 [--detach BYTE] [--prefix BYTE] [--history BYTE] [--mouse] [TAB]
 //
 // --detach, --prefix and --history are the keys as byte values (28 is C-\,
 // 2 is C-b, 91 is [); TAB is a tab id (default: the active tab of the first workspace
@@ -35,6 +35,7 @@ type options struct {
 	detach   byte
 	prefix   byte
 	history  byte // after the prefix: the history view
+	mouse    bool // take the terminal's mouse reports (mouse.go)
 }
 
 // viewer is one run of the program: the daemon's address.
@@ -54,11 +55,12 @@ func run(args []string) int {
 	detach := fs.Uint("detach", 0x1c, "the detach key's byte")
 	prefix := fs.Uint("prefix", 0x02, "the prefix key's byte")
 	history := fs.Uint("history", '[', "after the prefix, the history view key's byte")
+	mouse := fs.Bool("mouse", false, "take the terminal's mouse reports: click to focus, drag a border, the wheel")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 1 || *detach > 0xff || *prefix > 0xff || *history > 0xff || *detach == *prefix || *history == *prefix || *history == *detach {
-		fmt.Fprintln(os.Stderr, "usage: signaltty-attach [--address A] [--json] [--read-only] [--detach BYTE] [--prefix BYTE] [--history BYTE] [TAB]")
+		fmt.Fprintln(os.Stderr, "usage: signaltty-attach [--address A] [--json] [--read-only] [--detach BYTE] [--prefix BYTE] [--history BYTE] [--mouse] [TAB]")
 		return 2
 	}
 	v := &viewer{address: *addr}
@@ -67,7 +69,7 @@ func run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := v.attachTab(ctx, fs.Arg(0), options{readOnly: *readOnly, detach: byte(*detach), prefix: byte(*prefix), history: byte(*history)})
+	err := v.attachTab(ctx, fs.Arg(0), options{readOnly: *readOnly, detach: byte(*detach), prefix: byte(*prefix), history: byte(*history), mouse: *mouse})
 	if err == nil {
 		return 0
 	}

@@ -36,25 +36,29 @@ type tabPane struct {
 	emu       *vt.Emulator // the pane's screen, as its attach stream draws it
 	area      uv.Rectangle // its frame on the view; empty when not shown
 	ended     string       // how it ended, "" while attached
+	attention string       // its attention as last read (docs/agents.md, "Attention")
+	agent     string       // its agent's kind and lifecycle ("claude working"), "" for none
 	modes     map[ansi.DECMode]bool
 }
 
 type tabView struct {
-	a      *viewer
-	o      options
-	ctl    *daemon.Client
-	tio    *attachio.Terminal
-	tab    mux.Tab
-	mu     sync.Mutex // guards everything below and the panes' emulators
-	panes  []*tabPane // layout order
-	focus  int
-	zoom   bool
-	dirty  chan struct{}
-	uvr    *uv.TerminalRenderer
-	sb     uv.ScreenBuffer
-	sent   map[ansi.DECMode]bool // input modes the terminal is in
-	prefix byte
-	hist   *historyview.View // the focused pane's history view, nil when not shown
+	a       *viewer
+	o       options
+	ctl     *daemon.Client
+	tio     *attachio.Terminal
+	tab     mux.Tab
+	mu      sync.Mutex // guards everything below and the panes' emulators
+	panes   []*tabPane // layout order
+	focus   int
+	zoom    bool
+	dirty   chan struct{}
+	uvr     *uv.TerminalRenderer
+	sb      uv.ScreenBuffer
+	sent    map[ansi.DECMode]bool // input modes the terminal is in
+	prefix  byte
+	hist    *historyview.View // the focused pane's history view, nil when not shown
+	drag    *drag             // the border being dragged with the mouse, nil when none
+	pressed int               // the pane a mouse button went down on, -1 when none
 }
 
 // tabModes are the input modes the view gives the terminal from the
@@ -78,14 +82,17 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 		return err
 	}
 	defer tio.Restore()
-	v := &tabView{a: a, o: o, ctl: ctl, tio: tio, tab: tab, dirty: make(chan struct{}, 1), prefix: o.prefix, sent: map[ansi.DECMode]bool{}}
+	v := &tabView{a: a, o: o, ctl: ctl, tio: tio, tab: tab, dirty: make(chan struct{}, 1), prefix: o.prefix, sent: map[ansi.DECMode]bool{}, pressed: -1}
+	if o.mouse {
+		_, _ = tio.Write([]byte(mouseOn))
+	}
 	byID := map[string]mux.Pane{}
 	for _, p := range panes {
 		byID[p.Id] = p
 	}
 	for i, id := range layout.Leaves(tab.Layout) {
 		p := byID[id]
-		tp := &tabPane{id: id, title: p.Title, emu: vt.NewEmulator(max(int(p.Cols), 1), max(int(p.Rows), 1)), modes: map[ansi.DECMode]bool{}}
+		tp := &tabPane{id: id, title: p.Title, agent: kindOf(p), emu: vt.NewEmulator(max(int(p.Cols), 1), max(int(p.Rows), 1)), modes: map[ansi.DECMode]bool{}}
 		tp.emu.SetCallbacks(vt.Callbacks{
 			EnableMode:  func(m ansi.Mode) { tp.setMode(m, true) },
 			DisableMode: func(m ansi.Mode) { tp.setMode(m, false) },
@@ -127,6 +134,7 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 			v.drawHistory(ctx)
 			last = time.Now()
 		case <-tick.C:
+			v.readAttention(ctx)
 			if v.hist != nil {
 				if err := v.hist.Refresh(ctx); err != nil {
 					v.hist.Say(err.Error())
@@ -136,6 +144,9 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 		case b, ok := <-keys:
 			if !ok {
 				return nil
+			}
+			if v.hist != nil && o.mouse && v.pressElsewhere(b) {
+				v.leaveHistory() // a press on another pane: back to live, and the press is its
 			}
 			if v.hist != nil {
 				quit, err := v.hist.Key(ctx, b)
@@ -176,6 +187,8 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 						v.move(ctx, 1)
 					case 'p':
 						v.move(ctx, -1)
+					case 'a':
+						v.jumpToAttention(ctx)
 					case 'z':
 						v.mu.Lock()
 						v.zoom = !v.zoom
@@ -194,6 +207,18 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 							i += 2
 						}
 					}
+				case c == 0x1b && o.mouse && strings.HasPrefix(string(b[i:]), "\x1b[<"):
+					r, n := parseReport(b[i:])
+					if n == 0 {
+						break bytes // a report cut short: dropped
+					}
+					v.flush(ctx, send)
+					send = nil
+					if v.mouse(ctx, r) {
+						v.enterHistory(ctx, b[i:])
+						break bytes
+					}
+					i += n - 1
 				case c == o.detach:
 					v.flush(ctx, send)
 					tio.Restore()
@@ -207,6 +232,69 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 			}
 			v.flush(ctx, send)
 		}
+	}
+}
+
+// kindOf is a pane's agent's kind and lifecycle (docs/agents.md,
+// "Lifecycle"), "" for none.
+func kindOf(p mux.Pane) string {
+	if p.Agent == nil || p.Agent.Kind == "" || p.Agent.Kind == "none" {
+		return ""
+	}
+	if p.Lifecycle == "" || p.Lifecycle == "unknown" {
+		return p.Agent.Kind
+	}
+	return p.Agent.Kind + " " + p.Lifecycle
+}
+
+// readAttention reads the tab's panes' attention and agents again
+// (Mux.ListPanes), redrawing the frames whose title changes.
+func (v *tabView) readAttention(ctx context.Context) {
+	raw, err := v.ctl.Call(ctx, "dev.signaltty.Mux.ListPanes", map[string]any{"tab": v.tab.Id})
+	if err != nil {
+		return
+	}
+	var r struct{ Panes []mux.Pane }
+	if decode(raw, &r) != nil {
+		return
+	}
+	v.mu.Lock()
+	changed := false
+	for _, p := range r.Panes {
+		for _, tp := range v.panes {
+			if tp.id == p.Id && (tp.attention != p.Attention || tp.agent != kindOf(p)) {
+				tp.attention, tp.agent, changed = p.Attention, kindOf(p), true
+			}
+		}
+	}
+	v.mu.Unlock()
+	if changed {
+		v.redraw()
+	}
+}
+
+// jumpToAttention focuses the next pane after the focused one, in layout
+// order, among those that need the user most (layout.Urgency), and marks
+// it seen (Mux.MarkSeen): the user now looks at it.
+func (v *tabView) jumpToAttention(ctx context.Context) {
+	v.mu.Lock()
+	best, at := 5, -1
+	for d := 1; d <= len(v.panes); d++ {
+		i := (v.focus + d) % len(v.panes)
+		if u := layout.Urgency(v.panes[i].attention); u < best {
+			best, at = u, i
+		}
+	}
+	if at < 0 {
+		v.mu.Unlock()
+		return
+	}
+	id := v.panes[at].id
+	v.panes[at].attention = "none"
+	v.mu.Unlock()
+	v.move(ctx, (at-v.focus+len(v.panes))%len(v.panes))
+	if !v.o.readOnly {
+		_, _ = v.ctl.Call(ctx, "dev.signaltty.Mux.MarkSeen", map[string]any{"pane": id})
 	}
 }
 
@@ -238,7 +326,11 @@ func (v *tabView) enterHistory(ctx context.Context, rest []byte) {
 
 // leaveHistory goes back to the live pane: everything is drawn again.
 func (v *tabView) leaveHistory() {
-	_, _ = v.tio.Write([]byte(historyview.Leave + attachio.ResetModes))
+	leave := historyview.Leave + attachio.ResetModes
+	if v.o.mouse {
+		leave += mouseOn
+	}
+	_, _ = v.tio.Write([]byte(leave))
 	v.mu.Lock()
 	v.hist = nil
 	v.sent = map[ansi.DECMode]bool{}
@@ -291,6 +383,11 @@ func (v *tabView) flush(ctx context.Context, b []byte) {
 	v.mu.Lock()
 	id := v.panes[v.focus].id
 	v.mu.Unlock()
+	v.sendTo(ctx, id, b)
+}
+
+// sendTo sends bytes to a pane.
+func (v *tabView) sendTo(ctx context.Context, id string, b []byte) {
 	_, _ = v.ctl.Call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": id, "data": base64.StdEncoding.EncodeToString(b)})
 }
 
@@ -456,6 +553,12 @@ func (v *tabView) draw() {
 		if tp.ended != "" {
 			title = " " + tp.title + " · " + tp.ended + " "
 		}
+		if tp.agent != "" {
+			title = " " + tp.agent + title
+		}
+		if layout.NeedsYou(tp.attention) {
+			title = " ! " + tp.attention + title
+		}
 		title = ansi.Truncate(title, max(tp.area.Dx()-4, 0), "…")
 		uv.NewStyledString(title).Draw(v.sb, uv.Rect(tp.area.Min.X+2, tp.area.Min.Y, ansi.StringWidth(title), 1))
 		in := inner(tp.area)
@@ -508,8 +611,34 @@ func (v *tabView) draw() {
 	_ = r.Flush()
 }
 
-// findTab returns a tab (ref: its id; "": the active tab of the first
-// workspace that has one) and its panes.
+// pickTab is the tab ref of a workspace's tabs or, for ref "", the one
+// to show of it: its active tab when it has panes, else its last tab with
+// panes; never a run's tab (docs/workspaces.md, "Run tabs"), whose
+// command may have finished long ago.
+func pickTab(tabs []mux.Tab, active *string, ref string) (mux.Tab, bool) {
+	var last *mux.Tab
+	for i, t := range tabs {
+		switch {
+		case ref != "":
+			if t.Id == ref {
+				return t, true
+			}
+		case t.Run != nil || t.Layout == nil:
+		case active != nil && t.Id == *active:
+			return t, true
+		default:
+			last = &tabs[i]
+		}
+	}
+	if last != nil {
+		return *last, true
+	}
+	return mux.Tab{}, false
+}
+
+// findTab returns a tab (ref: its id; "": the tab to show of the workspace
+// of the pane this runs in, else of the first workspace that has one;
+// pickTab) and its panes.
 func findTab(ctx context.Context, c *daemon.Client, ref string) (mux.Tab, []mux.Pane, error) {
 	var wsIDs []string
 	if ref != "" {
@@ -534,6 +663,16 @@ func findTab(ctx context.Context, c *daemon.Client, ref string) (mux.Tab, []mux.
 		if err := decode(raw, &r); err != nil {
 			return mux.Tab{}, nil, err
 		}
+		// The workspace of the pane this runs in first (SIGNALTTY_PANE):
+		// "the workspace's active tab".
+		if here := os.Getenv("SIGNALTTY_PANE"); here != "" {
+			if raw, err := c.Call(ctx, "dev.signaltty.Mux.GetPane", map[string]any{"pane": here}); err == nil {
+				var got struct{ Pane mux.Pane }
+				if decode(raw, &got) == nil && got.Pane.Workspace != "" {
+					wsIDs = append(wsIDs, got.Pane.Workspace)
+				}
+			}
+		}
 		for _, w := range r.Workspaces {
 			wsIDs = append(wsIDs, w.Id)
 		}
@@ -551,16 +690,14 @@ func findTab(ctx context.Context, c *daemon.Client, ref string) (mux.Tab, []mux.
 		if err := decode(raw, &r); err != nil {
 			return mux.Tab{}, nil, err
 		}
-		for _, t := range r.Tabs {
-			if (ref != "" && t.Id == ref) || (ref == "" && r.Workspace.Active_tab != nil && t.Id == *r.Workspace.Active_tab && t.Layout != nil) {
-				var ps []mux.Pane
-				for _, p := range r.Panes {
-					if p.Tab == t.Id {
-						ps = append(ps, p)
-					}
+		if t, ok := pickTab(r.Tabs, r.Workspace.Active_tab, ref); ok {
+			var ps []mux.Pane
+			for _, p := range r.Panes {
+				if p.Tab == t.Id {
+					ps = append(ps, p)
 				}
-				return t, ps, nil
 			}
+			return t, ps, nil
 		}
 	}
 	return mux.Tab{}, nil, &daemon.Error{Code: "not_found.tab", Message: "no tab to show (create a workspace and spawn a pane first)", Data: map[string]any{"tab": ref}}

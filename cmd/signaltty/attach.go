@@ -17,6 +17,7 @@ import (
 
 	"github.com/signaltty/signaltty/cmd/internal/attachio"
 	"github.com/signaltty/signaltty/cmd/internal/historyview"
+	"github.com/signaltty/signaltty/cmd/internal/keytable"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 	"github.com/spf13/cobra"
 )
@@ -42,8 +43,13 @@ workspace that has one) are drawn in their split layout, each in a frame
 titled with its title and id, the focused one green; the panes are resized
 to their frames. Keys go to the focused pane, except the prefix (default
 C-b) followed by: o, n, Tab, Right or Down (focus the next pane), p, Left or
-Up (the previous), z (zoom the focused pane to the whole view and back), d
-(detach) or the prefix again (send it).
+Up (the previous), a (the next pane that needs you: frames say "! ATTENTION"),
+z (zoom the focused pane to the whole view and back), d (detach) or the
+prefix again (send it). Without TAB: the active tab of the workspace of the
+pane this runs in (else of the first workspace), never a run's tab. With
+--mouse: a click focuses a pane, the wheel shows its history view, a drag of
+the border between panes resizes the split (saved in the layout), and a pane
+that asked for mouse reports gets them.
 
 The prefix (default C-b) then [ (--history-key) or PageUp shows the pane's
 history view: its rows as pane capture numbers them, in colour, while the
@@ -51,14 +57,19 @@ pane keeps running; the bottom line's [B/T] says how many rows the pane has
 below the view (B) and how many it keeps (T). Up/Down/k/j a row,
 PageUp/PageDown a page, g/G the oldest/newest rows, the mouse wheel; / and
 ? search towards newer and older rows (plain text, or a regular expression
-after re:), n and N repeat it; v selects rows from the cursor's, y copies
-them to the terminal's clipboard (OSC 52), s saves them to a file; q or
+after re:), n and N repeat it; v or Space selects characters from the
+cursor, V whole rows, C-v or r toggles a rectangle, y or Enter copies the
+selection to the terminal's clipboard (OSC 52), s saves it to a file; q or
 Escape goes back to the live pane. The
 prefix twice sends the prefix; the prefix then another key sends both.
 With --mouse, while the pane takes no mouse reports, the client takes
-them and the wheel enters the view.`,
+them: the wheel enters the view, a drag enters it selecting, its release
+copies. --keys lists every key.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.keys {
+				return keytable.Print(a.out)
+			}
 			ref := o.pane
 			if len(args) == 1 {
 				ref = args[0]
@@ -98,7 +109,8 @@ them and the wheel enters the view.`,
 	c.Flags().BoolVar(&o.tab, "tab", false, "draw all panes of a tab in their layout")
 	c.Flags().StringVar(&o.prefixKey, "prefix", "C-b", "the prefix key of the view's commands")
 	c.Flags().StringVar(&o.historyKey, "history-key", "[", "after the prefix: enter the history view (PageUp too)")
-	c.Flags().BoolVar(&o.mouse, "mouse", false, "while the pane takes no mouse reports, take them: the wheel enters the history view")
+	c.Flags().BoolVar(&o.mouse, "mouse", false, "take the mouse reports a pane does not: the wheel and drags enter the history view; in the tab view clicks focus, border drags resize")
+	c.Flags().BoolVar(&o.keys, "keys", false, "list every key of attach, the tab view, the history view and the navigator, and exit")
 	return c
 }
 
@@ -113,6 +125,7 @@ type attachOptions struct {
 	historyKey string
 	history    byte
 	mouse      bool
+	keys       bool // list the keys (keytable) and exit
 }
 
 // The terminal side of an attach is package attachio, which the tab view
@@ -267,11 +280,14 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 		_ = writeFrame(tio, out)
 		outMu.Unlock()
 	}
-	enterView := func(rest []byte) {
+	enterView := func(rest []byte, fromScreen bool) {
 		cols, rows := tio.Size()
 		v, err := historyview.New(ctx, historyview.Capture{Call: ctl.call, Pane: pane.Id}, cols, rows)
 		if err != nil {
 			return // the pane is gone: its stream ends the attach
+		}
+		if fromScreen {
+			v.FromScreen()
 		}
 		view = v
 		outMu.Lock()
@@ -309,6 +325,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 	// detach key; after the end, any key.
 	keys := tio.Keys(ctx)
 	pending := false // the prefix key was pressed
+	var press []byte // with --mouse: the last left button press the client took
 
 	var end *ending
 	for {
@@ -385,11 +402,11 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 					switch {
 					case c == o.history:
 						flush()
-						enterView(b[i+1:])
+						enterView(b[i+1:], false)
 						break bytes
 					case bytes.HasPrefix(b[i:], []byte(pageUp)):
 						flush()
-						enterView(b[i:]) // and scroll a page up
+						enterView(b[i:], false) // and scroll a page up
 						break bytes
 					case c == o.detach:
 						send = append(send, o.prefix)
@@ -407,10 +424,23 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 						break bytes
 					}
 					var btn, x, y int
-					if _, err := fmt.Sscanf(string(b[i+3:i+n]), "%d;%d;%d", &btn, &x, &y); err == nil && btn&^0x1c == 64 && b[i+n] == 'M' {
-						flush()
-						enterView(b[i:])
-						break bytes
+					report := b[i : i+n+1]
+					if _, err := fmt.Sscanf(string(b[i+3:i+n]), "%d;%d;%d", &btn, &x, &y); err == nil && b[i+n] == 'M' {
+						switch {
+						case btn&^0x1c == 64:
+							flush()
+							enterView(b[i:], false)
+							break bytes
+						case btn&^0x1c == 0:
+							press = append(press[:0], report...)
+						case btn&^0x1c == 32 && press != nil: // a drag: the view selects from the press
+							flush()
+							enterView(append(press, b[i:]...), true)
+							press = nil
+							break bytes
+						}
+					} else {
+						press = nil
 					}
 					i += n
 				case c == o.detach:
@@ -432,10 +462,11 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 // pageUp is what a terminal sends for Page Up.
 const pageUp = "\x1b[5~"
 
-// The client's own mouse reports (--mouse): normal tracking, SGR encoding.
+// The client's own mouse reports (--mouse): button events (presses,
+// releases and drags), SGR encoding.
 const (
-	clientMouseOn  = "\x1b[?1000h\x1b[?1006h"
-	clientMouseOff = "\x1b[?1000l\x1b[?1006l"
+	clientMouseOn  = "\x1b[?1002h\x1b[?1006h"
+	clientMouseOff = "\x1b[?1002l\x1b[?1006l"
 )
 
 // mouseSet matches DEC private mode sets and resets (CSI ? Pm h/l).

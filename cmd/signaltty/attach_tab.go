@@ -33,6 +33,9 @@ func (a *app) attachTab(_ context.Context, ref string, o attachOptions) error {
 	if o.readOnly {
 		argv = append(argv, "--read-only")
 	}
+	if o.mouse {
+		argv = append(argv, "--mouse")
+	}
 	argv = append(argv, "--detach", strconv.Itoa(int(o.detach)), "--prefix", strconv.Itoa(int(o.prefix)),
 		"--history", strconv.Itoa(int(o.history)))
 	if ref != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/signaltty/signaltty/cmd/internal/layout"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -46,11 +47,19 @@ func (a *app) navigateWith(ctx context.Context, o attachOptions) error {
 	}
 	in := bufio.NewReader(os.Stdin)
 	for {
-		fmt.Fprintf(a.out, "attach to [1-%d] (tN: that pane's tab view, q: quit): ", len(items))
+		fmt.Fprintf(a.out, "attach to [1-%d] (tN: that pane's tab view, a: the first pane marked ! that needs you, q: quit): ", len(items))
 		line, err := in.ReadString('\n')
 		line = strings.TrimSpace(line)
 		if err != nil && line == "" || line == "q" || line == "" {
 			return nil
+		}
+		if line == "a" {
+			n := nextNeedingYou(items)
+			if n < 0 {
+				fmt.Fprintln(a.out, "no pane needs you")
+				continue
+			}
+			return a.attach(ctx, items[n].Id, o)
 		}
 		tabView := strings.HasPrefix(line, "t")
 		n, perr := strconv.Atoi(strings.TrimPrefix(line, "t"))
@@ -114,7 +123,10 @@ func printTreeJSON(w io.Writer, t tree) error {
 	return nil
 }
 
-// printTree prints the tree and returns its panes in the order numbered.
+// printTree prints the tree (docs/attach.md, "Navigator"): each
+// workspace, then its panes (those of run tabs folded into one line), the
+// panes that need the user first (layout.Urgency), then in their tabs'
+// order; it returns the panes in the order numbered.
 func printTree(w io.Writer, t tree) []mux.Pane {
 	if len(t) == 0 {
 		fmt.Fprintln(w, "no workspaces (signaltty workspace create --name NAME; signaltty pane spawn --workspace NAME -- PROGRAM)")
@@ -128,18 +140,49 @@ func printTree(w io.Writer, t tree) []mux.Pane {
 		for _, p := range node.Panes {
 			byID[p.Id] = p
 		}
+		var panes []mux.Pane
+		tabTitle := map[string]string{}
+		runs, runsLive := 0, 0
 		for _, tab := range node.Tabs {
-			fmt.Fprintf(tw, "  tab %s (%s)\n", tab.Title, tab.Id)
+			tabTitle[tab.Id] = tab.Title
 			for _, id := range layout.Leaves(tab.Layout) {
 				p, ok := byID[id]
-				if !ok {
-					continue
+				switch {
+				case !ok:
+				case tab.Run != nil:
+					runs++
+					if p.State == "live" {
+						runsLive++
+					}
+				default:
+					panes = append(panes, p)
 				}
-				items = append(items, p)
-				fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t%s\n", len(items), p.Id, p.Restore_state, paneState(p), p.Title)
 			}
+		}
+		sort.SliceStable(panes, func(i, j int) bool { return layout.Urgency(panes[i].Attention) < layout.Urgency(panes[j].Attention) })
+		for _, p := range panes {
+			items = append(items, p)
+			mark := " "
+			if layout.NeedsYou(p.Attention) {
+				mark = "!"
+			}
+			fmt.Fprintf(tw, "  %s %d\t%s\t%s\t%s\t%s\t%s\t%s\ttab %s\t%s\n", mark, len(items), p.Id, p.Restore_state, paneState(p),
+				agentKind(p), p.Lifecycle, p.Attention, tabTitle[p.Tab], p.Title)
+		}
+		if runs > 0 {
+			fmt.Fprintf(tw, "    runs: %d panes, %d live, %d finished (signaltty run list)\n", runs, runsLive, runs-runsLive)
 		}
 	}
 	_ = tw.Flush()
 	return items
+}
+
+// nextNeedingYou is the first of items that needs the user, -1 for none.
+func nextNeedingYou(items []mux.Pane) int {
+	for i, p := range items {
+		if layout.NeedsYou(p.Attention) {
+			return i
+		}
+	}
+	return -1
 }

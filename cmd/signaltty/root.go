@@ -152,6 +152,9 @@ func params(cmd *cobra.Command, names ...string) map[string]any {
 		case "int", "int64":
 			v, _ := cmd.Flags().GetInt64(n)
 			p[name] = v
+		case "float64":
+			v, _ := cmd.Flags().GetFloat64(n)
+			p[name] = v
 		case "stringSlice", "stringArray":
 			p[name] = arrayFlag(cmd.Flags(), n)
 		default:

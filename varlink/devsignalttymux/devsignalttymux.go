@@ -1709,6 +1709,81 @@ func (m ResizePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 	}, nil
 }
 
+// Sets the ratio (0.05..0.95, first's share) of the split of tab's layout
+// whose second part starts with pane (its first leaf, first parts first):
+// the border on pane's left (axis cols) or above it (rows). Every split has
+// one such pane. The ratio is saved with the layout (tab.layout_changed);
+// the panes' sizes stay as the clients set them (docs/attach.md, "Size").
+// Errors: not_found.tab, invalid_params.ratio (reason "range"),
+// invalid_params.pane (reason "no_split": no split's second part starts
+// with it).
+type SetSplitRatio_methods struct{}
+
+func SetSplitRatio() SetSplitRatio_methods { return SetSplitRatio_methods{} }
+
+func (m SetSplitRatio_methods) Call(ctx context.Context, c *varlink.Connection, tab_in_ string, pane_in_ string, ratio_in_ float64) (tab_out_ Tab, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, tab_in_, pane_in_, ratio_in_)
+	if err_ != nil {
+		return
+	}
+	tab_out_, _, err_ = receive(ctx)
+	return
+}
+
+func (m SetSplitRatio_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, tab_in_ string, pane_in_ string, ratio_in_ float64) (func(ctx context.Context) (Tab, uint64, error), error) {
+	var in struct {
+		Tab   string  `json:"tab"`
+		Pane  string  `json:"pane"`
+		Ratio float64 `json:"ratio"`
+	}
+	in.Tab = tab_in_
+	in.Pane = pane_in_
+	in.Ratio = ratio_in_
+	receive, err := c.Send(ctx, "dev.signaltty.Mux.SetSplitRatio", in, flags)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (tab_out_ Tab, flags uint64, err error) {
+		var out struct {
+			Tab Tab `json:"tab"`
+		}
+		flags, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		tab_out_ = out.Tab
+		return
+	}, nil
+}
+
+func (m SetSplitRatio_methods) Upgrade(ctx context.Context, c *varlink.Connection, tab_in_ string, pane_in_ string, ratio_in_ float64) (func(ctx context.Context) (tab_out_ Tab, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+	var in struct {
+		Tab   string  `json:"tab"`
+		Pane  string  `json:"pane"`
+		Ratio float64 `json:"ratio"`
+	}
+	in.Tab = tab_in_
+	in.Pane = pane_in_
+	in.Ratio = ratio_in_
+	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SetSplitRatio", in)
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) (tab_out_ Tab, flags uint64, conn varlink.ReadWriterContext, err error) {
+		var out struct {
+			Tab Tab `json:"tab"`
+		}
+		flags, conn, err = receive(ctx, &out)
+		if err != nil {
+			err = Dispatch_Error(err)
+			return
+		}
+		tab_out_ = out.Tab
+		return
+	}, nil
+}
+
 // Sends a signal to a live pane's process group. signal is a name such as
 // "TERM" or "SIGTERM" (HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH
 // ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
@@ -3021,6 +3096,7 @@ type devsignalttymuxInterface interface {
 	WaitOutput(ctx context.Context, c VarlinkCall, pane_ string, after_ *OutputBaseline, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error
 	SendWait(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
+	SetSplitRatio(ctx context.Context, c VarlinkCall, tab_ string, pane_ string, ratio_ float64) error
 	SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error
 	AttachPane(ctx context.Context, c VarlinkCall, pane_ string, term_ *string) error
 	CaptureRows(ctx context.Context, c VarlinkCall, pane_ string, start_ *int64, end_ *int64, epoch_ *int64, trim_ *bool, last_ *int64, history_ *bool, clamp_ *bool, escapes_ *bool, max_bytes_ *int64) error
@@ -3274,6 +3350,14 @@ func (c *VarlinkCall) ReplyResizePane(ctx context.Context, pane_ Pane) error {
 		Pane Pane `json:"pane"`
 	}
 	out.Pane = pane_
+	return c.Reply(ctx, &out)
+}
+
+func (c *VarlinkCall) ReplySetSplitRatio(ctx context.Context, tab_ Tab) error {
+	var out struct {
+		Tab Tab `json:"tab"`
+	}
+	out.Tab = tab_
 	return c.Reply(ctx, &out)
 }
 
@@ -3624,6 +3708,18 @@ func (s *VarlinkInterface) SendWait(ctx context.Context, c VarlinkCall, pane_ st
 // Errors: invalid_params.size, not_found.pane, conflict.pane_exited.
 func (s *VarlinkInterface) ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ResizePane")
+}
+
+// Sets the ratio (0.05..0.95, first's share) of the split of tab's layout
+// whose second part starts with pane (its first leaf, first parts first):
+// the border on pane's left (axis cols) or above it (rows). Every split has
+// one such pane. The ratio is saved with the layout (tab.layout_changed);
+// the panes' sizes stay as the clients set them (docs/attach.md, "Size").
+// Errors: not_found.tab, invalid_params.ratio (reason "range"),
+// invalid_params.pane (reason "no_split": no split's second part starts
+// with it).
+func (s *VarlinkInterface) SetSplitRatio(ctx context.Context, c VarlinkCall, tab_ string, pane_ string, ratio_ float64) error {
+	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SetSplitRatio")
 }
 
 // Sends a signal to a live pane's process group. signal is a name such as
@@ -4009,6 +4105,18 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
 		return s.devsignalttymuxInterface.ResizePane(ctx, VarlinkCall{call}, in.Pane, in.Cols, in.Rows)
+
+	case "SetSplitRatio":
+		var in struct {
+			Tab   string  `json:"tab"`
+			Pane  string  `json:"pane"`
+			Ratio float64 `json:"ratio"`
+		}
+		err := call.GetParameters(&in)
+		if err != nil {
+			return call.ReplyInvalidParameter(ctx, "parameters")
+		}
+		return s.devsignalttymuxInterface.SetSplitRatio(ctx, VarlinkCall{call}, in.Tab, in.Pane, in.Ratio)
 
 	case "SignalPane":
 		var in struct {
@@ -4684,6 +4792,16 @@ method SendWait(pane: string, text: ?string, data: ?string, match: ?string, quie
 # Sets a live pane's PTY size (each 1..1000; the program gets SIGWINCH).
 # Errors: invalid_params.size, not_found.pane, conflict.pane_exited.
 method ResizePane(pane: string, cols: int, rows: int) -> (pane: Pane)
+
+# Sets the ratio (0.05..0.95, first's share) of the split of tab's layout
+# whose second part starts with pane (its first leaf, first parts first):
+# the border on pane's left (axis cols) or above it (rows). Every split has
+# one such pane. The ratio is saved with the layout (tab.layout_changed);
+# the panes' sizes stay as the clients set them (docs/attach.md, "Size").
+# Errors: not_found.tab, invalid_params.ratio (reason "range"),
+# invalid_params.pane (reason "no_split": no split's second part starts
+# with it).
+method SetSplitRatio(tab: string, pane: string, ratio: float) -> (tab: Tab)
 
 # Sends a signal to a live pane's process group. signal is a name such as
 # "TERM" or "SIGTERM" (HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH

@@ -57,8 +57,30 @@ func Plain(line string) string {
 // reverse video, its own colours kept: reverse is set again after each of
 // the line's sequences inside a match, since one may reset it.
 func Highlight(line string, re *regexp.Regexp) string {
+	return highlight(line, re.FindAllStringIndex(strings.TrimRight(Plain(line), " "), -1))
+}
+
+// cells is the byte span [start, end) of text's cells c0 to c1 (inclusive,
+// each rune a cell), clamped to the text.
+func cells(text string, c0, c1 int) []int {
+	start, end, n := len(text), len(text), 0
+	for i := range text {
+		if n == c0 {
+			start = i
+		}
+		if n == c1+1 {
+			end = i
+			break
+		}
+		n++
+	}
+	return []int{min(start, end), end}
+}
+
+// highlight returns line with the byte spans of its text (Plain) in
+// reverse video, its own colours kept.
+func highlight(line string, spans [][]int) string {
 	text := Plain(line)
-	spans := re.FindAllStringIndex(strings.TrimRight(text, " "), -1)
 	if len(spans) == 0 {
 		return line
 	}

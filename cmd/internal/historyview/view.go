@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // PageRows is how many rows one fetch asks for.
@@ -65,9 +66,33 @@ type View struct {
 	up     bool           // the last search went towards older rows
 	match  int64          // row of the last match, -1 when none
 
-	cur int64  // the cursor's row
-	sel int64  // the selection's other end, -1 when not selecting
-	out []byte // sequences for the terminal, written with the next Render (OSC 52)
+	cur     int64  // the cursor's row
+	col     int    // the cursor's column (a cell of the row's text, 0-based)
+	sel     int64  // the selection's other end's row, -1 when not selecting
+	selCol  int    // the selection's other end's column
+	mode    Mode   // how the selection is shaped, while selecting
+	press   *cell  // where the mouse's left button went down, nil when up
+	dragged bool   // the mouse moved with the button down: a selection
+	row0    int    // the area's top row on the terminal, 0-based, as last rendered
+	col0    int    // the area's left column on the terminal
+	out     []byte // sequences for the terminal, written with the next Render (OSC 52)
+}
+
+// Mode is a selection's shape, as tmux's copy mode has them: Chars from
+// one end to the other in reading order, whole Lines, or a Rectangle of
+// the columns between the two ends on every row between them.
+type Mode byte
+
+const (
+	Chars Mode = iota
+	Lines
+	Rectangle
+)
+
+// cell is a row and a column of the view's rows.
+type cell struct {
+	row int64
+	col int
 }
 
 // New opens the view at the pane's newest rows (its screen as it is now)
@@ -84,6 +109,14 @@ func New(ctx context.Context, src Source, width, height int) (*View, error) {
 	v.top = v.clampTop(v.bottom - int64(v.body()))
 	v.cur = max(v.bottom-1, v.oldest)
 	return v, nil
+}
+
+// FromScreen shows the rows where the live pane showed them (its last
+// row under the status line), the cursor at the screen's bottom: a mouse
+// report that entered the view then points at the cell the user saw.
+func (v *View) FromScreen() {
+	v.top = v.clampTop(v.bottom - v.rows)
+	v.keepCursor()
 }
 
 // at takes a page's numbers.
@@ -227,14 +260,128 @@ func (v *View) moveCursor(n int64) {
 	v.keepCursor()
 }
 
-// Cursor is the cursor's row; Selection the selected rows [from, to]
-// (ok false when not selecting).
-func (v *View) Cursor() int64 { return v.cur }
+// Cursor is the cursor's row; Column its column; Selection the selected
+// rows [from, to] (ok false when not selecting), SelectionMode its shape.
+func (v *View) Cursor() int64       { return v.cur }
+func (v *View) Column() int         { return v.col }
+func (v *View) SelectionMode() Mode { return v.mode }
 func (v *View) Selection() (from, to int64, ok bool) {
 	if v.sel < 0 {
 		return 0, 0, false
 	}
 	return min(v.sel, v.cur), max(v.sel, v.cur), true
+}
+
+// span is the columns [c0, c1] (inclusive; c1 -1 for none, a huge c1 for
+// the whole row) that the selection takes of row n, which it covers.
+func (v *View) span(n int64) (c0, c1 int) {
+	const all = 1 << 30
+	a, b := cell{v.sel, v.selCol}, cell{v.cur, v.col}
+	if b.row < a.row || b.row == a.row && b.col < a.col {
+		a, b = b, a
+	}
+	switch v.mode {
+	case Lines:
+		return 0, all
+	case Rectangle:
+		return min(v.selCol, v.col), max(v.selCol, v.col)
+	}
+	c0, c1 = 0, all
+	if n == a.row {
+		c0 = a.col
+	}
+	if n == b.row {
+		c1 = b.col
+	}
+	return c0, c1
+}
+
+// toggleSelect starts a selection of shape m at the cursor, or ends the one
+// under way when it has that shape already (Chars: any shape).
+func (v *View) toggleSelect(m Mode) {
+	switch {
+	case v.sel < 0:
+		v.sel, v.selCol, v.mode = v.cur, v.col, m
+	case m == Chars || v.mode == m:
+		v.sel = -1
+	default:
+		v.mode = m
+	}
+}
+
+// rectangle toggles the selection between a rectangle and characters,
+// starting a rectangle when there is none.
+func (v *View) rectangle() {
+	switch {
+	case v.sel < 0:
+		v.sel, v.selCol, v.mode = v.cur, v.col, Rectangle
+	case v.mode == Rectangle:
+		v.mode = Chars
+	default:
+		v.mode = Rectangle
+	}
+}
+
+// moveColumn moves the cursor's column by n cells, within the area.
+func (v *View) moveColumn(n int) {
+	v.col = max(min(v.col+n, v.width-1), 0)
+}
+
+// lineEnd puts the cursor on its row's last character (trailing spaces
+// not counted).
+func (v *View) lineEnd(ctx context.Context) error {
+	line, _, err := v.row(ctx, v.cur)
+	if err != nil {
+		return err
+	}
+	v.col = max(min(len([]rune(strings.TrimRight(Plain(line), " ")))-1, v.width-1), 0)
+	return nil
+}
+
+// mouse handles an SGR mouse report: the wheel scrolls three rows; the
+// left button puts the cursor on the cell pressed, a drag with it selects
+// characters from there and its release copies them (as tmux's copy mode
+// does with the mouse).
+func (v *View) mouse(ctx context.Context, seq string) error {
+	var btn, x, y int
+	var fin byte
+	if _, err := fmt.Sscanf(seq, "[<%d;%d;%d%c", &btn, &x, &y, &fin); err != nil {
+		return nil
+	}
+	at := cell{v.top + int64(y-1-v.row0), x - 1 - v.col0}
+	inside := at.row >= v.top && at.row < v.top+int64(v.body()) && at.row < v.bottom && at.col >= 0 && at.col < v.width
+	switch b := btn &^ 0x1c; { // without shift, meta, control
+	case fin == 'M' && b == 64:
+		v.Scroll(-3)
+	case fin == 'M' && b == 65:
+		v.Scroll(3)
+	case fin == 'M' && b == 0 && inside:
+		v.press, v.dragged = &at, false
+		v.sel = -1
+		v.cur, v.col = at.row, at.col
+	case fin == 'M' && b == 32 && v.press != nil: // motion with the left button down
+		if !v.dragged {
+			v.dragged = true
+			v.sel, v.selCol, v.mode = v.press.row, v.press.col, Chars
+		}
+		switch {
+		case y-1-v.row0 < 0:
+			v.Scroll(-1)
+			at.row = v.top
+		case y-1-v.row0 >= v.body():
+			v.Scroll(1)
+			at.row = min(v.top+int64(v.body()), v.bottom) - 1
+		}
+		v.cur, v.col = max(at.row, v.oldest), max(min(at.col, v.width-1), 0)
+		v.keepCursor()
+	case fin == 'm' && v.press != nil:
+		v.press = nil
+		if v.dragged {
+			v.dragged = false
+			return v.copy(ctx)
+		}
+	}
+	return nil
 }
 
 // Key handles one read of the terminal's input (keys, SGR mouse reports).
@@ -266,6 +413,10 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 			v.moveCursor(-1)
 		case seq == "[B" || seq == "OB":
 			v.moveCursor(1)
+		case seq == "[D" || seq == "OD":
+			v.moveColumn(-1)
+		case seq == "[C" || seq == "OC":
+			v.moveColumn(1)
 		case seq == "[5~":
 			v.Scroll(-page)
 		case seq == "[6~":
@@ -275,16 +426,7 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 		case seq == "[F" || seq == "OF" || seq == "[4~":
 			v.newest()
 		case strings.HasPrefix(seq, "[<"): // SGR mouse: ESC [ < button ; x ; y M|m
-			var btn, x, y int
-			var fin byte
-			if _, err := fmt.Sscanf(seq, "[<%d;%d;%d%c", &btn, &x, &y, &fin); err == nil && fin == 'M' {
-				switch btn &^ 0x1c { // without shift, meta, control
-				case 64:
-					v.Scroll(-3)
-				case 65:
-					v.Scroll(3)
-				}
-			}
+			return n, false, v.mouse(ctx, seq)
 		}
 		return n, false, nil
 	}
@@ -300,18 +442,26 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 		v.Scroll(-1)
 	case 0x05: // C-e
 		v.Scroll(1)
-	case 'v', 'V':
-		if v.sel >= 0 {
-			v.sel = -1
-		} else {
-			v.sel = v.cur
-		}
+	case 'h':
+		v.moveColumn(-1)
+	case 'l':
+		v.moveColumn(1)
+	case '0', '^':
+		v.col = 0
+	case '$':
+		return 1, false, v.lineEnd(ctx)
+	case 'v', ' ':
+		v.toggleSelect(Chars)
+	case 'V':
+		v.toggleSelect(Lines)
+	case 0x16, 'r': // C-v, r
+		v.rectangle()
 	case 'y', '\r':
 		if v.sel < 0 {
 			if b[0] == '\r' {
 				v.moveCursor(1)
 			} else {
-				v.msg = "nothing selected: v starts a selection"
+				v.msg = "nothing selected: v or Space starts a selection, V selects rows"
 			}
 			return 1, false, nil
 		}
@@ -321,7 +471,7 @@ func (v *View) key(ctx context.Context, b []byte) (int, bool, error) {
 		v.prompt, v.kind = &s, 's'
 	case 0x02: // C-b
 		v.Scroll(-page)
-	case 0x06, ' ': // C-f, Space
+	case 0x06: // C-f
 		v.Scroll(page)
 	case 0x15: // C-u
 		v.Scroll(-page / 2)
@@ -454,8 +604,10 @@ func (v *View) next(ctx context.Context, up bool) error {
 		if err != nil {
 			return err
 		}
-		if ok && v.re.MatchString(strings.TrimRight(Plain(line), " ")) {
+		text := strings.TrimRight(Plain(line), " ")
+		if loc := v.re.FindStringIndex(text); ok && loc != nil {
 			v.match, v.cur = n, n
+			v.col = min(utf8.RuneCountInString(text[:loc[0]]), v.width-1)
 			if n < v.top || n >= v.top+int64(v.body()) {
 				v.top = v.clampTop(n - int64(v.body())/2)
 			}
@@ -480,6 +632,7 @@ func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 	var b strings.Builder
 	b.Write(v.out)
 	v.out = nil
+	v.row0, v.col0 = row0, col0
 	var ferr error
 	from, to, selecting := v.Selection()
 	clear := "\x1b[K"
@@ -497,7 +650,8 @@ func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 			fmt.Fprintf(&b, "\x1b[%d;%dH", row0+i+1, col0+1)
 		}
 		if n := v.top + int64(i); ok && selecting && n >= from && n <= to {
-			line = Highlight(line, everything)
+			c0, c1 := v.span(n)
+			line = highlight(line, [][]int{cells(Plain(line), c0, c1)})
 		} else if ok && v.re != nil {
 			line = Highlight(line, v.re)
 		}
@@ -511,7 +665,7 @@ func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "\x1b[%d;%dH\x1b[m\x1b[7m%s\x1b[m", row0+v.height, col0+1, v.status())
 	if v.prompt == nil { // the cursor, at its row's start
-		fmt.Fprintf(&b, "\x1b[%d;%dH\x1b[?25h", row0+int(v.cur-v.top)+1, col0+1)
+		fmt.Fprintf(&b, "\x1b[%d;%dH\x1b[?25h", row0+int(v.cur-v.top)+1, col0+v.col+1)
 	}
 	return []byte(b.String()), ferr
 }
@@ -521,7 +675,8 @@ func (v *View) Render(ctx context.Context, row0, col0 int) ([]byte, error) {
 func (v *View) status() string {
 	left := " " + v.msg
 	if from, to, ok := v.Selection(); ok && v.msg == "" {
-		left = fmt.Sprintf(" rows %d-%d selected: y copies, s saves to a file, v stops", from, to)
+		shape := map[Mode]string{Chars: "characters", Lines: "rows", Rectangle: "a rectangle"}[v.mode]
+		left = fmt.Sprintf(" %s of rows %d-%d selected: y copies, s saves to a file, v stops", shape, from, to)
 	}
 	if v.prompt != nil {
 		switch v.kind {
@@ -546,23 +701,21 @@ func (v *View) status() string {
 func (v *View) Say(msg string) { v.msg = msg }
 
 // Sequences around the view on the user's terminal: entering turns
-// autowrap and the cursor off and mouse reports (SGR) on, for the wheel;
+// autowrap and the cursor off and mouse reports (button events, SGR) on,
+// for the wheel and drags;
 // Leave turns them back and clears the screen, for the pane to be drawn
 // again from a blank terminal.
 const (
-	Enter = "\x1b[?7l\x1b[?25l\x1b[?1000h\x1b[?1006h"
-	Leave = "\x1b[?1000l\x1b[?1006l\x1b[?7h\x1b[?25h\x1b[m\x1b[H\x1b[2J"
+	Enter = "\x1b[?7l\x1b[?25l\x1b[?1002h\x1b[?1006h"
+	Leave = "\x1b[?1002l\x1b[?1000l\x1b[?1006l\x1b[?7h\x1b[?25h\x1b[m\x1b[H\x1b[2J"
 )
-
-// everything matches a row's whole text: selected rows are reversed.
-var everything = regexp.MustCompile(`^.+$`)
 
 // maxCopy bounds what is copied to the clipboard, in bytes of text
 // (terminals cap OSC 52; tmux's input buffer holds about 1 MB).
 const maxCopy = 1 << 20
 
-// text is the selected rows' text, each without its trailing spaces,
-// one a line; without a selection, the cursor's row.
+// text is the selection's text, each row's part without its trailing
+// spaces, one a line; without a selection, the cursor's row.
 func (v *View) text(ctx context.Context) (string, int64, error) {
 	from, to, ok := v.Selection()
 	if !ok {
@@ -574,7 +727,13 @@ func (v *View) text(ctx context.Context) (string, int64, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		b.WriteString(strings.TrimRight(Plain(line), " "))
+		text := Plain(line)
+		if ok {
+			c0, c1 := v.span(n)
+			sp := cells(text, c0, c1)
+			text = text[sp[0]:sp[1]]
+		}
+		b.WriteString(strings.TrimRight(text, " "))
 		b.WriteByte('\n')
 		if b.Len() > maxCopy {
 			return "", 0, fmt.Errorf("the selection is over %d bytes: save it to a file (s)", maxCopy)
@@ -595,6 +754,9 @@ func (v *View) copy(ctx context.Context) error {
 	v.out = append(v.out, Clipboard(strings.TrimSuffix(text, "\n"))...)
 	v.sel = -1
 	v.msg = fmt.Sprintf("copied %d rows to the clipboard", n)
+	if v.mode != Lines {
+		v.msg = fmt.Sprintf("copied %d characters of %s to the clipboard", utf8.RuneCountInString(text)-int(n), rows(n))
+	}
 	return nil
 }
 
@@ -615,6 +777,14 @@ func (v *View) save(ctx context.Context, path string) error {
 	v.sel = -1
 	v.msg = fmt.Sprintf("saved %d rows to %s", n, path)
 	return nil
+}
+
+// rows is "1 row" or "N rows".
+func rows(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }
 
 // Clipboard is the OSC 52 sequence that puts text on the terminal's

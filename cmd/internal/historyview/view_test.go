@@ -2,6 +2,7 @@ package historyview
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"regexp"
@@ -235,7 +236,7 @@ func TestSelectedRowsAreCopiedWithOSC52AndSavedToAFile(t *testing.T) {
 	src := &fakeSource{end: 1000, rows: 24}
 	v := newView(t, src, 80, 25)
 	key(t, v, "?line 500\r")
-	key(t, v, "vjj")
+	key(t, v, "Vjj")
 	if from, to, ok := v.Selection(); !ok || from != 500 || to != 502 {
 		t.Fatalf("selection %d-%d (%v), want 500-502", from, to, ok)
 	}
@@ -256,7 +257,7 @@ func TestSelectedRowsAreCopiedWithOSC52AndSavedToAFile(t *testing.T) {
 	}
 
 	path := t.TempDir() + "/rows.txt"
-	key(t, v, "vk")
+	key(t, v, "Vk")
 	key(t, v, "s"+path+"\r")
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != "line 501\nline 502\n" {
@@ -266,7 +267,7 @@ func TestSelectedRowsAreCopiedWithOSC52AndSavedToAFile(t *testing.T) {
 		t.Fatalf("message %q", v.Message())
 	}
 	key(t, v, "y")
-	if v.Message() != "nothing selected: v starts a selection" {
+	if v.Message() != "nothing selected: v or Space starts a selection, V selects rows" {
 		t.Fatalf("y without a selection says %q", v.Message())
 	}
 }
@@ -288,5 +289,109 @@ func TestTheCursorMovesWithinTheRowsShownAndScrollsAtTheirEdge(t *testing.T) {
 	key(t, v, "\x1b[<65;1;1M") // wheel down: the cursor stays on a row shown
 	if v.Cursor() < v.Top() {
 		t.Fatalf("cursor %d above the top %d", v.Cursor(), v.Top())
+	}
+}
+
+// clipboard is the text of the OSC 52 sequence the next render writes.
+func clipboard(t *testing.T, v *View) string {
+	t.Helper()
+	out, err := v.Render(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("\x1b\\]52;c;([A-Za-z0-9+/=]*)\x07").FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no OSC 52 in the render: %q", string(out)[:min(len(out), 80)])
+	}
+	b, err := base64.StdEncoding.DecodeString(string(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCharacterSelectionRunsFromOneCellToTheOtherInReadingOrder(t *testing.T) {
+	src := &fakeSource{end: 1000, rows: 24}
+	v := newView(t, src, 80, 25)
+	key(t, v, "?line 500\r")
+	if v.Cursor() != 500 || v.Column() != 0 {
+		t.Fatalf("the search put the cursor at %d:%d, want 500:0", v.Cursor(), v.Column())
+	}
+	key(t, v, "lllll ") // column 5 ("500"), then Space begins
+	key(t, v, "jj0l")   // row 502, column 1
+	if v.SelectionMode() != Chars {
+		t.Fatalf("mode %v, want characters", v.SelectionMode())
+	}
+	key(t, v, "y")
+	if got := clipboard(t, v); got != "500\nline 501\nli" {
+		t.Fatalf("copied %q, want the characters from 500:5 to 502:1", got)
+	}
+	// Backwards: the other end first.
+	key(t, v, "$vkk0y")
+	if got := clipboard(t, v); got != "line 500\nline 501\nline 502" {
+		t.Fatalf("copied backwards %q", got)
+	}
+	if v.Message() != "copied 24 characters of 3 rows to the clipboard" {
+		t.Fatalf("message %q", v.Message())
+	}
+}
+
+func TestRectangleSelectionTakesTheSameColumnsOfEveryRow(t *testing.T) {
+	src := &fakeSource{end: 1000, rows: 24}
+	v := newView(t, src, 80, 25)
+	key(t, v, "?line 500\r")
+	key(t, v, "lllll\x16jjl") // C-v: a rectangle of columns 5-6, rows 500-502
+	if v.SelectionMode() != Rectangle {
+		t.Fatalf("mode %v after C-v, want a rectangle", v.SelectionMode())
+	}
+	key(t, v, "r") // back to characters, and r again to a rectangle
+	if v.SelectionMode() != Chars {
+		t.Fatalf("mode %v after r, want characters", v.SelectionMode())
+	}
+	key(t, v, "r\r") // Enter copies while selecting
+	if got := clipboard(t, v); got != "50\n50\n50" {
+		t.Fatalf("copied %q, want columns 5-6 of three rows", got)
+	}
+	if _, _, ok := v.Selection(); ok {
+		t.Fatal("the copy did not end the selection")
+	}
+}
+
+func TestSelectionIsDrawnReversedOnItsCellsOnly(t *testing.T) {
+	src := &fakeSource{end: 1000, rows: 24}
+	v := newView(t, src, 80, 25)
+	key(t, v, "?line 990\r")
+	key(t, v, "lllll\x16l")
+	out, err := v.Render(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "\x1b[32mline \x1b[7m99\x1b[27m0") {
+		t.Fatalf("the selected cells are not reversed alone: %q", out)
+	}
+}
+
+func TestMouseDragSelectsCharactersAndTheReleaseCopiesThem(t *testing.T) {
+	src := &fakeSource{end: 1000, rows: 24}
+	v := newView(t, src, 80, 25)
+	if _, err := v.Render(context.Background(), 2, 10); err != nil { // the area's origin: row 3, column 11
+		t.Fatal(err)
+	}
+	top := v.Top()
+	// Press at the area's cell (5, 0), drag to (7, 1), release.
+	key(t, v, "\x1b[<0;16;3M\x1b[<32;17;4M\x1b[<32;18;5M")
+	if from, to, ok := v.Selection(); !ok || from != top || to != top+2 || v.SelectionMode() != Chars {
+		t.Fatalf("drag: selection %d-%d %v mode %v, want rows %d-%d of characters", from, to, ok, v.SelectionMode(), top, top+2)
+	}
+	key(t, v, "\x1b[<0;18;5m")
+	want := fmt.Sprintf("%d\nline %d\nline %d", top, top+1, top+2)
+	if got := clipboard(t, v); got != want {
+		t.Fatalf("the release copied %q, want %q", got, want)
+	}
+	// A click without a drag copies nothing and moves the cursor there
+	// (the area was last drawn at the terminal's origin).
+	key(t, v, "\x1b[<0;3;2M\x1b[<0;3;2m")
+	if _, _, ok := v.Selection(); ok || v.Cursor() != top+1 || v.Column() != 2 {
+		t.Fatalf("click: selecting %v, cursor %d:%d, want %d:2", ok, v.Cursor(), v.Column(), top+1)
 	}
 }

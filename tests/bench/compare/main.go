@@ -441,6 +441,7 @@ func runGoBench(b *bench, quick bool) string {
 		{"./term", "-bench", ".", "-benchtime", benchtime},
 		{"./pty", "-bench", ".", "-benchtime", benchtime},
 		{"./service", "-bench", ".", "-benchtime", benchtime},
+		{"./cmd/internal/historyview", "-bench", "HistoryViewEnterAndTop", "-benchtime", "200x"},
 	} {
 		c := exec.Command("go", append([]string{"test", "-run", "^$", "-benchmem", args[0]}, args[1:]...)...)
 		var o bytes.Buffer
@@ -455,6 +456,13 @@ func runGoBench(b *bench, quick bool) string {
 					if ns, err := strconv.ParseFloat(f[2], 64); err == nil {
 						name := strings.TrimSuffix(f[0], fmt.Sprintf("-%d", runtime.GOMAXPROCS(0)))
 						b.add("go/"+name, ns/1e6)
+						for i := 4; i < len(f); i++ {
+							if f[i] == "p99-ms" { // a percentile the benchmark reports
+								if v, err := strconv.ParseFloat(f[i-1], 64); err == nil {
+									b.add("go/"+name+"/p99", v)
+								}
+							}
+						}
 					}
 				}
 			}

@@ -175,6 +175,10 @@ func (b *bench) table(scs []*scaleResult, gb string, took time.Duration, quick b
 			fmt.Fprintf(&w, "| save, every tail written (fsync) | %.1f ms | %s |\n| save, tails unchanged | %.1f ms | %s |\n| load | %.1f ms | %s |\n\n",
 				s, met(s <= 100), u, met(u <= 100), l, met(l <= 100))
 		}
+		if p99, ok := b.median("go/BenchmarkHistoryViewEnterAndTop/p99"); ok {
+			m, _ := b.median("go/BenchmarkHistoryViewEnterAndTop")
+			fmt.Fprintf(&w, "History view of a pane with 10,000 rows (`C-b [` then `g`, both drawn, through the varlink layer in one process): mean %.1f ms, p99 %.1f ms.\n\n", m, p99)
+		}
 		fmt.Fprintf(&w, "```\n%s```\n", gb)
 	}
 	return w.String()
