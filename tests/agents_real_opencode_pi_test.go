@@ -159,3 +159,31 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// Esc during a turn interrupts it (opencode asks for a second Esc): the
+// pane leaves working, and an interrupt is neither a failure nor an error
+// (opencode reports it as session.error MessageAbortedError, which its own
+// screen does not show as an error).
+func TestRealAgentPluginInterruptEndsTheTurn(t *testing.T) {
+	forEachAgent(t, []string{"opencode", "pi"}, func(t *testing.T, kind string) {
+		a := realAgents[kind]
+		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "pint-8a4c", Steps: []harness.Step{
+			{Tool: a.shell, Input: a.shellInput("echo pint-started; sleep 600")}, {Text: "never said"}}})
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws)
+		defer w.dumpOnFailure(t, p.ID)
+		w.prompt(t, p.ID, "pint-8a4c")
+		w.waitPane(t, p.ID, "working during the turn", func(p agentPane) bool { return p.Lifecycle == "working" })
+		w.d.JSON(t, nil, "pane", "send", "--pane", p.ID, "--key", "Escape")
+		if kind == "opencode" {
+			w.waitScreen(t, p.ID, "again to interrupt")
+			w.d.JSON(t, nil, "pane", "send", "--pane", p.ID, "--key", "Escape")
+		}
+		got := w.waitPane(t, p.ID, "out of working after Esc", func(p agentPane) bool {
+			return p.Lifecycle != "working" && p.Lifecycle != "blocked"
+		})
+		if got.Lifecycle == "failed" || got.Attention == "error" {
+			t.Errorf("an interrupted turn shows lifecycle %s attention %s, want neither failed nor error", got.Lifecycle, got.Attention)
+		}
+	})
+}
