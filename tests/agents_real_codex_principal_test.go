@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,6 +69,32 @@ func allowCodexMCPResults(t *testing.T, w *realWorld, pane, prompt string, n int
 	return got
 }
 
+// paneProcess is a process of the user's and its name.
+type paneProcess struct {
+	pid  int
+	comm string
+}
+
+// paneProcesses is the processes whose environment names pane
+// (SIGNALTTY_PANE).
+func paneProcesses(pane string) []paneProcess {
+	var out []paneProcess
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), "SIGNALTTY_PANE="+pane) {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "comm"))
+		out = append(out, paneProcess{pid, strings.TrimSpace(string(comm))})
+	}
+	return out
+}
+
 // findKey is the first value named key in v, depth first.
 func findKey(v any, key string) any {
 	switch v := v.(type) {
@@ -103,7 +130,8 @@ func psTree() string {
 // and the run is B's (principal pane:B, in B's workspace, a pane of its
 // own outside A's workspace) while A's codex runs, after A's codex exited,
 // and after kill -9 of the daemon and B's resume; nothing appears in A's
-// workspace and A's pane never takes B's session.
+// workspace and A's pane never takes B's session. A's end stops all of
+// A's processes, its MCP server included.
 func TestRealCodexRunOfOnePaneNeverTouchesAnother(t *testing.T) {
 	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
 		codexTwoPanesRun(t, kind, false)
@@ -171,8 +199,17 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		w.waitScreen(t, b.ID, "share "+k+" done")
 	}
 	call("s1")
+	// A's processes, its MCP server among them (Codex passes it
+	// SIGNALTTY_PANE, addCodexMCP): A's end stops every one.
+	procsA := paneProcesses(a.ID)
+	if !slices.ContainsFunc(procsA, func(p paneProcess) bool { return p.comm == "signaltty" }) {
+		t.Errorf("no signaltty MCP server among A's processes: %+v", procsA)
+	}
 	w.d.Kill(t, a.ID)
 	w.d.WaitExited(t, a.ID)
+	for _, p := range procsA {
+		harness.WaitGone(t, harness.PollTimeout, "A's "+p.comm+" after A's end", p.pid)
+	}
 	call("s2")
 	sid := w.waitPane(t, b.ID, "B's session id", func(p agentPane) bool { return p.session() != "" }).session()
 	if p := getAgentPane(t, w.d, a.ID); p.session() == sid {
