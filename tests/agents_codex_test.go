@@ -72,16 +72,8 @@ func TestRealCodexPermissionDialogBlocksThenClears(t *testing.T) {
 			{Tool: a.shell, Input: escalated(a.shellInput("touch perm-file && echo perm-said-$((6*7))"))}, {Text: "permission used"}}})
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
-		w.prompt(t, p.ID, "perm-7c1d")
 		defer w.dumpOnFailure(t, p.ID)
-		w.waitPane(t, p.ID, "blocked with permission_required while Codex asks", func(p agentPane) bool {
-			return p.Lifecycle == "blocked" && p.Attention == "permission_required"
-		})
-		approve(t, w, p.ID)
-		w.waitScreen(t, p.ID, "permission used")
-		w.waitPane(t, p.ID, "done without permission_required after the answer", func(p agentPane) bool {
-			return p.Lifecycle == "done" && p.Attention != "permission_required"
-		})
+		w.permissionBlocksThenClears(t, p.ID, "perm-7c1d", "permission used")
 		if _, err := os.Stat(filepath.Join(w.repo, "perm-file")); err != nil {
 			t.Errorf("the allowed command did not run: %v", err)
 		}

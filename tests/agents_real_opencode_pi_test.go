@@ -99,18 +99,27 @@ func TestRealOpencodePermissionAskedBlocksThenClears(t *testing.T) {
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
 		defer w.dumpOnFailure(t, p.ID)
-		w.prompt(t, p.ID, "operm-4e2b")
-		w.waitPane(t, p.ID, "blocked with permission_required while opencode asks", func(p agentPane) bool {
-			return p.Lifecycle == "blocked" && p.Attention == "permission_required"
-		})
-		approve(t, w, p.ID)
-		w.waitScreen(t, p.ID, "opencode permission used")
-		w.waitPane(t, p.ID, "done without permission_required after the answer", func(p agentPane) bool {
-			return p.Lifecycle == "done" && p.Attention != "permission_required"
-		})
+		w.permissionBlocksThenClears(t, p.ID, "operm-4e2b", "opencode permission used")
 		if !fileExists(filepath.Join(w.repo, "operm-file")) {
 			t.Errorf("the allowed command did not run")
 		}
+	})
+}
+
+// permissionBlocksThenClears prompts the agent in pane with a turn whose
+// tool call the agent asks permission for: the pane is blocked with
+// permission_required while it asks, and once allowed (approve) the turn
+// ends with answer on the screen, done, without permission_required.
+func (w *realWorld) permissionBlocksThenClears(t *testing.T, pane, prompt, answer string) {
+	t.Helper()
+	w.prompt(t, pane, prompt)
+	w.waitPane(t, pane, "blocked with permission_required while "+w.agent.kind+" asks", func(p agentPane) bool {
+		return p.Lifecycle == "blocked" && p.Attention == "permission_required"
+	})
+	approve(t, w, pane)
+	w.waitScreen(t, pane, answer)
+	w.waitPane(t, pane, "done without permission_required after the answer", func(p agentPane) bool {
+		return p.Lifecycle == "done" && p.Attention != "permission_required"
 	})
 }
 
