@@ -202,7 +202,7 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 	// A's processes, its MCP server among them (Codex passes it
 	// SIGNALTTY_PANE, addCodexMCP): A's end stops every one.
 	procsA := paneProcesses(a.ID)
-	if !slices.ContainsFunc(procsA, func(p paneProcess) bool { return p.comm == "signaltty" }) {
+	if !slices.ContainsFunc(procsA, func(p paneProcess) bool { return strings.HasPrefix(p.comm, "signaltty") }) {
 		t.Errorf("no signaltty MCP server among A's processes: %+v", procsA)
 	}
 	w.d.Kill(t, a.ID)
