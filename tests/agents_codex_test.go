@@ -72,16 +72,8 @@ func TestRealCodexPermissionDialogBlocksThenClears(t *testing.T) {
 			{Tool: a.shell, Input: escalated(a.shellInput("touch perm-file && echo perm-said-$((6*7))"))}, {Text: "permission used"}}})
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
-		w.prompt(t, p.ID, "perm-7c1d")
 		defer w.dumpOnFailure(t, p.ID)
-		w.waitPane(t, p.ID, "blocked with permission_required while Codex asks", func(p agentPane) bool {
-			return p.Lifecycle == "blocked" && p.Attention == "permission_required"
-		})
-		approve(t, w, p.ID)
-		w.waitScreen(t, p.ID, "permission used")
-		w.waitPane(t, p.ID, "done without permission_required after the answer", func(p agentPane) bool {
-			return p.Lifecycle == "done" && p.Attention != "permission_required"
-		})
+		w.permissionBlocksThenClears(t, p.ID, "perm-7c1d", "permission used")
 		if _, err := os.Stat(filepath.Join(w.repo, "perm-file")); err != nil {
 			t.Errorf("the allowed command did not run: %v", err)
 		}
@@ -143,21 +135,7 @@ func TestRealCodexRunsThroughMCP(t *testing.T) {
 // Allow (once). It returns that request.
 func allowCodexMCP(t *testing.T, w *realWorld, pane, prompt string) harness.ModelRequest {
 	t.Helper()
-	var got harness.ModelRequest
-	harness.Eventually(t, agentTimeout, "the MCP tool's result, or Codex asking before the call", func() (bool, string) {
-		for _, r := range w.model.Requests() {
-			if r.Prompted(prompt) && len(r.ToolResults()) > 0 {
-				got = r
-				return true, ""
-			}
-		}
-		c := w.d.Capture(t, pane)
-		if c.Contains("Allow the signaltty MCP server to run tool") {
-			w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
-		}
-		return false, c.Dump()
-	})
-	return got
+	return allowCodexMCPResults(t, w, pane, prompt, 1)
 }
 
 // Two Codex panes with the default Codex config and `agent setup codex
@@ -177,11 +155,13 @@ func TestRealCodexPanesAreEachTheirOwnPrincipal(t *testing.T) {
 		b := w.start(t, ws)
 		w.prompt(t, a.ID, "who-a0")
 		w.waitScreen(t, a.ID, "a answered")
+		calls := 0 // B's conversation carries the results of its earlier calls
 		who := func(k string) {
 			t.Helper()
 			w.prompt(t, b.ID, "who-"+k)
-			r := allowCodexMCP(t, w, b.ID, "who-"+k)
-			res := strings.Join(r.ToolResults(), "\n")
+			calls++
+			r := allowCodexMCPResults(t, w, b.ID, "who-"+k, calls)
+			res := r.ToolResults()[len(r.ToolResults())-1]
 			if !strings.Contains(res, b.ID) || strings.Contains(res, a.ID) || strings.Contains(res, "owner") {
 				t.Errorf("%s: B's whoami is not B's pane %s (A is %s):\n%s", k, b.ID, a.ID, res)
 			}

@@ -76,12 +76,15 @@ func TestAProcessThatLeftItsPaneIsNeverTheOwnerWithoutCgroups(t *testing.T) {
 	}
 }
 
-func TestAProcessThatLeftItsPaneStaysItsPaneWithCgroups(t *testing.T) {
-	m := harness.StartUserManager(t)
+// cgroupEscapee starts a user manager with delegated cgroups, a workspace,
+// two request-loop panes a and b in it, and an escapee of a (Escape).
+func cgroupEscapee(t *testing.T) (m *harness.UserManager, ws string, a, b, e *harness.InPane, pid int) {
+	t.Helper()
+	m = harness.StartUserManager(t)
 	if cg := managerCgroups(t, m); cg.Mode != "delegated" {
 		t.Fatalf("the user manager runs signaltty.service with Delegate=yes, yet cgroups are %q (%s)", cg.Mode, cg.Reason)
 	}
-	ws := managerWorkspace(t, m, "escape")
+	ws = managerWorkspace(t, m, "escape")
 	spawn := func(argv []string) harness.Pane {
 		var r struct {
 			Pane harness.Pane `json:"pane"`
@@ -89,9 +92,14 @@ func TestAProcessThatLeftItsPaneStaysItsPaneWithCgroups(t *testing.T) {
 		mjson(t, m, &r, append([]string{"pane", "spawn", "--workspace", ws, "--"}, argv...)...)
 		return r.Pane
 	}
-	a := harness.NewInPaneWith(t, spawn)
-	harness.NewInPaneWith(t, spawn) // another pane
-	e, pid := a.Escape(t)
+	a = harness.NewInPaneWith(t, spawn)
+	b = harness.NewInPaneWith(t, spawn) // another pane
+	e, pid = a.Escape(t)
+	return m, ws, a, b, e, pid
+}
+
+func TestAProcessThatLeftItsPaneStaysItsPaneWithCgroups(t *testing.T) {
+	m, ws, a, _, e, pid := cgroupEscapee(t)
 	var w harness.WhoAmI
 	e.JSON(t, &w, "whoami")
 	if w.Principal != "pane:"+a.Pane.ID {

@@ -123,3 +123,17 @@ func TestTheModelIsReadWhereTheAgentsHookPutsIt(t *testing.T) {
 		t.Errorf("gemini BeforeModel: %+v %v, want working, not out of blocked", d, ok)
 	}
 }
+
+// opencode reports an interrupted turn as session.error
+// MessageAbortedError: the turn ends idle, without an error.
+func TestOpencodeInterruptIsNoError(t *testing.T) {
+	a, _ := Lookup("opencode")
+	d, _ := a.Classify("session.error", map[string]any{"error": map[string]any{"name": "MessageAbortedError", "data": map[string]any{"message": "aborted"}}})
+	if d.Lifecycle != LifecycleIdle || d.Attention != "" || d.NotifyTitle != "" || !d.EndsTurn {
+		t.Errorf("interrupt: %+v, want idle, ending the turn, no attention or notification", d)
+	}
+	f, _ := a.Classify("session.error", map[string]any{"error": map[string]any{"name": "APIError"}})
+	if f.Lifecycle != LifecycleFailed || f.Attention != AttentionError {
+		t.Errorf("API error: %+v, want failed with error", f)
+	}
+}

@@ -11,7 +11,8 @@ package agents
 //     {sessionID, status: {type: busy|idle|retry}}; there is no
 //     session.busy), session.idle, session.error, permission.asked
 //     ({id, sessionID, permission, …}) and permission.replied ({sessionID,
-//     requestID, reply}). The plugin `signaltty agent setup opencode` writes
+//     requestID, reply}). An interrupted turn is a session.error whose
+//     error is {name: "MessageAbortedError"}. The plugin `signaltty agent setup opencode` writes
 //     calls `signaltty hook opencode <type>` with the properties as JSON,
 //     one event at a time, in order.
 //   - OPENCODE_CONFIG_DIR names an extra configuration directory
@@ -35,6 +36,15 @@ func init() {
 			"permission.replied": {Lifecycle: LifecycleWorking, Answered: true},
 		},
 		Refine: func(event string, payload map[string]any, d Decision) Decision {
+			if event == "session.error" {
+				// An interrupt (Esc twice) ends the turn with
+				// MessageAbortedError, which opencode's own screen does
+				// not show as an error.
+				if e, _ := payload["error"].(map[string]any); e != nil && e["name"] == "MessageAbortedError" {
+					return Decision{Lifecycle: LifecycleIdle, Message: "turn interrupted", EndsTurn: true}
+				}
+				return d
+			}
 			if event != "session.status" {
 				return d
 			}
