@@ -171,6 +171,7 @@ func agentsSignaltty(b *bench, bin string, streams []string, w agentWorkload, pr
 // heap profile as prof/agents-<panes>-<speed>-{cpu,heap}.prof.
 func agentProfile(d *daemon, prof string, w agentWorkload) error {
 	sock := filepath.Join(prof, strconv.Itoa(d.pid())+".sock")
+	defer os.Remove(sock) // only the profiles stay in prof
 	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
