@@ -25,6 +25,11 @@ import (
 // its peak RSS (VmHWM) at the end. Each replayer reports how far behind the
 // recorded schedule it was at the end of its window.
 
+// agentEnv is -agentenv: what the daemon is given in the agent workloads
+// (NAME=VALUE), e.g. SIGNALTTY_SAVE_OUTPUT_INTERVAL_MS=0 to leave out the
+// saves of the panes' output.
+var agentEnv []string
+
 // agentSize is the size the streams were recorded at.
 var agentSize = size{120, 40}
 
@@ -134,7 +139,7 @@ func agentsSignaltty(b *bench, bin string, streams []string, w agentWorkload, pr
 		return agentResult{}, err
 	}
 	defer os.RemoveAll(dir)
-	var env []string
+	env := append([]string(nil), agentEnv...)
 	if prof != "" {
 		env = append(env, "SIGNALTTY_PPROF="+prof)
 	}

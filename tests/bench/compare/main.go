@@ -125,6 +125,7 @@ func main() {
 	agentWindow := flag.Duration("agentfor", envDuration("SIGNALTTY_BENCH_AGENT_FOR", time.Minute), "measured window of each agent sample (env SIGNALTTY_BENCH_AGENT_FOR)")
 	agentRounds := flag.Int("agentrounds", 1, "rounds of the agent workloads (a fresh server each sample)")
 	agentProf := flag.String("agentprof", "", "after the agent samples, profile the daemon (a test-hooks build) in one more sample of the first agent workload; save its CPU and heap profiles in this directory")
+	agentEnvFlag := flag.String("agentenv", "", "NAME=VALUE[,NAME=VALUE...] given to the daemon in the agent workloads (e.g. SIGNALTTY_SAVE_OUTPUT_INTERVAL_MS=0)")
 	flag.StringVar(&memProfDir, "memprof", "", "save the daemon's heap profiles and statistics in the memory workloads to this directory, before and at the measurement (needs GOFLAGS=-tags=signaltty_testhooks)")
 	flag.Parse()
 	if *quick {
@@ -136,6 +137,7 @@ func main() {
 		*agentWindow = min(*agentWindow, 10*time.Second)
 	}
 	bashPanes, releaseWait = *bash, *release
+	agentEnv = strings.FieldsFunc(*agentEnvFlag, func(r rune) bool { return r == ',' })
 	want := func(group string) bool {
 		if *only == "" {
 			return true
