@@ -20,7 +20,8 @@ import (
 // or faster, in a fresh server each sample. Pane i replays stream i mod K,
 // starting a fraction of the way into it (what comes before is written at
 // once, untimed) so that the panes of one stream are at different places.
-// Once every pane's paced replay has started, the server's CPU time
+// Once every pane's paced replay has started and agentSettle has passed,
+// the server's CPU time
 // (utime+stime of its process, /proc/PID/stat) is measured over the window;
 // its peak RSS (VmHWM) at the end. Each replayer reports how far behind the
 // recorded schedule it was at the end of its window.
@@ -29,6 +30,10 @@ import (
 // (NAME=VALUE), e.g. SIGNALTTY_SAVE_OUTPUT_INTERVAL_MS=0 to leave out the
 // saves of the panes' output.
 var agentEnv []string
+
+// agentSettle is the time between the last replayer's start of its paced
+// replay and the window's start.
+const agentSettle = 3 * time.Second
 
 // agentSize is the size the streams were recorded at.
 var agentSize = size{120, 40}
@@ -80,7 +85,7 @@ func agentArgv(b *bench, streams []string, w agentWorkload, i int, dir string) [
 	per := (w.panes + k - 1) / k
 	skip := float64(i/k) / float64(per)
 	return []string{filepath.Join(b.bin, "replay"), "-speed", strconv.FormatFloat(w.speed, 'g', -1, 64),
-		"-skip", strconv.FormatFloat(skip, 'f', 4, 64), "-for", w.window.String(),
+		"-skip", strconv.FormatFloat(skip, 'f', 4, 64), "-for", (w.window + agentSettle).String(),
 		"-ready", filepath.Join(dir, fmt.Sprintf("ready-%d", i)), "-stats", filepath.Join(dir, fmt.Sprintf("stats-%d", i)),
 		streams[i%k]}
 }
@@ -95,6 +100,9 @@ func agentMeasure(pid int, w agentWorkload, dir string, during func()) (agentRes
 	}); err != nil {
 		return r, fmt.Errorf("agents: not every replayer started: %v", err)
 	}
+	// The server may still be emulating the skipped parts and making the
+	// panes' emulators: let it settle (the replayers pace on) first.
+	time.Sleep(agentSettle)
 	c0 := cpuSeconds(pid)
 	t0 := time.Now()
 	if during != nil {

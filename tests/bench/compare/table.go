@@ -317,8 +317,8 @@ func (b *bench) agentsTable(w *strings.Builder) {
 		kinds = append(kinds, "`"+filepath.Base(s)+"`")
 	}
 	fmt.Fprintf(w, "\n## Agent workloads: panes replaying recorded agent TUIs\n\n")
-	fmt.Fprintf(w, "Panes of %v, pane i replaying recorded stream i mod %d (%s: tests/bench/streams, the real agents against the scripted model) with tests/bench/replay, at the recorded pace (1×) or faster, looping, each pane starting at a different place in its stream (what comes before written at once, before the window); a fresh server each sample. Server CPU: utime+stime of the server process (`/proc/PID/stat`) over a window of %v that starts once every pane's paced replay has; peak RSS: the server's VmHWM at the window's end. Goals: at the recorded pace ≤ %.1f× tmux's CPU, and %.0f%% of one core for 50 panes.\n\n",
-		agentSize, len(b.agentStreams), strings.Join(kinds, ", "), b.agents[0].window, goalAgentsCPU, goalAgents50Core*100)
+	fmt.Fprintf(w, "Panes of %v, pane i replaying recorded stream i mod %d (%s: tests/bench/streams, the real agents against the scripted model) with tests/bench/replay, at the recorded pace (1×) or faster, looping, each pane starting at a different place in its stream (what comes before written at once, before the window); a fresh server each sample. Server CPU: utime+stime of the server process (`/proc/PID/stat`) over a window of %v that starts %v after every pane's paced replay has; peak RSS: the server's VmHWM at the window's end. Goals: at the recorded pace ≤ %.1f× tmux's CPU, and %.0f%% of one core for 50 panes.\n\n",
+		agentSize, len(b.agentStreams), strings.Join(kinds, ", "), b.agents[0].window, agentSettle, goalAgentsCPU, goalAgents50Core*100)
 	if len(agentEnv) > 0 {
 		fmt.Fprintf(w, "The daemon was given %s.\n\n", "`"+strings.Join(agentEnv, "`, `")+"`")
 	}
