@@ -62,7 +62,7 @@ func agentStream(tb testing.TB, kind string) [][]byte {
 // emulator, is not timed): the emulation
 // cost of the agent workloads of tests/bench/compare.sh.
 func BenchmarkTerminalAgentStreams(b *testing.B) {
-	for _, kind := range []string{"claude", "codex", "pi"} {
+	for _, kind := range []string{"claude", "codex", "opencode", "pi"} {
 		b.Run(kind, func(b *testing.B) {
 			writes := agentStream(b, kind)
 			total := 0
