@@ -40,6 +40,9 @@ type bench struct {
 	cliWait bool   // the CLI has `run --wait`
 	release time.Duration
 	many    manyWorkload
+
+	agents       []agentWorkload
+	agentStreams []string // the streams replayed, as DIR/KIND
 }
 
 // tmuxCol is one tmux build the tables compare with; bin is nil (and err
@@ -104,7 +107,7 @@ func main() {
 	gobench := flag.Bool("gobench", true, "run the Go micro-benchmarks (pty, snapshot) and include them")
 	quick := flag.Bool("quick", false, "small inputs and few rounds (a smoke test; not for RESULTS.md)")
 	results := flag.String("results", "", "write the table as Markdown to this file (compare.sh: tests/bench/RESULTS.md)")
-	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, latency, memory, memory-<workload>: memory-idle, memory-short10k, memory-full10k, memory-color10k, memory-bash; scale, scale10k, gobench)")
+	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, agents, latency, memory, memory-<workload>: memory-idle, memory-short10k, memory-full10k, memory-color10k, memory-bash; scale, scale10k, gobench)")
 	cli := flag.String("cli", "", "use this signaltty binary as the CLI instead of the one built from the tree (to measure a proposed CLI build)")
 	home, _ := os.UserHomeDir()
 	tmux2 := flag.String("tmux2", filepath.Join(home, ".cache/signaltty-tests/tmux-3.5a/argv"),
@@ -117,6 +120,12 @@ func main() {
 	release := flag.Duration("release", 5*time.Second, "idle time of those panes before measuring; also given to the daemon as SIGNALTTY_EMULATOR_RELEASE_MS")
 	panes10k := flag.Bool("panes-10k", false, "also run the 10,000 idle panes scale section (slow: about 2-4 minutes; --only scale10k runs it alone)")
 	scale10k := flag.Int("scale10k", 10000, "panes in that section")
+	agentPanes := flag.String("agentpanes", "20,50", "pane counts of the agent workloads (\"\": skip)")
+	agentSpeeds := flag.String("agentspeeds", "1,10", "replay speeds of the agent workloads (1: the recorded pace)")
+	agentWindow := flag.Duration("agentfor", envDuration("SIGNALTTY_BENCH_AGENT_FOR", time.Minute), "measured window of each agent sample (env SIGNALTTY_BENCH_AGENT_FOR)")
+	agentRounds := flag.Int("agentrounds", 1, "rounds of the agent workloads (a fresh server each sample)")
+	agentProf := flag.String("agentprof", "", "after the agent samples, profile the daemon (a test-hooks build) in one more sample of the first agent workload; save its CPU and heap profiles in this directory")
+	agentEnvFlag := flag.String("agentenv", "", "NAME=VALUE[,NAME=VALUE...] given to the daemon in the agent workloads (e.g. SIGNALTTY_SAVE_OUTPUT_INTERVAL_MS=0)")
 	flag.StringVar(&memProfDir, "memprof", "", "save the daemon's heap profiles and statistics in the memory workloads to this directory, before and at the measurement (needs GOFLAGS=-tags=signaltty_testhooks)")
 	flag.Parse()
 	if *quick {
@@ -125,8 +134,10 @@ func main() {
 		*manyPanes, *manyLines = min(*manyPanes, 20), min(*manyLines, 20000)
 		*bash, *bashRounds, *release = min(*bash, 50), 1, min(*release, time.Second)
 		*scale10k = min(*scale10k, 500)
+		*agentWindow = min(*agentWindow, 10*time.Second)
 	}
 	bashPanes, releaseWait = *bash, *release
+	agentEnv = strings.FieldsFunc(*agentEnvFlag, func(r rune) bool { return r == ',' })
 	want := func(group string) bool {
 		if *only == "" {
 			return true
@@ -270,6 +281,21 @@ func main() {
 			}
 		}
 		b.took("throughput", section)
+	}
+
+	if want("agents") {
+		section := time.Now()
+		for _, n := range intList(*agentPanes) {
+			for _, sp := range floatList(*agentSpeeds) {
+				b.agents = append(b.agents, agentWorkload{panes: n, speed: sp, window: *agentWindow})
+			}
+		}
+		if len(b.agents) > 0 {
+			if err := runAgents(b, b.agents, *agentRounds, *agentProf); err != nil {
+				fatal(err)
+			}
+		}
+		b.took("agents", section)
 	}
 
 	if want("latency") {
@@ -469,6 +495,39 @@ func runGoBench(b *bench, quick bool) string {
 		}
 	}
 	return out.String()
+}
+
+// envDuration is the duration in environment variable name, or def.
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
+
+// intList and floatList parse comma-separated numbers; bad ones are fatal.
+func intList(s string) []int {
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			fatal(fmt.Errorf("%q: %v", s, err))
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func floatList(s string) []float64 {
+	var out []float64
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			fatal(fmt.Errorf("%q: %v", s, err))
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func copyFile(from, to string) error {

@@ -453,19 +453,7 @@ func alive(pid int) bool {
 }
 
 // rssKiB is VmRSS of pid.
-func rssKiB(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return -1
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return -1
-}
+func rssKiB(pid int) int64 { return statusKiB(pid, "VmRSS:") }
 
 // timeslices sums, over pid's threads, how many times each ran on a CPU
 // (the third field of /proc/<pid>/task/<tid>/schedstat).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -23,6 +24,8 @@ const (
 	goalSave1k       = 20 * time.Millisecond
 	goalVerb10k      = 10 * time.Millisecond
 	goalRSS10kKiB    = 1 << 20
+	goalAgentsCPU    = 0.5  // agent streams at the recorded pace, server CPU ≤ × tmux
+	goalAgents50Core = 0.05 // 50 agent panes at pace, server CPU ≤ this share of one core
 )
 
 // tmuxHeader is the tmux columns' header cells: "| tmux 3.3a | ratio | tmux 3.5a | ratio".
@@ -142,6 +145,8 @@ func (b *bench) table(scs []*scaleResult, gb string, took time.Duration, quick b
 		fmt.Fprintf(&w, "| 20 panes × 10,000 history rows of coloured text (6 styled runs a row), per pane | %s |%s no goal |\n", mib(20)(s), cells[:i+1])
 	}
 	fmt.Fprintf(&w, "\nGoals: ratios ≤ %.1f (short text) and ≤ %.1f (full width); per pane ≤ %d KiB (idle `sleep`) and ≤ %d KiB (idle printed panes).\n", goalShort10k, goalFull10k, goalIdleKiB, goalBashKiB)
+
+	b.agentsTable(&w)
 
 	b.latencyTable(&w)
 
@@ -306,4 +311,91 @@ func (b *bench) scaleTable(w *strings.Builder, sc *scaleResult) {
 	fmt.Fprintf(w, "\nVerbs missing their goal: %d of %d.\n", missed, len(sc.verbs))
 	fmt.Fprintf(w, "\n%d concurrent runs of `seq 1 20000` (each Run.Start + Run.Wait on its own connection): all succeeded, wall %.0f ms, p99 %.0f ms.\n",
 		sc.concurrent, ms(sc.concWall), ms(sc.concP99))
+}
+
+// agentsTable renders the agent workloads.
+func (b *bench) agentsTable(w *strings.Builder) {
+	if len(b.agents) == 0 {
+		return
+	}
+	if _, ok := b.median(b.agents[0].key() + "/signaltty"); !ok {
+		return
+	}
+	var kinds []string
+	for _, s := range b.agentStreams {
+		kinds = append(kinds, "`"+filepath.Base(s)+"`")
+	}
+	fmt.Fprintf(w, "\n## Agent workloads: panes replaying recorded agent TUIs\n\n")
+	fmt.Fprintf(w, "Panes of %v, pane i replaying recorded stream i mod %d (%s: tests/bench/streams, the real agents against the scripted model) with tests/bench/replay, at the recorded pace (1×) or faster, looping, each pane starting at a different place in its stream (what comes before written at once, before the window); a fresh server each sample. Server CPU: utime+stime of the server process (`/proc/PID/stat`) over a window of %v that starts %v after every pane's paced replay has; peak RSS: the server's VmHWM at the window's end. Goals: at the recorded pace ≤ %.1f× tmux's CPU, and %.0f%% of one core for 50 panes.\n\n",
+		agentSize, len(b.agentStreams), strings.Join(kinds, ", "), b.agents[0].window, agentSettle, goalAgentsCPU, goalAgents50Core*100)
+	if len(agentEnv) > 0 {
+		fmt.Fprintf(w, "The daemon was given %s.\n\n", "`"+strings.Join(agentEnv, "`, `")+"`")
+	}
+	cpu := func(v float64) string { return fmt.Sprintf("%.2f s", v) }
+	fmt.Fprintf(w, "| workload | signaltty CPU (share of a core) |%s goal |\n|---|---|%s---|\n", b.tmuxHeader(), strings.Repeat("---|---|", len(b.tmuxCol)))
+	for _, a := range b.agents {
+		s, ok := b.median(a.key() + "/signaltty")
+		if !ok {
+			continue
+		}
+		share := s / a.window.Seconds()
+		cells := b.vsTmux(a.key(), s, cpu, goalAgentsCPU)
+		goal := ""
+		if a.speed != 1 {
+			// A burst has no CPU goal: the ratio is shown, the goal cell
+			// says so.
+			i := strings.LastIndex(strings.TrimSuffix(cells, " |"), "|")
+			cells = cells[:i+1] + " (no goal: a burst) |"
+		} else if a.panes == 50 {
+			goal = fmt.Sprintf(" ≤ %.0f%% of a core: %s |", goalAgents50Core*100, met(share <= goalAgents50Core))
+			cells = strings.TrimSuffix(cells, " |") + ";" + goal
+		}
+		fmt.Fprintf(w, "| %d panes at %g× | %s (%.1f%%) |%s\n", a.panes, a.speed, cpu(s), share*100, cells)
+	}
+	kib := func(v float64) string { return fmt.Sprintf("%.1f MiB", v/1024) }
+	fmt.Fprintf(w, "\n| workload | signaltty peak RSS |%s\n|---|---|%s\n", strings.TrimSuffix(b.tmuxHeader(), " |")+" |", strings.Repeat("---|---|", len(b.tmuxCol)))
+	for _, a := range b.agents {
+		s, ok := b.median(a.key() + "-hwm/signaltty")
+		if !ok {
+			continue
+		}
+		cells := b.vsTmux(a.key()+"-hwm", s, kib, 0)
+		i := strings.LastIndex(strings.TrimSuffix(cells, " |"), "|")
+		fmt.Fprintf(w, "| %d panes at %g× | %s |%s\n", a.panes, a.speed, kib(s), cells[:i+1])
+	}
+	fmt.Fprintf(w, "\nHow far the replayers fell behind the recorded schedule at the window's end (median over panes / the worst pane): ")
+	var parts []string
+	for _, a := range b.agents {
+		var cols []string
+		for _, sys := range append([]string{"signaltty"}, b.colKeys()...) {
+			m, ok1 := b.median(a.key() + "-behind/" + sys)
+			x, ok2 := b.median(a.key() + "-maxbehind/" + sys)
+			if ok1 && ok2 {
+				cols = append(cols, fmt.Sprintf("%s %.2f / %.2f s", b.label(sys), m, x))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d panes at %g×: %s", a.panes, a.speed, strings.Join(cols, ", ")))
+	}
+	fmt.Fprintf(w, "%s.\n", strings.Join(parts, "; "))
+}
+
+// colKeys are the available tmux columns' sample keys.
+func (b *bench) colKeys() []string {
+	var k []string
+	for _, c := range b.tmuxCol {
+		if c.bin != nil {
+			k = append(k, c.key)
+		}
+	}
+	return k
+}
+
+// label is a system's name as the tables show it.
+func (b *bench) label(key string) string {
+	for _, c := range b.tmuxCol {
+		if c.key == key {
+			return c.label
+		}
+	}
+	return key
 }
