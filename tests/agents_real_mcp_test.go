@@ -41,23 +41,31 @@ var realAgentMCPs = map[string]realAgentMCP{
 	},
 	"opencode": {
 		register: func(t *testing.T, w *realWorld) {
-			f := filepath.Join(w.d.Home, ".config", "opencode", "opencode.json")
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var conf map[string]any
-			if err := json.Unmarshal(b, &conf); err != nil {
-				t.Fatal(err)
-			}
-			conf["mcp"] = map[string]any{"signaltty": map[string]any{
-				"type": "local", "command": []string{"signaltty", "mcp"}, "enabled": true}}
-			writeJSONFile(t, f, conf)
+			editOpencodeConfig(t, w, func(conf map[string]any) {
+				conf["mcp"] = map[string]any{"signaltty": map[string]any{
+					"type": "local", "command": []string{"signaltty", "mcp"}, "enabled": true}}
+			})
 		},
 		// opencode names an MCP tool SERVER_TOOL.
 		run: "signaltty_run",
 	},
 	"pi": {},
+}
+
+// editOpencodeConfig changes opencode's opencode.json in the world's HOME.
+func editOpencodeConfig(t *testing.T, w *realWorld, edit func(conf map[string]any)) {
+	t.Helper()
+	f := filepath.Join(w.d.Home, ".config", "opencode", "opencode.json")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conf map[string]any
+	if err := json.Unmarshal(b, &conf); err != nil {
+		t.Fatal(err)
+	}
+	edit(conf)
+	writeJSONFile(t, f, conf)
 }
 
 // agentCLI runs the agent's own command line (not in a pane) with the
