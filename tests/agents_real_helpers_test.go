@@ -101,6 +101,9 @@ var realAgents = map[string]realAgent{
 	},
 	"pi": {
 		kind: "pi", command: "pi", ready: "escape interrupt", hooks: true,
+		// pi writes its session file with the first message; the extension
+		// passes the session id only then (docs/agents.md, "pi").
+		sessionAtFirstPrompt: true,
 		shell:      "bash",
 		shellInput: func(c string) map[string]any { return map[string]any{"command": c} },
 		configure:  configurePi,
