@@ -104,10 +104,10 @@ var realAgents = map[string]realAgent{
 		// pi writes its session file with the first message; the extension
 		// passes the session id only then (docs/agents.md, "pi").
 		sessionAtFirstPrompt: true,
-		shell:      "bash",
-		shellInput: func(c string) map[string]any { return map[string]any{"command": c} },
-		configure:  configurePi,
-		env:        []string{"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0"},
+		shell:                "bash",
+		shellInput:           func(c string) map[string]any { return map[string]any{"command": c} },
+		configure:            configurePi,
+		env:                  []string{"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0"},
 	},
 }
 
