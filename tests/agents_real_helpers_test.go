@@ -88,9 +88,12 @@ var realAgents = map[string]realAgent{
 	},
 	"opencode": {
 		kind: "opencode", command: "opencode", ready: "ctrl+p", hooks: true,
-		shell:      "bash",
-		shellInput: func(c string) map[string]any { return map[string]any{"command": c, "description": "run it"} },
-		configure:  configureOpencode,
+		// opencode creates its session (session.created) with the first
+		// prompt.
+		sessionAtFirstPrompt: true,
+		shell:                "bash",
+		shellInput:           func(c string) map[string]any { return map[string]any{"command": c, "description": "run it"} },
+		configure:            configureOpencode,
 		// Its first start in a new HOME creates and migrates its database
 		// before it draws anything, and its first prompt starts its file
 		// tracking and shell before the request: on a busy machine each
