@@ -102,6 +102,9 @@ func TestRealAgentResumeTakesTheCredentialsWithEnv(t *testing.T) {
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws, creds...)
 		sid := w.firstTurn(t, p.ID, "env-before-77c0", "env answer before")
+		// The turn has ended (and the agent has written it down) before
+		// the crash.
+		w.waitPane(t, p.ID, "lifecycle done after the first turn", func(p agentPane) bool { return p.Lifecycle == "done" })
 		w.crashOnceSaved(t, sid)
 		w.restart(t)
 		w.resumeAndAsk(t, p.ID, sid, "env-before-77c0", "env answer before", "env-after-77c0", creds...)

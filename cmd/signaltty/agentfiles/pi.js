@@ -44,6 +44,13 @@ export default function (pi) {
   };
   pi.on("session_start", async (event, ctx) => report("session_start", ctx, { reason: event && event.reason }));
   pi.on("agent_start", async (_event, ctx) => report("agent_start", ctx, {}));
-  pi.on("agent_end", async (_event, ctx) => report("agent_end", ctx, {}));
+  // agent_end carries the prompt's messages; the last assistant one's
+  // stopReason is "error" when a model call failed (pi's
+  // docs/session-format.md, AssistantMessage).
+  pi.on("agent_end", async (event, ctx) => {
+    const msgs = (event && Array.isArray(event.messages)) ? event.messages : [];
+    const last = msgs.filter((m) => m && m.role === "assistant").pop();
+    return report("agent_end", ctx, last ? { stop_reason: last.stopReason, error_message: last.errorMessage } : {});
+  });
   pi.on("session_shutdown", async (_event, ctx) => report("session_shutdown", ctx, {}));
 }
