@@ -404,7 +404,6 @@ func (w *realWorld) waitPane(t *testing.T, id, what string, cond func(agentPane)
 // Remove an entry when its check passes.
 var realAgentGaps = map[string]string{
 	"TestRealAgentPaneKnowsItsModel/opencode":          "signaltty's opencode plugin forwards session.* and permission.* events only, and none of them names the model (opencode's message.updated carries it as modelID; the plugin does not forward it yet)",
-	"TestRealAgentAPIErrorEndsTheTurnFailed/opencode":  "after the scripted HTTP 400 the pane stays working: within the minute the plugin forwarded no session.error or session.idle (seen once, opencode 1.18.33; not diagnosed yet)",
 	"TestRealAgentPermissionDialogBlocksThenClears/pi": "pi has no permission dialogs: its README (@mariozechner/pi-coding-agent 0.73.1) says \"No permission popups.\" (run it in a container, or build a confirmation flow as an extension); its bash tool runs without asking",
 	"TestRealAgentRunsInItsOwnWorkspaceThroughMCP/pi":  "pi has no MCP client: its README (@mariozechner/pi-coding-agent 0.73.1, \"No MCP.\") says to build CLI tools or an extension that adds MCP; pi reaches signaltty through its bash tool and the CLI (docs/mcp.md, \"Registering the server\")",
 	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini":    "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
