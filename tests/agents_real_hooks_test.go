@@ -6,14 +6,10 @@ import (
 	"github.com/signaltty/signaltty/tests/harness"
 )
 
-// The agents whose hooks `signaltty agent setup KIND --write` installs
-// (Gemini CLI too: it has hooks, see docs/agents.md).
-var hookAgents = []string{"claude", "codex", "gemini"}
-
 // Through a turn, the hooks give the pane its agent kind and session id,
 // idle once started, and done when the turn ended.
 func TestRealAgentHooksGiveSessionAndLifecycleThroughATurn(t *testing.T) {
-	forEachAgent(t, hookAgents, func(t *testing.T, kind string) {
+	forEachAgent(t, realAgentOrder, func(t *testing.T, kind string) {
 		w := newRealWorld(t, kind, nil, harness.Say("turn-91b2", "turn answered"))
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
@@ -37,10 +33,14 @@ func TestRealAgentHooksGiveSessionAndLifecycleThroughATurn(t *testing.T) {
 // with permission_required while the dialog is open; once it is answered
 // the pane works again and the turn ends done with the permission gone.
 func TestRealAgentPermissionDialogBlocksThenClears(t *testing.T) {
-	forEachAgent(t, []string{"claude", "gemini"}, func(t *testing.T, kind string) {
+	forEachAgent(t, []string{"claude", "gemini", "opencode", "pi"}, func(t *testing.T, kind string) {
 		a := realAgents[kind]
 		w := newRealWorld(t, kind, nil, harness.Turn{Prompt: "perm-3d0c", Steps: []harness.Step{
 			{Tool: a.shell, Input: a.shellInput("touch perm-file && echo perm-said-$((6*7))")}, {Text: "permission used"}}})
+		if kind == "opencode" {
+			// opencode asks only where its "permission" setting says "ask".
+			editOpencodeConfig(t, w, func(conf map[string]any) { conf["permission"] = map[string]any{"bash": "ask"} })
+		}
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
 		w.prompt(t, p.ID, "perm-3d0c")
@@ -57,7 +57,7 @@ func TestRealAgentPermissionDialogBlocksThenClears(t *testing.T) {
 
 // An API error that ends the turn shows: the pane is not left working.
 func TestRealAgentAPIErrorEndsTheTurnFailed(t *testing.T) {
-	forEachAgent(t, []string{"claude", "gemini"}, func(t *testing.T, kind string) {
+	forEachAgent(t, []string{"claude", "gemini", "opencode", "pi"}, func(t *testing.T, kind string) {
 		w := newRealWorld(t, kind, nil, harness.Fail("fail-6a7e", 400, "scripted failure"))
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)
@@ -70,7 +70,7 @@ func TestRealAgentAPIErrorEndsTheTurnFailed(t *testing.T) {
 
 // The pane knows the model the agent talks to, as the hooks give it.
 func TestRealAgentPaneKnowsItsModel(t *testing.T) {
-	forEachAgent(t, hookAgents, func(t *testing.T, kind string) {
+	forEachAgent(t, realAgentOrder, func(t *testing.T, kind string) {
 		w := newRealWorld(t, kind, nil, harness.Say("model-2f4d", "model answered"))
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws)

@@ -81,19 +81,34 @@ func TestRealAgentResumesItsConversationAfterDaemonKill9(t *testing.T) {
 
 // Credentials given at spawn with --env are never saved: after a restart
 // `resume --env` gives them to the resumed agent.
-func TestRealClaudeResumeTakesTheCredentialsWithEnv(t *testing.T) {
-	w := newRealWorld(t, "claude", nil, harness.Say("env-before-77c0", "env answer before"), harness.Say("env-after-77c0", "env answer after"))
-	// No credentials in Claude's own settings: only the spawn's environment.
-	writeJSONFile(t, filepath.Join(w.d.Home, ".claude", "settings.json"), map[string]any{
-		"permissions": map[string]any{"defaultMode": "default"}})
-	w.d.CLI(t, "agent", "setup", "claude", "--write", "--command", harness.Bin(t, "signaltty"))
-	creds := []string{"--env", "ANTHROPIC_BASE_URL=" + w.model.URL, "--env", "ANTHROPIC_API_KEY=sk-scripted"}
-	ws := w.workspace(t, "proj")
-	p := w.start(t, ws, creds...)
-	sid := w.firstTurn(t, p.ID, "env-before-77c0", "env answer before")
-	w.crashOnceSaved(t, sid)
-	w.restart(t)
-	w.resumeAndAsk(t, p.ID, sid, "env-before-77c0", "env answer before", "env-after-77c0", creds...)
+func TestRealAgentResumeTakesTheCredentialsWithEnv(t *testing.T) {
+	forEachAgent(t, []string{"claude", "gemini"}, func(t *testing.T, kind string) {
+		w := newRealWorld(t, kind, nil, harness.Say("env-before-77c0", "env answer before"), harness.Say("env-after-77c0", "env answer after"))
+		// No credentials in the agent's own settings: only the spawn's
+		// environment.
+		var creds []string
+		switch kind {
+		case "claude":
+			writeJSONFile(t, filepath.Join(w.d.Home, ".claude", "settings.json"), map[string]any{
+				"permissions": map[string]any{"defaultMode": "default"}})
+			w.d.CLI(t, "agent", "setup", "claude", "--write", "--command", harness.Bin(t, "signaltty"))
+			creds = []string{"--env", "ANTHROPIC_BASE_URL=" + w.model.URL, "--env", "ANTHROPIC_API_KEY=sk-scripted"}
+		case "gemini":
+			if err := os.Remove(filepath.Join(w.d.Home, ".gemini", ".env")); err != nil {
+				t.Fatal(err)
+			}
+			creds = []string{"--env", "GOOGLE_GEMINI_BASE_URL=" + w.model.URL, "--env", "GEMINI_API_KEY=sk-scripted"}
+		}
+		ws := w.workspace(t, "proj")
+		p := w.start(t, ws, creds...)
+		sid := w.firstTurn(t, p.ID, "env-before-77c0", "env answer before")
+		// The turn has ended (and the agent has written it down) before
+		// the crash.
+		w.waitPane(t, p.ID, "lifecycle done after the first turn", func(p agentPane) bool { return p.Lifecycle == "done" })
+		w.crashOnceSaved(t, sid)
+		w.restart(t)
+		w.resumeAndAsk(t, p.ID, sid, "env-before-77c0", "env answer before", "env-after-77c0", creds...)
+	})
 }
 
 // Three panes of one agent in three worktrees of one repository each

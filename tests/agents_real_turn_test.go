@@ -39,6 +39,7 @@ func TestRealAgentRunsTheModelsShellToolCall(t *testing.T) {
 			{Text: "the command ran"}}})
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws, "--env", "SIGNALTTY_TEST_NONCE=1")
+		defer w.dumpOnFailure(t, p.ID)
 		w.prompt(t, p.ID, "tool-5c1e")
 		// Agents that ask before a shell command: approve it.
 		approve(t, w, p.ID)

@@ -194,8 +194,9 @@ await Promise.all(evs.map((event) => p.event({ event })));
 	}
 }
 
-// The pi extension is valid JavaScript, reports pi's lifecycle, and gives
-// the session id only once pi has written the session file.
+// The pi extension is valid JavaScript, reports pi's lifecycle with its
+// model and the stop reason of a prompt's last answer, and gives the
+// session id only once pi has written the session file.
 func TestAgentSetupPiExtensionReportsASessionOnlyOnceWritten(t *testing.T) {
 	node := needNode(t)
 	home, _ := setupHome(t, "pi")
@@ -209,18 +210,19 @@ func TestAgentSetupPiExtensionReportsASessionOnlyOnceWritten(t *testing.T) {
 import { writeFileSync } from "node:fs";
 const on = {};
 ext({ on: (name, fn) => { on[name] = fn; } });
-const ctx = { sessionManager: { getSessionId: () => "pi-1", getSessionFile: () => "`+sessionFile+`" } };
+const ctx = { sessionManager: { getSessionId: () => "pi-1", getSessionFile: () => "`+sessionFile+`" }, model: { provider: "p", id: "m-1" } };
 await on.session_start({ reason: "startup" }, ctx);
 await on.agent_start({}, ctx);
 writeFileSync("`+sessionFile+`", "{}\n");
-await on.agent_end({}, ctx);
+await on.agent_end({ messages: [{ role: "user" }, { role: "assistant", stopReason: "error", errorMessage: "boom" }] }, ctx);
 await on.session_shutdown({}, ctx);
 `)
 	b, _ := os.ReadFile(log)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "hook pi session_start ") || strings.Contains(lines[0], "pi-1") ||
 		strings.Contains(lines[1], "pi-1") || !strings.HasPrefix(lines[2], "hook pi agent_end ") || !strings.Contains(lines[2], `"session_id":"pi-1"`) ||
-		!strings.HasPrefix(lines[3], "hook pi session_shutdown ") {
+		!strings.HasPrefix(lines[3], "hook pi session_shutdown ") || !strings.Contains(lines[0], `"model":"m-1"`) ||
+		!strings.Contains(lines[2], `"stop_reason":"error"`) || !strings.Contains(lines[2], `"error_message":"boom"`) {
 		t.Errorf("calls:\n%s", b)
 	}
 }

@@ -137,3 +137,15 @@ func TestOpencodeInterruptIsNoError(t *testing.T) {
 		t.Errorf("API error: %+v, want failed with error", f)
 	}
 }
+
+func TestPiTurnEndedByAFailedModelCallIsFailed(t *testing.T) {
+	a, _ := Lookup("pi")
+	failed, _ := a.Classify("agent_end", map[string]any{"stop_reason": "error", "error_message": "400 scripted failure"})
+	if failed.Lifecycle != LifecycleFailed || failed.Attention != AttentionError || !failed.EndsTurn {
+		t.Errorf("agent_end with stop_reason error: %+v, want failed with error attention", failed)
+	}
+	done, _ := a.Classify("agent_end", map[string]any{"stop_reason": "stop"})
+	if done.Lifecycle != LifecycleDone || done.Attention != AttentionUnread {
+		t.Errorf("agent_end with stop_reason stop: %+v, want done", done)
+	}
+}

@@ -24,5 +24,19 @@ func init() {
 			"agent_end":        {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "turn complete", EndsTurn: true},
 			"session_shutdown": {Lifecycle: LifecycleDone, Message: "session ended", KeepFinished: true, EndsTurn: true},
 		},
+		Refine: piRefine,
 	})
+}
+
+// piRefine reads agent_end by the stop_reason the extension passes (the
+// last assistant message's stopReason, pi's docs/session-format.md): a
+// model call that failed ("error") ends the turn failed.
+func piRefine(event string, payload map[string]any, d Decision) Decision {
+	if event == "agent_end" {
+		if r, _ := payload["stop_reason"].(string); r == "error" {
+			return Decision{Lifecycle: LifecycleFailed, Attention: AttentionError, Message: "model call failed", EndsTurn: true,
+				NotifyTitle: "pi stopped on an error", NotifySeverity: "error", NotifyBodyKey: "error_message"}
+		}
+	}
+	return d
 }

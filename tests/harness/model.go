@@ -308,9 +308,10 @@ func (m *ModelServer) step(msgs []Message) (Step, bool) {
 func (m *ModelServer) answer(r *ModelRequest) Step {
 	st, ok := m.step(r.Messages)
 	switch {
-	case !ok, len(r.Tools) == 0 && st.Tool == "" && st.ErrStatus == 0:
+	case !ok, len(r.Tools) == 0 && st.Tool == "":
 		// No turn matched, or a request that declares no tools at all (a
-		// title generator's, which carries the prompt): plain text.
+		// title generator's, which carries the prompt): plain text, an
+		// error step's too (it is the turn's request that fails).
 		st = Step{Text: "ok"}
 		r.Answer = "side"
 	case st.Tool != "" && declared(r.Tools, st.Tool) == "":
