@@ -14,6 +14,7 @@ import (
 // with the MCP run tool in its own workspace, with the default grants, and
 // gets its status back.
 func TestRealClaudeRunsInItsOwnWorkspaceThroughMCP(t *testing.T) {
+	t.Parallel()
 	w := newRealWorld(t, "claude", nil)
 	ws := w.workspace(t, "proj")
 	env := append(w.d.ClientEnv(), w.env...)

@@ -82,6 +82,7 @@ func TestRealAgentResumesItsConversationAfterDaemonKill9(t *testing.T) {
 // Credentials given at spawn with --env are never saved: after a restart
 // `resume --env` gives them to the resumed agent.
 func TestRealClaudeResumeTakesTheCredentialsWithEnv(t *testing.T) {
+	t.Parallel()
 	w := newRealWorld(t, "claude", nil, harness.Say("env-before-77c0", "env answer before"), harness.Say("env-after-77c0", "env answer after"))
 	// No credentials in Claude's own settings: only the spawn's environment.
 	writeJSONFile(t, filepath.Join(w.d.Home, ".claude", "settings.json"), map[string]any{
