@@ -410,9 +410,12 @@ var realAgentGaps = map[string]string{
 	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini":                      "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
 }
 
-// forEachAgent runs test for each real agent kind as parallel subtests.
+// forEachAgent runs test for each real agent kind as parallel subtests, in
+// parallel with the other real-agent tests too (each has its own daemon,
+// HOME and model server; their time goes mostly to the agents' start-up).
 func forEachAgent(t *testing.T, kinds []string, test func(t *testing.T, kind string)) {
 	t.Helper()
+	t.Parallel()
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			// SIGNALTTY_TEST_REAL_GAPS=1 runs the known gaps too.

@@ -14,6 +14,7 @@ import (
 // finished turn: the pane stays done, and nothing asks for input
 // (docs/agents.md, "Attention").
 func TestRealClaudeIdlePromptLeavesTheFinishedPaneAlone(t *testing.T) {
+	t.Parallel()
 	w := newRealWorld(t, "claude", nil, harness.Say("idle-4b7e", "idle answered"))
 	// The hooks run signaltty through a script that keeps what each hook
 	// was given, to see the idle_prompt arrive.

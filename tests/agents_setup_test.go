@@ -139,6 +139,23 @@ func needNode(t *testing.T) string {
 	return node
 }
 
+// asModule copies the ES module at path (it imports only node: modules)
+// to a .mjs file, which every node loads as a module: node 18 (Debian
+// 12's) loads a .js file outside a "type": "module" package as CommonJS,
+// where opencode and pi load these files as modules themselves.
+func asModule(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".js")+".mjs")
+	if err := os.WriteFile(m, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // runNode runs a module script with node, PATH led by dir.
 func runNode(t *testing.T, node, dir, script string) {
 	t.Helper()
@@ -158,7 +175,7 @@ func runNode(t *testing.T, node, dir, script string) {
 func TestAgentSetupOpencodePluginForwardsEventsInOrder(t *testing.T) {
 	node := needNode(t)
 	home, _ := setupHome(t, "opencode")
-	plugin := filepath.Join(home, ".config", "opencode", "plugin", "signaltty.js")
+	plugin := asModule(t, filepath.Join(home, ".config", "opencode", "plugin", "signaltty.js"))
 	if r := harness.Run(t, nil, node, "--check", plugin); r.Code != 0 {
 		t.Fatalf("node --check: %s", r)
 	}
@@ -200,7 +217,7 @@ await Promise.all(evs.map((event) => p.event({ event })));
 func TestAgentSetupPiExtensionReportsASessionOnlyOnceWritten(t *testing.T) {
 	node := needNode(t)
 	home, _ := setupHome(t, "pi")
-	ext := filepath.Join(home, ".pi", "agent", "extensions", "signaltty.js")
+	ext := asModule(t, filepath.Join(home, ".pi", "agent", "extensions", "signaltty.js"))
 	if r := harness.Run(t, nil, node, "--check", ext); r.Code != 0 {
 		t.Fatalf("node --check: %s", r)
 	}

@@ -149,7 +149,13 @@ INNER
 current_root= inner=
 interrupted() {
   echo "fresh-machine.sh: interrupted; ending the run and removing its copy" >&2
-  if [ -n "$inner" ]; then kill "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; fi
+  # unshare may outlive a TERM (util-linux 2.38 with --kill-child: "sigprocmask
+  # unblock failed"); KILL after 10 s ends it, and --kill-child the run with it.
+  if [ -n "$inner" ]; then
+    kill "$inner" 2>/dev/null
+    local i; for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$inner" 2>/dev/null || break; sleep 1; done
+    kill -KILL "$inner" 2>/dev/null; wait "$inner" 2>/dev/null
+  fi
   if [ -n "$current_root" ] && [ -z "$keep" ]; then rm -rf --one-file-system "$current_root"; fi
   exit 130
 }

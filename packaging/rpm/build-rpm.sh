@@ -9,6 +9,10 @@
 # debugedit and elfutils packages (find-debuginfo and eu-strip make the
 # -debuginfo package). Lint what it made with
 #   rpmlint -r packaging/rpm/signaltty-rpm.rpmlintrc OUTDIR/*.rpm
+# (rpmlint 2.4, Debian 12's, stops with a UnicodeDecodeError on the
+# -debuginfo package: a .debug file's program interpreter is in a section
+# without contents, so `readelf -l` prints bytes that are not UTF-8; lint
+# OUTDIR/signaltty-[0-9]*.rpm there.)
 set -euo pipefail
 OUT=$(realpath -m "${1:?usage: $0 OUTDIR}")
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$(cd "$HERE/../.." && pwd)
