@@ -139,9 +139,11 @@ func TestRealCodexRunOfOnePaneNeverTouchesAnother(t *testing.T) {
 }
 
 // The same with Codex's default shared app-server (daemon_auto_start on:
-// the first codex starts one `codex app-server` that runs the MCP servers
-// of every later codex): B's call is still never A's nor the owner's; it
-// is B's or denied as unattributed.
+// the first codex starts one `codex app-server --managed-daemon` that runs
+// the MCP servers and hooks of every later codex): B's MCP run is denied
+// denied.shared_helper, naming the fix, while A's codex runs, after A's
+// codex exited and after kill -9 of the daemon; it is never A's nor the
+// owner's, and A's workspace is untouched.
 func TestRealCodexSharedAppServerNeverActsAsAnotherPaneOrTheOwner(t *testing.T) {
 	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
 		codexTwoPanesRun(t, kind, true)
@@ -160,6 +162,8 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		w.model.Script(harness.CallTool("share-"+k, codexMCPTool("run"),
 			map[string]any{"key": "share-" + k, "workspace": wsB, "shell": "echo share-ran-" + k}, "share "+k+" done"))
 	}
+	w.model.Script(harness.CallTool("share-a1", codexMCPTool("run"),
+		map[string]any{"key": "share-a1", "workspace": wsA, "shell": "echo share-ran-a1"}, "share a1 done"))
 	a := w.start(t, wsA)
 	b := w.start(t, wsB)
 	w.prompt(t, a.ID, "share-a0")
@@ -187,8 +191,11 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 			}
 		case !shared:
 			t.Errorf("%s: B's MCP run came back without a run:\n%s\n%s", k, res, psTree())
-		case !strings.Contains(unq, "unattributed"):
-			t.Errorf("%s: B's MCP run came back neither as B's run nor denied as unattributed:\n%s\n%s", k, res, psTree())
+		case shared:
+			t.Errorf("%s: B's MCP run through the shared app-server came back as a run, want denied.shared_helper:\n%s\n%s", k, res, psTree())
+		}
+		if shared && (!strings.Contains(unq, "denied.shared_helper") || !strings.Contains(unq, "daemon_auto_start = false")) {
+			t.Errorf("%s: B's MCP run through the shared app-server was not denied.shared_helper with its fix:\n%s\n%s", k, res, psTree())
 		}
 		if strings.Contains(unq, "owner") || strings.Contains(unq, a.ID) {
 			t.Errorf("%s: B's MCP call acted as the owner or as A (%s):\n%s", k, a.ID, res)
@@ -199,6 +206,31 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		w.waitScreen(t, b.ID, "share "+k+" done")
 	}
 	call("s1")
+	if shared {
+		// A's own MCP server runs under the same app-server: denied too.
+		w.prompt(t, a.ID, "share-a1")
+		r := allowCodexMCPResults(t, w, a.ID, "share-a1", 1)
+		res := strings.ReplaceAll(r.ToolResults()[len(r.ToolResults())-1], `\"`, `"`)
+		if !strings.Contains(res, "denied.shared_helper") || strings.Contains(res, "owner") {
+			t.Errorf("A's MCP run through the shared app-server was not denied.shared_helper:\n%s\n%s", res, psTree())
+		}
+		if got := workspacePanes(t, w.d, wsA); strings.Join(got, ",") != strings.Join(panesA, ",") {
+			t.Errorf("A's denied MCP run: A's workspace now has panes %v, was %v", got, panesA)
+		}
+		w.waitScreen(t, a.ID, "share a1 done")
+		// doctor names the helper and the pane it was started from.
+		if out := w.d.CLI(t, "doctor"); !strings.Contains(out.Stdout, "codex's shared helper (pid ") ||
+			!strings.Contains(out.Stdout, "started from pane "+a.ID) || !strings.Contains(out.Stdout, "daemon_auto_start = false") {
+			t.Errorf("doctor does not name Codex's shared app-server started from pane %s:\n%s", a.ID, out)
+		}
+		// Hooks run by the app-server are denied too: neither pane takes
+		// a session id through it.
+		for _, id := range []string{a.ID, b.ID} {
+			if p := getAgentPane(t, w.d, id); p.session() != "" {
+				t.Errorf("pane %s took session id %s through the shared app-server's hooks", id, p.session())
+			}
+		}
+	}
 	// A's processes, its MCP server among them (Codex passes it
 	// SIGNALTTY_PANE, addCodexMCP): A's end stops every one.
 	procsA := paneProcesses(a.ID)
@@ -211,6 +243,11 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		harness.WaitGone(t, harness.PollTimeout, "A's "+p.comm+" after A's end", p.pid)
 	}
 	call("s2")
+	if shared {
+		// Without hooks B has no session to resume after a daemon
+		// restart; the helper reparented to init is covered above (s2).
+		return
+	}
 	sid := w.waitPane(t, b.ID, "B's session id", func(p agentPane) bool { return p.session() != "" }).session()
 	if p := getAgentPane(t, w.d, a.ID); p.session() == sid {
 		t.Errorf("A's pane took B's session id %s", sid)
