@@ -140,10 +140,12 @@ func TestRealCodexRunOfOnePaneNeverTouchesAnother(t *testing.T) {
 
 // The same with Codex's default shared app-server (daemon_auto_start on:
 // the first codex starts one `codex app-server --managed-daemon` that runs
-// the MCP servers and hooks of every later codex): B's MCP run is denied
-// denied.shared_helper, naming the fix, while A's codex runs, after A's
-// codex exited and after kill -9 of the daemon; it is never A's nor the
-// owner's, and A's workspace is untouched.
+// the MCP servers and hooks of every later codex): B's MCP run and A's are
+// denied.shared_helper, naming the fix, never A's, B's nor the owner's; A's
+// workspace is untouched, no pane takes a session id through the helper's
+// hooks, and doctor names the helper and the pane it was started from.
+// A's end stops the helper with A's other processes, so nothing of it is
+// left to act as the owner.
 func TestRealCodexSharedAppServerNeverActsAsAnotherPaneOrTheOwner(t *testing.T) {
 	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
 		codexTwoPanesRun(t, kind, true)
@@ -179,6 +181,8 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		res := r.ToolResults()[len(r.ToolResults())-1]
 		unq := strings.ReplaceAll(res, `\"`, `"`)
 		switch m := regexp.MustCompile(`"run":"(r[0-9]+)"`).FindStringSubmatch(unq); {
+		case m != nil && shared:
+			t.Errorf("%s: B's MCP run through the shared app-server came back as run %s, want denied.shared_helper:\n%s\n%s", k, m[1], res, psTree())
 		case m != nil:
 			var rec map[string]any
 			out := w.d.JSON(t, &rec, "run", "get", "--run", m[1])
@@ -191,8 +195,6 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 			}
 		case !shared:
 			t.Errorf("%s: B's MCP run came back without a run:\n%s\n%s", k, res, psTree())
-		case shared:
-			t.Errorf("%s: B's MCP run through the shared app-server came back as a run, want denied.shared_helper:\n%s\n%s", k, res, psTree())
 		}
 		if shared && (!strings.Contains(unq, "denied.shared_helper") || !strings.Contains(unq, "daemon_auto_start = false")) {
 			t.Errorf("%s: B's MCP run through the shared app-server was not denied.shared_helper with its fix:\n%s\n%s", k, res, psTree())
@@ -206,6 +208,7 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		w.waitScreen(t, b.ID, "share "+k+" done")
 	}
 	call("s1")
+	helper := 0 // the shared app-server's pid, as the denial names it
 	if shared {
 		// A's own MCP server runs under the same app-server: denied too.
 		w.prompt(t, a.ID, "share-a1")
@@ -216,6 +219,9 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		}
 		if got := workspacePanes(t, w.d, wsA); strings.Join(got, ",") != strings.Join(panesA, ",") {
 			t.Errorf("A's denied MCP run: A's workspace now has panes %v, was %v", got, panesA)
+		}
+		if m := regexp.MustCompile(`"helper_pid":([0-9]+)`).FindStringSubmatch(res); m != nil {
+			helper, _ = strconv.Atoi(m[1])
 		}
 		w.waitScreen(t, a.ID, "share a1 done")
 		// doctor names the helper and the pane it was started from.
@@ -242,12 +248,20 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 	for _, p := range procsA {
 		harness.WaitGone(t, harness.PollTimeout, "A's "+p.comm+" after A's end", p.pid)
 	}
-	call("s2")
 	if shared {
-		// Without hooks B has no session to resume after a daemon
-		// restart; the helper reparented to init is covered above (s2).
+		// A's end stopped the shared app-server with A's other processes
+		// (it was started from A, and B's codex now only reconnects): no
+		// process is left to act for B, A or the owner, and doctor no
+		// longer names it.
+		if !slices.ContainsFunc(procsA, func(p paneProcess) bool { return p.pid == helper }) {
+			t.Errorf("the shared app-server (pid %d) was not among A's processes: %+v", helper, procsA)
+		}
+		if out := w.d.CLI(t, "doctor"); strings.Contains(out.Stdout, "shared helper (pid "+strconv.Itoa(helper)) {
+			t.Errorf("doctor still names the stopped shared app-server %d:\n%s", helper, out)
+		}
 		return
 	}
+	call("s2")
 	sid := w.waitPane(t, b.ID, "B's session id", func(p agentPane) bool { return p.session() != "" }).session()
 	if p := getAgentPane(t, w.d, a.ID); p.session() == sid {
 		t.Errorf("A's pane took B's session id %s", sid)
