@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/signaltty/signaltty/service/agents"
 )
 
 // Principals and their rights (docs/security.md). Every connection resolves
@@ -46,6 +48,12 @@ type Principal struct {
 	// (it left its pane, or its pane or daemon is gone); every call it
 	// makes is denied with reason "unattributed".
 	Unattributed bool
+	// HelperPid, with Unattributed: the caller descends from an agent's
+	// shared helper (of agent Helper), which serves several panes, so no
+	// one pane is its; every call is denied.shared_helper
+	// (docs/security.md, "Shared agent helpers").
+	HelperPid int
+	Helper    string
 }
 
 // IsOwner reports whether p holds every right.
@@ -70,6 +78,21 @@ type authzState struct {
 	denials map[string]int64   // verb -> denials since start
 	// unattributed: connections of unattributed callers, by name
 	unattributed map[string]*UnattributedCaller
+	// helpers: the shared agent helpers callers descended from, by pid
+	helpers map[int]*SharedHelperSeen
+}
+
+// SharedHelperSeen is an agent's shared helper that callers descended
+// from (doctor): the agent, its pid, the pane it was started from ("" if
+// unknown: first seen after that pane ended), the connections denied, and
+// how to run one helper per pane instead (Adapter.SharedHelperFix).
+type SharedHelperSeen struct {
+	Agent       string
+	Fix         string
+	Pid         int
+	Pane        string
+	Connections int64
+	LastAt      time.Time
 }
 
 // UnattributedCaller counts connections of unattributed processes of one
@@ -130,9 +153,43 @@ func (s *Service) SetCreator(resource, principal string) {
 // of its ancestors' — so a process that calls setsid, or changes its
 // environment, still belongs to its pane — or whose exited leader's session
 // it is still in.
+//
+// A process that descends from an agent's shared helper belongs to no
+// pane: the helper serves several (sharedHelperOf).
 func (s *Service) PaneOfProcess(pid int) string {
+	if h, _ := sharedHelperOf(pid); h > 0 {
+		return ""
+	}
 	id, _ := s.findPane(pid)
 	return id
+}
+
+// sharedHelperOf is the pid and agent of the nearest process among pid
+// and its ancestors whose argv an agent adapter declares a shared helper
+// (agents.SharedHelper), 0 if none; the walk stops at the daemon.
+func sharedHelperOf(pid int) (int, string) {
+	return sharedHelperIn(pid, os.Getpid(), procArgv, func(pid int) int { ppid, _, _ := procStat(pid); return ppid })
+}
+
+// sharedHelperIn is sharedHelperOf over a process tree given by argv and
+// parent (so it can be checked with a made-up one); stop is the daemon.
+func sharedHelperIn(pid, stop int, argv func(int) []string, parent func(int) int) (int, string) {
+	for i := 0; i < 64 && pid > 1 && pid != stop; i++ {
+		if kind, ok := agents.SharedHelper(argv(pid)); ok {
+			return pid, kind
+		}
+		pid = parent(pid)
+	}
+	return 0, ""
+}
+
+// procArgv reads a process's argv (nil if gone).
+func procArgv(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 // findPane is PaneOfProcess, and whether pid descends from the daemon.
@@ -241,7 +298,17 @@ func procStat(pid int) (ppid, pgrp, sid int) {
 // (docs/security.md, "Who is calling"). environ reads the pinned process's
 // environment; it is consulted only for an outside caller when outside
 // callers are unknown, and only for SIGNALTTY_TOKEN=@owner.
+//
+// A caller that descends from an agent's shared helper (Codex's
+// app-server --managed-daemon) is unattributed whatever pane its
+// ancestry reaches: the helper serves several panes, so it acts for none
+// (docs/security.md, "Shared agent helpers").
 func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
+	if h, kind := sharedHelperOf(pid); h > 0 {
+		s.noteUnattributed(pid)
+		s.noteSharedHelper(h, kind)
+		return Principal{ID: Unknown, Unattributed: true, HelperPid: h, Helper: kind}
+	}
 	id, inside := s.findPane(pid)
 	// A descendant of the daemon is inside some pane: a process that
 	// connects right after its exec may come before its pane's start
@@ -303,6 +370,60 @@ func (s *Service) noteUnattributed(pid int) {
 	}
 	u.Pid, u.LastAt = pid, time.Now()
 	u.Connections++
+}
+
+// maxSharedHelpers bounds the helpers SharedHelpers keeps.
+const maxSharedHelpers = 16
+
+// noteSharedHelper counts a denied connection through shared helper pid
+// of agent kind, and finds the pane it was started from the first time.
+func (s *Service) noteSharedHelper(pid int, kind string) {
+	s.mu.Lock()
+	h := s.authz.helpers[pid]
+	s.mu.Unlock()
+	pane := ""
+	if h == nil {
+		pane, _ = s.findPane(pid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.authz.helpers == nil {
+		s.authz.helpers = map[int]*SharedHelperSeen{}
+	}
+	if h = s.authz.helpers[pid]; h == nil {
+		if len(s.authz.helpers) >= maxSharedHelpers {
+			return
+		}
+		h = &SharedHelperSeen{Agent: kind, Pid: pid, Pane: pane, Fix: sharedHelperFix(kind)}
+		s.authz.helpers[pid] = h
+	}
+	h.Connections++
+	h.LastAt = time.Now()
+}
+
+// sharedHelperFix is how to run agent kind's helper once per pane.
+func sharedHelperFix(kind string) string {
+	if a, ok := agents.Lookup(kind); ok && a.SharedHelperFix != "" {
+		return a.SharedHelperFix
+	}
+	return "run one helper per pane (docs/agents.md)"
+}
+
+// SharedHelpers returns the live shared agent helpers callers descended
+// from (noteSharedHelper), by pid; helpers that exited are dropped.
+func (s *Service) SharedHelpers() []SharedHelperSeen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]SharedHelperSeen, 0, len(s.authz.helpers))
+	for pid, h := range s.authz.helpers {
+		if _, ok := agents.SharedHelper(procArgv(pid)); !ok {
+			delete(s.authz.helpers, pid) // exited (or its pid now another program's)
+			continue
+		}
+		out = append(out, *h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pid < out[j].Pid })
+	return out
 }
 
 // UnattributedCallers returns the counts of noteUnattributed, by name.
@@ -493,6 +614,13 @@ func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
 	s.mu.Unlock()
 	// The reply names neither the resource nor whether it exists, so a
 	// missing target and a forbidden one are denied identically.
+	if p.HelperPid > 0 {
+		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "shared_helper", "helper_pid", p.HelperPid)
+		fix := sharedHelperFix(p.Helper)
+		return newError("denied.shared_helper", map[string]any{"right": right, "reason": "shared_helper", "agent": p.Helper, "helper_pid": p.HelperPid},
+			"the caller runs under %s's shared helper (pid %d), which serves the agents of several panes, so it acts for none and is denied: %s",
+			p.Helper, p.HelperPid, fix)
+	}
 	if p.Unattributed {
 		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "unattributed")
 		return newError("denied."+right, map[string]any{"right": right, "reason": "unattributed"},

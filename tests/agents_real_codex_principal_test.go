@@ -139,9 +139,13 @@ func TestRealCodexRunOfOnePaneNeverTouchesAnother(t *testing.T) {
 }
 
 // The same with Codex's default shared app-server (daemon_auto_start on:
-// the first codex starts one `codex app-server` that runs the MCP servers
-// of every later codex): B's call is still never A's nor the owner's; it
-// is B's or denied as unattributed.
+// the first codex starts one `codex app-server --managed-daemon` that runs
+// the MCP servers and hooks of every later codex): B's MCP run and A's are
+// denied.shared_helper, naming the fix, never A's, B's nor the owner's; A's
+// workspace is untouched, no pane takes a session id through the helper's
+// hooks, and doctor names the helper and the pane it was started from.
+// A's end stops the helper with A's other processes, so nothing of it is
+// left to act as the owner.
 func TestRealCodexSharedAppServerNeverActsAsAnotherPaneOrTheOwner(t *testing.T) {
 	forEachAgent(t, []string{"codex"}, func(t *testing.T, kind string) {
 		codexTwoPanesRun(t, kind, true)
@@ -160,6 +164,8 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		w.model.Script(harness.CallTool("share-"+k, codexMCPTool("run"),
 			map[string]any{"key": "share-" + k, "workspace": wsB, "shell": "echo share-ran-" + k}, "share "+k+" done"))
 	}
+	w.model.Script(harness.CallTool("share-a1", codexMCPTool("run"),
+		map[string]any{"key": "share-a1", "workspace": wsA, "shell": "echo share-ran-a1"}, "share a1 done"))
 	a := w.start(t, wsA)
 	b := w.start(t, wsB)
 	w.prompt(t, a.ID, "share-a0")
@@ -175,6 +181,8 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		res := r.ToolResults()[len(r.ToolResults())-1]
 		unq := strings.ReplaceAll(res, `\"`, `"`)
 		switch m := regexp.MustCompile(`"run":"(r[0-9]+)"`).FindStringSubmatch(unq); {
+		case m != nil && shared:
+			t.Errorf("%s: B's MCP run through the shared app-server came back as run %s, want denied.shared_helper:\n%s\n%s", k, m[1], res, psTree())
 		case m != nil:
 			var rec map[string]any
 			out := w.d.JSON(t, &rec, "run", "get", "--run", m[1])
@@ -187,8 +195,9 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 			}
 		case !shared:
 			t.Errorf("%s: B's MCP run came back without a run:\n%s\n%s", k, res, psTree())
-		case !strings.Contains(unq, "unattributed"):
-			t.Errorf("%s: B's MCP run came back neither as B's run nor denied as unattributed:\n%s\n%s", k, res, psTree())
+		}
+		if shared && (!strings.Contains(unq, "denied.shared_helper") || !strings.Contains(unq, "daemon_auto_start = false")) {
+			t.Errorf("%s: B's MCP run through the shared app-server was not denied.shared_helper with its fix:\n%s\n%s", k, res, psTree())
 		}
 		if strings.Contains(unq, "owner") || strings.Contains(unq, a.ID) {
 			t.Errorf("%s: B's MCP call acted as the owner or as A (%s):\n%s", k, a.ID, res)
@@ -199,6 +208,35 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 		w.waitScreen(t, b.ID, "share "+k+" done")
 	}
 	call("s1")
+	helper := 0 // the shared app-server's pid, as the denial names it
+	if shared {
+		// A's own MCP server runs under the same app-server: denied too.
+		w.prompt(t, a.ID, "share-a1")
+		r := allowCodexMCPResults(t, w, a.ID, "share-a1", 1)
+		res := strings.ReplaceAll(r.ToolResults()[len(r.ToolResults())-1], `\"`, `"`)
+		if !strings.Contains(res, "denied.shared_helper") || strings.Contains(res, "owner") {
+			t.Errorf("A's MCP run through the shared app-server was not denied.shared_helper:\n%s\n%s", res, psTree())
+		}
+		if got := workspacePanes(t, w.d, wsA); strings.Join(got, ",") != strings.Join(panesA, ",") {
+			t.Errorf("A's denied MCP run: A's workspace now has panes %v, was %v", got, panesA)
+		}
+		if m := regexp.MustCompile(`"helper_pid":([0-9]+)`).FindStringSubmatch(res); m != nil {
+			helper, _ = strconv.Atoi(m[1])
+		}
+		w.waitScreen(t, a.ID, "share a1 done")
+		// doctor names the helper and the pane it was started from.
+		if out := w.d.CLI(t, "doctor"); !strings.Contains(out.Stdout, "codex's shared helper (pid ") ||
+			!strings.Contains(out.Stdout, "started from pane "+a.ID) || !strings.Contains(out.Stdout, "daemon_auto_start = false") {
+			t.Errorf("doctor does not name Codex's shared app-server started from pane %s:\n%s", a.ID, out)
+		}
+		// Hooks run by the app-server are denied too: neither pane takes
+		// a session id through it.
+		for _, id := range []string{a.ID, b.ID} {
+			if p := getAgentPane(t, w.d, id); p.session() != "" {
+				t.Errorf("pane %s took session id %s through the shared app-server's hooks", id, p.session())
+			}
+		}
+	}
 	// A's processes, its MCP server among them (Codex passes it
 	// SIGNALTTY_PANE, addCodexMCP): A's end stops every one.
 	procsA := paneProcesses(a.ID)
@@ -209,6 +247,19 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 	w.d.WaitExited(t, a.ID)
 	for _, p := range procsA {
 		harness.WaitGone(t, harness.PollTimeout, "A's "+p.comm+" after A's end", p.pid)
+	}
+	if shared {
+		// A's end stopped the shared app-server with A's other processes
+		// (it was started from A, and B's codex now only reconnects): no
+		// process is left to act for B, A or the owner, and doctor no
+		// longer names it.
+		if !slices.ContainsFunc(procsA, func(p paneProcess) bool { return p.pid == helper }) {
+			t.Errorf("the shared app-server (pid %d) was not among A's processes: %+v", helper, procsA)
+		}
+		if out := w.d.CLI(t, "doctor"); strings.Contains(out.Stdout, "shared helper (pid "+strconv.Itoa(helper)) {
+			t.Errorf("doctor still names the stopped shared app-server %d:\n%s", helper, out)
+		}
+		return
 	}
 	call("s2")
 	sid := w.waitPane(t, b.ID, "B's session id", func(p agentPane) bool { return p.session() != "" }).session()

@@ -81,7 +81,9 @@ func (s *ServerIface) WhoAmI(ctx context.Context, c srv.VarlinkCall) error {
 		}
 	}
 	var reason *string
-	if p.Unattributed {
+	if p.HelperPid > 0 {
+		reason = strOpt("shared_helper")
+	} else if p.Unattributed {
 		reason = strOpt("unattributed")
 	}
 	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, reason, strOpt(s.svc.Status().Address), strOpt(s.svc.PersistStatus().Dir))
@@ -106,7 +108,7 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Journal: journalOut(s.svc.JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
 		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts()),
-		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Previous_daemons: previousDaemonsOut(s.svc.PreviousDaemons()),
+		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Shared_helpers: sharedHelpersOut(s.svc.SharedHelpers()), Previous_daemons: previousDaemonsOut(s.svc.PreviousDaemons()),
 		Session_bus: s.sessionBusStatus(st.StartedAt)}
 }
 
@@ -273,6 +275,18 @@ func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActiv
 }
 
 var serverErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Internal"}
+
+// sharedHelpersOut is GetStatus's shared_helpers; nil when there are none.
+func sharedHelpersOut(hs []service.SharedHelperSeen) *[]srv.SharedHelper {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]srv.SharedHelper, 0, len(hs))
+	for _, h := range hs {
+		out = append(out, srv.SharedHelper{Agent: h.Agent, Pid: int64(h.Pid), Pane: strOpt(h.Pane), Connections: h.Connections, Last_at: timestamp(h.LastAt), Fix: h.Fix})
+	}
+	return &out
+}
 
 func unattributedOut(us []service.UnattributedCaller) *[]srv.UnattributedCaller {
 	out := make([]srv.UnattributedCaller, 0, len(us))

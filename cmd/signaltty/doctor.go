@@ -43,6 +43,7 @@ that call's reply instead of the report.`,
 				writeDoctor(a.out, r.Status, time.Now())
 				writeDenials(a.out, r.Status)
 				writeUnattributed(a.out, r.Status)
+				writeSharedHelpers(a.out, r.Status)
 				writeAgentConfig(a.out)
 				return nil
 			})

@@ -39,3 +39,21 @@ func writeUnattributed(w io.Writer, s srv.Status) {
 	fmt.Fprintf(w, "    a helper that outlived its pane or serves several panes (an agent's shared server, such as\n"+
 		"    Codex's app-server with daemon_auto_start) acts for no pane; run one per pane (docs/agents.md)\n")
 }
+
+// writeSharedHelpers is doctor's section on live agent helpers shared by
+// several panes (docs/security.md, "Shared agent helpers"): signaltty
+// cannot tell which pane a call through one is for, so each is denied.
+func writeSharedHelpers(w io.Writer, s srv.Status) {
+	if s.Shared_helpers == nil || len(*s.Shared_helpers) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "shared agent helpers serving panes signaltty cannot attribute (their calls are denied.shared_helper):\n")
+	for _, h := range *s.Shared_helpers {
+		from := "a pane that has ended"
+		if h.Pane != nil && *h.Pane != "" {
+			from = "pane " + *h.Pane
+		}
+		fmt.Fprintf(w, "    %s's shared helper (pid %d, started from %s): %d connections denied, last at %s\n", h.Agent, h.Pid, from, h.Connections, h.Last_at)
+		fmt.Fprintf(w, "      %s\n", h.Fix)
+	}
+}

@@ -28,6 +28,9 @@ func whoamiCmd(a *app) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(a.out, "%s (pid %d)\n", r.Principal, r.Pid)
+				if r.Reason == "shared_helper" {
+					fmt.Fprintln(a.out, "  runs under an agent's helper shared by several panes: every call is denied (docs/security.md, \"Shared agent helpers\")")
+				}
 				if r.Reason == "unattributed" {
 					fmt.Fprintln(a.out, "  started inside a pane, but no live pane claims this process: every call is denied (docs/security.md)")
 				}

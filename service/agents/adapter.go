@@ -109,6 +109,13 @@ type Adapter struct {
 	// ModelPath is where a hook payload names the model: the keys from
 	// the payload's top level down (nil: the top-level "model").
 	ModelPath []string
+	// SharedHelper, when set, recognises by its argv a helper process of
+	// the agent that serves the agents of several panes (it runs their
+	// hooks and MCP servers), so its descendants cannot be attributed to
+	// one pane (docs/security.md, "Shared agent helpers").
+	SharedHelper func(argv []string) bool
+	// SharedHelperFix says how to run one helper per pane instead.
+	SharedHelperFix string
 }
 
 var registry = map[string]*Adapter{}
@@ -120,6 +127,18 @@ func register(a *Adapter) { registry[a.Kind] = a }
 func Lookup(kind string) (*Adapter, bool) {
 	a, ok := registry[kind]
 	return a, ok
+}
+
+// SharedHelper reports which agent's shared helper argv is ("" and false
+// for none): a process that serves several panes' agents
+// (Adapter.SharedHelper).
+func SharedHelper(argv []string) (kind string, ok bool) {
+	for _, a := range registry {
+		if a.SharedHelper != nil && a.SharedHelper(argv) {
+			return a.Kind, true
+		}
+	}
+	return "", false
 }
 
 // Known reports whether kind is a kind a pane may have.

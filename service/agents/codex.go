@@ -1,5 +1,7 @@
 package agents
 
+import "path/filepath"
+
 // Codex CLI, checked against its public documentation (2026-12) and the
 // hook schemas built into Codex 0.171.0 (codex-rs/hooks/schema/generated):
 //   - hooks: https://developers.openai.com/codex/hooks — hooks are on by
@@ -22,16 +24,25 @@ package agents
 //     with its first prompt.
 //   - resume: https://developers.openai.com/codex/cli/reference — `codex
 //     resume <SESSION_ID>` continues a recorded session.
+//   - shared app-server: with [features] daemon_auto_start (on by default)
+//     the first codex starts `codex app-server --managed-daemon` in a
+//     session of its own and every later codex TUI of the user talks to
+//     it; it runs their hooks and MCP servers, so their processes descend
+//     from it whichever pane they serve. `daemon_auto_start = false` makes
+//     each codex run its own server under its pane.
 //   - CODEX_HOME selects the directory holding config.toml, hooks.json and
 //     sessions/ (https://developers.openai.com/codex/config-advanced).
 func init() {
 	register(&Adapter{
-		Kind:        "codex",
-		Program:     "codex",
-		Binaries:    []string{"codex"},
-		SessionKeys: []string{"session_id", "thread-id"},
-		ResumeArgs:  func(id string) []string { return []string{"resume", id} },
-		ConfigEnv:   []string{"CODEX_HOME"},
+		Kind:         "codex",
+		Program:      "codex",
+		Binaries:     []string{"codex"},
+		SessionKeys:  []string{"session_id", "thread-id"},
+		ResumeArgs:   func(id string) []string { return []string{"resume", id} },
+		ConfigEnv:    []string{"CODEX_HOME"},
+		SharedHelper: codexSharedAppServer,
+		SharedHelperFix: "run `signaltty agent setup codex --write` (it sets [features] daemon_auto_start = false in Codex's config.toml) " +
+			"and restart every codex, so each pane's codex runs its own app-server",
 		Hooks: map[string]Decision{
 			"SessionStart":     {Lifecycle: LifecycleIdle, Message: "session started"},
 			"UserPromptSubmit": {Lifecycle: LifecycleWorking, ClearAttention: true},
@@ -53,4 +64,24 @@ func init() {
 			"SessionEnd": {Lifecycle: LifecycleDone, Attention: AttentionUnread, Message: "session ended", KeepFinished: true, EndsTurn: true},
 		},
 	})
+}
+
+// codexSharedAppServer recognises Codex's shared app-server: argv
+// `codex app-server … --managed-daemon …`, the program named directly or
+// through its node launcher (codex.js).
+func codexSharedAppServer(argv []string) bool {
+	for i := 1; i < len(argv) && i <= 2; i++ {
+		if argv[i] != "app-server" {
+			continue
+		}
+		if b := filepath.Base(argv[i-1]); b != "codex" && b != "codex.js" {
+			continue
+		}
+		for _, a := range argv[i+1:] {
+			if a == "--managed-daemon" {
+				return true
+			}
+		}
+	}
+	return false
 }

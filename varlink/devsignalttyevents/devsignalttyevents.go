@@ -71,7 +71,9 @@ func (e Unavailable) Error() string {
 
 // Any other failure ("internal").
 // The caller's principal does not hold the right ("denied.<right>",
-// docs/security.md); a missing target is denied the same way.
+// docs/security.md); a missing target is denied the same way. A caller
+// under an agent's helper shared by several panes is denied
+// "denied.shared_helper" (docs/security.md, "Shared agent helpers").
 type Denied struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
@@ -321,7 +323,9 @@ func (c *VarlinkCall) ReplyUnavailable(ctx context.Context, code_ string, messag
 
 // Any other failure ("internal").
 // The caller's principal does not hold the right ("denied.<right>",
-// docs/security.md); a missing target is denied the same way.
+// docs/security.md); a missing target is denied the same way. A caller
+// under an agent's helper shared by several panes is denied
+// "denied.shared_helper" (docs/security.md, "Shared agent helpers").
 func (c *VarlinkCall) ReplyDenied(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
 	var out Denied
 	out.Code = code_
@@ -516,7 +520,9 @@ error Conflict (code: string, message: string, data: object)
 error Unavailable (code: string, message: string, data: object)
 # Any other failure ("internal").
 # The caller's principal does not hold the right ("denied.<right>",
-# docs/security.md); a missing target is denied the same way.
+# docs/security.md); a missing target is denied the same way. A caller
+# under an agent's helper shared by several panes is denied
+# "denied.shared_helper" (docs/security.md, "Shared agent helpers").
 error Denied (code: string, message: string, data: object)
 error Internal (code: string, message: string, data: object)
 `

@@ -104,7 +104,8 @@ func (e NotFound) Error() string {
 	return s
 }
 
-// The caller may not do this ("denied.<right>").
+// The caller may not do this ("denied.<right>", or "denied.shared_helper"
+// under an agent's helper shared by several panes; docs/security.md).
 type Denied struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
@@ -859,7 +860,8 @@ func (c *VarlinkCall) ReplyNotFound(ctx context.Context, code_ string, message_ 
 	return c.ReplyError(ctx, "dev.signaltty.Run.NotFound", &out)
 }
 
-// The caller may not do this ("denied.<right>").
+// The caller may not do this ("denied.<right>", or "denied.shared_helper"
+// under an agent's helper shared by several panes; docs/security.md).
 func (c *VarlinkCall) ReplyDenied(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
 	var out Denied
 	out.Code = code_
@@ -1349,7 +1351,8 @@ method Cancel(run: string, signal: ?string, grace_ms: ?int, source: ?string) -> 
 error InvalidParams (code: string, message: string, data: object)
 # A named resource does not exist ("not_found.<kind>").
 error NotFound (code: string, message: string, data: object)
-# The caller may not do this ("denied.<right>").
+# The caller may not do this ("denied.<right>", or "denied.shared_helper"
+# under an agent's helper shared by several panes; docs/security.md).
 error Denied (code: string, message: string, data: object)
 # The resource is in a state that forbids the request ("conflict.<why>").
 error Conflict (code: string, message: string, data: object)

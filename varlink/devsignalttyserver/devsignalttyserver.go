@@ -38,6 +38,7 @@ type Status struct {
 	Session_bus      *SessionBus           `json:"session_bus,omitempty"`
 	Denials          *[]DenialCount        `json:"denials,omitempty"`
 	Unattributed     *[]UnattributedCaller `json:"unattributed,omitempty"`
+	Shared_helpers   *[]SharedHelper       `json:"shared_helpers,omitempty"`
 	Previous_daemons *[]PreviousDaemon     `json:"previous_daemons,omitempty"`
 }
 
@@ -76,6 +77,19 @@ type UnattributedCaller struct {
 	Pid         int64  `json:"pid"`
 	Connections int64  `json:"connections"`
 	Last_at     string `json:"last_at"`
+}
+
+// A live shared agent helper: its agent (a kind), pid, the pane it was
+// started from (absent when first seen after that pane ended), the
+// connections of its descendants denied since the daemon started, when the
+// last one came (RFC 3339 UTC), and how to run one helper per pane instead.
+type SharedHelper struct {
+	Agent       string  `json:"agent"`
+	Pid         int64   `json:"pid"`
+	Pane        *string `json:"pane,omitempty"`
+	Connections int64   `json:"connections"`
+	Last_at     string  `json:"last_at"`
+	Fix         string  `json:"fix"`
 }
 
 // A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
@@ -297,7 +311,9 @@ func (e Unavailable) Error() string {
 }
 
 // The caller's principal does not hold the right ("denied.<right>",
-// docs/security.md); a missing target is denied the same way.
+// docs/security.md); a missing target is denied the same way. A caller
+// under an agent's helper shared by several panes is denied
+// "denied.shared_helper" (docs/security.md, "Shared agent helpers").
 type Denied struct {
 	Code    string          `json:"code"`
 	Message string          `json:"message"`
@@ -754,7 +770,9 @@ func (m RestoreSnapshot_methods) Upgrade(ctx context.Context, c *varlink.Connect
 // (as in Status, so a client can tell it reached the user's daemon).
 // reason "unattributed": the caller was started inside a pane or by the
 // daemon but no live pane claims it; it holds nothing and every other call
-// is denied (docs/security.md, "The pane mark").
+// is denied (docs/security.md, "The pane mark"). reason "shared_helper":
+// it descends from an agent's helper shared by several panes; every other
+// call is denied.shared_helper (docs/security.md, "Shared agent helpers").
 type WhoAmI_methods struct{}
 
 func WhoAmI() WhoAmI_methods { return WhoAmI_methods{} }
@@ -1029,7 +1047,9 @@ func (c *VarlinkCall) ReplyUnavailable(ctx context.Context, code_ string, messag
 }
 
 // The caller's principal does not hold the right ("denied.<right>",
-// docs/security.md); a missing target is denied the same way.
+// docs/security.md); a missing target is denied the same way. A caller
+// under an agent's helper shared by several panes is denied
+// "denied.shared_helper" (docs/security.md, "Shared agent helpers").
 func (c *VarlinkCall) ReplyDenied(ctx context.Context, code_ string, message_ string, data_ json.RawMessage) error {
 	var out Denied
 	out.Code = code_
@@ -1194,7 +1214,9 @@ func (s *VarlinkInterface) RestoreSnapshot(ctx context.Context, c VarlinkCall, n
 // (as in Status, so a client can tell it reached the user's daemon).
 // reason "unattributed": the caller was started inside a pane or by the
 // daemon but no live pane claims it; it holds nothing and every other call
-// is denied (docs/security.md, "The pane mark").
+// is denied (docs/security.md, "The pane mark"). reason "shared_helper":
+// it descends from an agent's helper shared by several panes; every other
+// call is denied.shared_helper (docs/security.md, "Shared agent helpers").
 func (s *VarlinkInterface) WhoAmI(ctx context.Context, c VarlinkCall) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Server.WhoAmI")
 }
@@ -1327,6 +1349,10 @@ type Status (
   # live pane claimed them, by name: each was unattributed and denied
   # (docs/security.md, "The pane mark"), e.g. an agent's shared helper.
   unattributed: ?[]UnattributedCaller,
+  # Live agent helpers shared by several panes (Codex's app-server
+  # --managed-daemon) that callers descended from: every such call was
+  # denied.shared_helper (docs/security.md, "Shared agent helpers").
+  shared_helpers: ?[]SharedHelper,
   # Earlier daemons of this state directory that did not exit cleanly
   # (killed, crashed, power lost) or stopped while processes of their panes
   # still ran, as found at this start, with what their panes left running
@@ -1360,6 +1386,12 @@ type DenialCount (verb: string, count: int)
 # Connections of unattributed processes of one name (/proc/PID/comm) since
 # the daemon started; pid is the last one's, last_at when it connected.
 type UnattributedCaller (name: string, pid: int, connections: int, last_at: string)
+
+# A live shared agent helper: its agent (a kind), pid, the pane it was
+# started from (absent when first seen after that pane ended), the
+# connections of its descendants denied since the daemon started, when the
+# last one came (RFC 3339 UTC), and how to run one helper per pane instead.
+type SharedHelper (agent: string, pid: int, pane: ?string, connections: int, last_at: string, fix: string)
 
 # A right (read, write, spawn, admin) on a scope ("*", "<kind>:*",
 # "<kind>:<id>" with kinds workspace, tab, pane, run, "self" or "home").
@@ -1677,7 +1709,9 @@ method RestoreSnapshot(name: string) -> (status: Status, kept: ?string, rows_kep
 # (as in Status, so a client can tell it reached the user's daemon).
 # reason "unattributed": the caller was started inside a pane or by the
 # daemon but no live pane claims it; it holds nothing and every other call
-# is denied (docs/security.md, "The pane mark").
+# is denied (docs/security.md, "The pane mark"). reason "shared_helper":
+# it descends from an agent's helper shared by several panes; every other
+# call is denied.shared_helper (docs/security.md, "Shared agent helpers").
 method WhoAmI() -> (principal: string, pane: ?string, pid: int, grants: []Grant, reason: ?string, address: ?string, state_dir: ?string)
 
 # Returns the current settings.
@@ -1709,7 +1743,9 @@ error Conflict (code: string, message: string, data: object)
 # The daemon cannot do it now ("unavailable.<what>").
 error Unavailable (code: string, message: string, data: object)
 # The caller's principal does not hold the right ("denied.<right>",
-# docs/security.md); a missing target is denied the same way.
+# docs/security.md); a missing target is denied the same way. A caller
+# under an agent's helper shared by several panes is denied
+# "denied.shared_helper" (docs/security.md, "Shared agent helpers").
 error Denied (code: string, message: string, data: object)
 # Any other failure ("internal").
 error Internal (code: string, message: string, data: object)
