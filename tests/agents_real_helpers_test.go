@@ -403,7 +403,6 @@ func (w *realWorld) waitPane(t *testing.T, id, what string, cond func(agentPane)
 // name ("*/KIND": every check of that agent), each with what it waits for.
 // Remove an entry when its check passes.
 var realAgentGaps = map[string]string{
-	"TestRealAgentPaneKnowsItsModel/opencode":          "signaltty's opencode plugin forwards session.* and permission.* events only, and none of them names the model (opencode's message.updated carries it as modelID; the plugin does not forward it yet)",
 	"TestRealAgentPermissionDialogBlocksThenClears/pi": "pi has no permission dialogs: its README (@mariozechner/pi-coding-agent 0.73.1) says \"No permission popups.\" (run it in a container, or build a confirmation flow as an extension); its bash tool runs without asking",
 	"TestRealAgentRunsInItsOwnWorkspaceThroughMCP/pi":  "pi has no MCP client: its README (@mariozechner/pi-coding-agent 0.73.1, \"No MCP.\") says to build CLI tools or an extension that adds MCP; pi reaches signaltty through its bash tool and the CLI (docs/mcp.md, \"Registering the server\")",
 	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini":    "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",

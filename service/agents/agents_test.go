@@ -149,3 +149,18 @@ func TestPiTurnEndedByAFailedModelCallIsFailed(t *testing.T) {
 		t.Errorf("agent_end with stop_reason stop: %+v, want done", done)
 	}
 }
+
+// The opencode plugin passes an assistant message's model on as
+// message.updated {sessionID, model}: it names the model and changes
+// nothing else.
+func TestOpencodeMessageUpdatedNamesTheModelOnly(t *testing.T) {
+	a, _ := Lookup("opencode")
+	payload := map[string]any{"sessionID": "ses_1", "model": "scripted-model"}
+	d, known := a.Classify("message.updated", payload)
+	if !known || d != (Decision{}) {
+		t.Errorf("message.updated: %+v known %v, want a known event that changes nothing", d, known)
+	}
+	if m := a.Model(payload); m != "scripted-model" {
+		t.Errorf("model %q, want scripted-model", m)
+	}
+}

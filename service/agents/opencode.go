@@ -11,7 +11,8 @@ package agents
 //     {sessionID, status: {type: busy|idle|retry}}; there is no
 //     session.busy), session.idle, session.error, permission.asked
 //     ({id, sessionID, permission, …}) and permission.replied ({sessionID,
-//     requestID, reply}). An interrupted turn is a session.error whose
+//     requestID, reply}); message.updated ({info: {role, sessionID,
+//     modelID, …}}) names an assistant message's model. An interrupted turn is a session.error whose
 //     error is {name: "MessageAbortedError"}. The plugin `signaltty agent setup opencode` writes
 //     calls `signaltty hook opencode <type>` with the properties as JSON,
 //     one event at a time, in order.
@@ -34,6 +35,10 @@ func init() {
 			"permission.asked": {Lifecycle: LifecycleBlocked, Attention: AttentionPermissionRequired, Message: "permission requested",
 				NotifyTitle: "opencode needs approval", NotifySeverity: "warning", NotifyBodyKey: "permission"},
 			"permission.replied": {Lifecycle: LifecycleWorking, Answered: true},
+			// The plugin passes an assistant message.updated on as
+			// {sessionID, model} when the session's model changes: the
+			// pane's agent.model, nothing else.
+			"message.updated": {},
 		},
 		Refine: func(event string, payload map[string]any, d Decision) Decision {
 			if event == "session.error" {
