@@ -18,7 +18,12 @@ func (w *realWorld) firstTurn(t *testing.T, pane, prompt, answer string) string 
 	t.Helper()
 	w.prompt(t, pane, prompt)
 	w.waitScreen(t, pane, answer)
-	return w.waitPane(t, pane, "a session id", func(p agentPane) bool { return p.session() != "" }).session()
+	// The turn has ended, so the agent has written its conversation down
+	// before anything kills it (on a loaded machine the answer can be on
+	// screen well before that).
+	return w.waitPane(t, pane, "a session id and the turn done", func(p agentPane) bool {
+		return p.session() != "" && p.Lifecycle == "done"
+	}).session()
 }
 
 // crashOnceSaved kills the daemon with SIGKILL once its saved snapshot
@@ -102,9 +107,6 @@ func TestRealAgentResumeTakesTheCredentialsWithEnv(t *testing.T) {
 		ws := w.workspace(t, "proj")
 		p := w.start(t, ws, creds...)
 		sid := w.firstTurn(t, p.ID, "env-before-77c0", "env answer before")
-		// The turn has ended (and the agent has written it down) before
-		// the crash.
-		w.waitPane(t, p.ID, "lifecycle done after the first turn", func(p agentPane) bool { return p.Lifecycle == "done" })
 		w.crashOnceSaved(t, sid)
 		w.restart(t)
 		w.resumeAndAsk(t, p.ID, sid, "env-before-77c0", "env answer before", "env-after-77c0", creds...)
