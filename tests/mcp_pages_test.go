@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/signaltty/signaltty/tests/harness"
 )
@@ -166,7 +167,12 @@ func TestMCPRunResultsOverTheBudgetKeepTheLastRowsAndSayHowToReadTheRest(t *test
 	r = m.Call(t, "run", map[string]any{"key": "big-screen", "workspace": w.ID, "cols": 1000, "rows": 300,
 		"shell": `i=0; while [ $i -lt 300 ]; do i=$((i+1)); printf "%0990d\n" $i; done; echo screen-done; exec sleep 100`})
 	decodeText(t, r, &st)
-	d.WaitLine(t, st.Pane, "screen-done")
+	// A 1000×300 screen takes a while to capture on a loaded machine with
+	// a -race daemon: a longer deadline than WaitLine's.
+	harness.Eventually(t, time.Minute, "the pane shows screen-done", func() (bool, string) {
+		c := d.Capture(t, st.Pane)
+		return c.HasLine("screen-done"), ""
+	})
 	res := m.Call(t, "run_wait", map[string]any{"run": st.Run, "timeout_ms": 0})
 	var sofar struct {
 		WaitEnded   string `json:"wait_ended"`
