@@ -382,9 +382,22 @@ func (w *realWorld) prompt(t *testing.T, pane, text string) harness.ModelRequest
 	})
 	w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
 	defer w.dumpOnFailure(t, pane)
-	return w.model.WaitRequest(t, w.startTimeout(), "with the prompt "+text, func(r harness.ModelRequest) bool {
-		return r.Answer != "side" && r.Prompted(text)
-	})
+	prompted := func(r harness.ModelRequest) bool { return r.Answer != "side" && r.Prompted(text) }
+	// An agent still busy with its start (a resumed one on a loaded
+	// machine) can drop the Enter and leave the prompt typed in its input:
+	// while no request carries it and the screen still shows it, press
+	// Enter again every 20 s.
+	for end := time.Now().Add(w.startTimeout()); time.Until(end) > 20*time.Second; {
+		if r, ok := w.model.Await(20*time.Second, prompted); ok {
+			return r
+		}
+		if !w.d.Capture(t, pane).Contains(text) {
+			break
+		}
+		t.Logf("%s: no request carries %q 20 s after Enter, and the screen still shows it: pressing Enter again", w.agent.kind, text)
+		w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
+	}
+	return w.model.WaitRequest(t, w.startTimeout(), "with the prompt "+text, prompted)
 }
 
 // waitPane polls the pane until cond holds (agentTimeout).

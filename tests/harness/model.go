@@ -199,6 +199,16 @@ func (m *ModelServer) Dump() string {
 // WaitRequest waits until a logged request satisfies cond and returns it.
 func (m *ModelServer) WaitRequest(t testing.TB, timeout time.Duration, what string, cond func(ModelRequest) bool) ModelRequest {
 	t.Helper()
+	r, ok := m.Await(timeout, cond)
+	if !ok {
+		t.Fatalf("model server: no request %s within %v; requests:\n%s", what, timeout, m.Dump())
+	}
+	return r
+}
+
+// Await is WaitRequest without the failure: false when no request met
+// cond within timeout.
+func (m *ModelServer) Await(timeout time.Duration, cond func(ModelRequest) bool) (ModelRequest, bool) {
 	deadline := time.After(timeout)
 	seen := 0
 	for {
@@ -209,13 +219,13 @@ func (m *ModelServer) WaitRequest(t testing.TB, timeout time.Duration, what stri
 		m.mu.Unlock()
 		for _, r := range reqs {
 			if cond(r) {
-				return r
+				return r, true
 			}
 		}
 		select {
 		case <-ch:
 		case <-deadline:
-			t.Fatalf("model server: no request %s within %v; requests:\n%s", what, timeout, m.Dump())
+			return ModelRequest{}, false
 		}
 	}
 }
