@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -112,11 +111,6 @@ func programsOf(pid int) []string {
 	if b, err := os.ReadFile(dir + "comm"); err == nil {
 		out = append(out, strings.TrimSpace(string(b)))
 	}
-	if b, err := os.ReadFile(dir + "cmdline"); err == nil {
-		args := bytes.SplitN(b, []byte{0}, 3)
-		for i := 0; i < len(args) && i < 2; i++ {
-			out = append(out, string(args[i]))
-		}
-	}
-	return out
+	argv := procArgv(pid)
+	return append(out, argv[:min(len(argv), 2)]...)
 }

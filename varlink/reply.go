@@ -17,18 +17,14 @@ func encodeReply(params any, continues bool) ([]byte, error) {
 		Parameters any  `json:"parameters"`
 		Continues  bool `json:"continues,omitempty"`
 	}{params, continues}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(msg); err != nil {
+	out, err := marshalNoHTML(msg)
+	if err != nil {
 		return nil, err
 	}
-	out := b.Bytes()
-	out[len(out)-1] = 0 // Encode's newline becomes the message terminator
-	return out, nil
+	return append(out, 0), nil // the message terminator
 }
 
-// marshalNoHTML is json.Marshal without HTML escaping (as encodeReply).
+// marshalNoHTML is json.Marshal without HTML escaping.
 func marshalNoHTML(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
