@@ -129,7 +129,13 @@ func TestDaemonStoppedAndContinued(t *testing.T) {
 	if st := d.Status(t); st.Pid != d.Pid() || st.LivePanes != 1 {
 		t.Errorf("status after SIGCONT: %+v", st)
 	}
-	d.WaitLine(t, p.ID, "stop-loop-done")
+	// Each of the loop's lines forks a sleep: on a loaded machine the loop
+	// takes far longer than its 2 s of sleeping, so this wait is the
+	// loop's, not the poll's default.
+	harness.Eventually(t, 2*time.Minute, "the loop ends", func() (bool, string) {
+		c := d.Capture(t, p.ID)
+		return c.HasLine("stop-loop-done"), c.Dump()
+	})
 	var all harness.Capture
 	d.JSON(t, &all, "pane", "capture", "--pane", p.ID, "--start", "0")
 	next := 1
