@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // How a pane's agent tells the daemon who it is and what it does
@@ -225,7 +226,7 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 		return Pane{}, err
 	}
 	if p == nil {
-		return Pane{}, newError("not_found.pane", map[string]any{"reason": "no_pane_for_caller"},
+		return Pane{}, newError(errcode.NotFoundPane, map[string]any{"reason": "no_pane_for_caller"},
 			"no pane given ($SIGNALTTY_PANE is unset) and the caller runs in no live pane")
 	}
 	s.setSession(p, r.Agent, r.Session, r.ResumeArgv)

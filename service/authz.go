@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // Principals and their rights (docs/security.md). Every connection resolves
@@ -617,17 +618,17 @@ func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
 	if p.HelperPid > 0 {
 		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "shared_helper", "helper_pid", p.HelperPid)
 		fix := sharedHelperFix(p.Helper)
-		return newError("denied.shared_helper", map[string]any{"right": right, "reason": "shared_helper", "agent": p.Helper, "helper_pid": p.HelperPid},
+		return newError(errcode.DeniedSharedHelper, map[string]any{"right": right, "reason": "shared_helper", "agent": p.Helper, "helper_pid": p.HelperPid},
 			"the caller runs under %s's shared helper (pid %d), which serves the agents of several panes, so it acts for none and is denied: %s",
 			p.Helper, p.HelperPid, fix)
 	}
 	if p.Unattributed {
 		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "unattributed")
-		return newError("denied."+right, map[string]any{"right": right, "reason": "unattributed"},
+		return newError(errcode.Code("denied."+right), map[string]any{"right": right, "reason": "unattributed"},
 			"the caller was started inside a pane (or by the daemon) but no live pane claims it: it is denied, never the owner")
 	}
 	s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource)
-	return newError("denied."+right, map[string]any{"right": right}, "%s needs %s on its target", p.ID, right)
+	return newError(errcode.Code("denied."+right), map[string]any{"right": right}, "%s needs %s on its target", p.ID, right)
 }
 
 // LevelNotice is slog's level for audit lines: between info and warning.

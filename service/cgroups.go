@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // One cgroup per pane (docs/systemd.md, "One cgroup per pane"). With a
@@ -85,7 +86,7 @@ func (s *Service) makeCgroup(st *start) *Error {
 	}
 	g, err := s.cfg.Cgroups.Create(st.cgroupName, st.limits)
 	if err != nil {
-		return newError("unavailable.cgroup", map[string]any{"path": s.cfg.Cgroups.Path},
+		return newError(errcode.UnavailableCgroup, map[string]any{"path": s.cfg.Cgroups.Path},
 			"cannot create the pane's cgroup: %v", err)
 	}
 	st.cfg.Cgroup = g
@@ -101,10 +102,10 @@ func (s *Service) checkLimits(l cgroup.Limits) *Error {
 		return nil
 	}
 	if s.cfg.Cgroups == nil {
-		return newError("unavailable.cgroup", nil, "per-pane limits need a delegated cgroup (%s)", s.Cgroups().Reason)
+		return newError(errcode.UnavailableCgroup, nil, "per-pane limits need a delegated cgroup (%s)", s.Cgroups().Reason)
 	}
 	if !s.cfg.Cgroups.Supports(l) {
-		return newError("unavailable.cgroup", map[string]any{"controllers": s.cfg.Cgroups.Controllers},
+		return newError(errcode.UnavailableCgroup, map[string]any{"controllers": s.cfg.Cgroups.Controllers},
 			"the delegated cgroup lacks the controller for this limit (has %v)", s.cfg.Cgroups.Controllers)
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // plumbing lists variables that belong to the daemon's own service manager or
@@ -49,7 +51,7 @@ func checkEnvName(param, name string) *Error {
 	case !envName.MatchString(name):
 		return invalid(param, "name", "a name in %s is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)", param)
 	case reserved[name]:
-		return newError("invalid_params."+param, map[string]any{"param": param, "reason": "reserved", "name": name},
+		return newError(errcode.InvalidParams(param), map[string]any{"param": param, "reason": "reserved", "name": name},
 			"%s is set by the daemon", name)
 	}
 	return nil

@@ -3,6 +3,8 @@ package service
 import (
 	"strings"
 	"time"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // SubscriberQueue is how many undelivered events a subscriber may have before
@@ -178,7 +180,7 @@ func (s *Service) deliver(e *Event) {
 		case sub.ch <- *e:
 		default:
 			sub.lagged = true
-			sub.ended = newError("unavailable.lagged", map[string]any{"queue": cap(sub.ch)},
+			sub.ended = newError(errcode.UnavailableLagged, map[string]any{"queue": cap(sub.ch)},
 				"the subscriber fell %d events behind (SIGNALTTY_EVENT_QUEUE)", cap(sub.ch))
 			s.dropSubscriber(sub)
 		}

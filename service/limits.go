@@ -3,6 +3,7 @@ package service
 import (
 	"time"
 
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/term"
 	"golang.org/x/time/rate"
 )
@@ -102,7 +103,7 @@ func (s *Service) countPTY(from, to paneState) {
 func (s *Service) checkPaneLimit() *Error {
 	max := s.cfg.Limits.MaxPanes
 	if s.limits.ptys >= max {
-		return newError("unavailable.panes", map[string]any{"max": max, "panes": s.limits.ptys},
+		return newError(errcode.UnavailablePanes, map[string]any{"max": max, "panes": s.limits.ptys},
 			"the limit of %d panes with a process, running or starting, is reached (SIGNALTTY_MAX_PANES); stop or remove one first", max)
 	}
 	return nil
@@ -145,7 +146,7 @@ func (s *Service) takeInput(p *pane, n int) *Error {
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		bps := s.cfg.Limits.InputBytesPerSecond
-		return newError("unavailable.input_rate", map[string]any{"pane": p.id, "bytes_per_second": bps,
+		return newError(errcode.UnavailableInputRate, map[string]any{"pane": p.id, "bytes_per_second": bps,
 			"retry_after_ms": d.Milliseconds() + 1},
 			"pane %s takes at most %d input bytes per second (SIGNALTTY_INPUT_BYTES_PER_SECOND); retry in %v", p.id, bps, d.Round(time.Millisecond))
 	}

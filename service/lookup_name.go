@@ -3,6 +3,8 @@ package service
 import (
 	"sort"
 	"strings"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // lookupWorkspace finds a workspace by id, handle or exact name
@@ -31,7 +33,7 @@ func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
 		if exact.id == ref {
 			what = "id"
 		}
-		return nil, newError("conflict.ref_ambiguous", map[string]any{"ref": ref, "workspaces": append([]string{exact.id}, named...),
+		return nil, newError(errcode.ConflictRefAmbiguous, map[string]any{"ref": ref, "workspaces": append([]string{exact.id}, named...),
 			"by_" + what: exact.id, "by_name": named},
 			"%q is the %s of workspace %s and the name of %s; name one by its id", ref, what, exact.id, strings.Join(named, ", "))
 	}
@@ -59,7 +61,7 @@ func (s *Service) lookupWorkspaceName(name string) (*workspace, *Error) {
 		ids = append(ids, w.id)
 	}
 	sort.Strings(ids)
-	return nil, newError("conflict.name_ambiguous", map[string]any{"workspaces": ids},
+	return nil, newError(errcode.ConflictNameAmbiguous, map[string]any{"workspaces": ids},
 		"%d workspaces are named %q; name one by its handle or id", len(ids), name)
 }
 

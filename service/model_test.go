@@ -104,7 +104,7 @@ func TestCheckRequestEnv(t *testing.T) {
 		switch {
 		case c.reason == "" && err != nil:
 			t.Errorf("%v %q: unexpected %v", c.env, c.unset, err)
-		case c.reason != "" && (err == nil || err.Data["reason"] != c.reason || err.Code != "invalid_params."+c.code):
+		case c.reason != "" && (err == nil || err.Data["reason"] != c.reason || string(err.Code) != "invalid_params."+c.code):
 			t.Errorf("%v %q: got %v, want %s reason %s", c.env, c.unset, err, c.code, c.reason)
 		}
 	}

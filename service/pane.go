@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -100,9 +101,9 @@ func (s *Service) livePane(id string) (*pane, *pty.Pane, *Error) {
 	case stateLive:
 		return p, p.inst.proc, nil
 	case stateTerminating:
-		return p, p.inst.proc, newError("conflict.pane_terminating", map[string]any{"pane": id}, "pane %s is terminating", id)
+		return p, p.inst.proc, newError(errcode.ConflictPaneTerminating, map[string]any{"pane": id}, "pane %s is terminating", id)
 	}
-	return nil, nil, newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
+	return nil, nil, newError(errcode.ConflictPaneExited, map[string]any{"pane": id}, "pane %s has exited", id)
 }
 
 // Input limits.
@@ -131,16 +132,16 @@ func (s *Service) SendInput(ctx context.Context, id string, data []byte) (int, e
 	case werr == nil:
 		return n, nil
 	case errors.Is(werr, pty.ErrExited):
-		return n, newError("conflict.pane_exited", map[string]any{"pane": id, "written": n}, "pane %s has exited", id)
+		return n, newError(errcode.ConflictPaneExited, map[string]any{"pane": id, "written": n}, "pane %s has exited", id)
 	case errors.Is(werr, pty.ErrTerminating):
-		return n, newError("conflict.pane_terminating", map[string]any{"pane": id, "written": n}, "pane %s is terminating", id)
+		return n, newError(errcode.ConflictPaneTerminating, map[string]any{"pane": id, "written": n}, "pane %s is terminating", id)
 	case errors.Is(werr, context.DeadlineExceeded):
-		return n, newError("timeout.input", map[string]any{"pane": id, "written": n},
+		return n, newError(errcode.TimeoutInput, map[string]any{"pane": id, "written": n},
 			"pane %s did not read its input within %v (%d of %d bytes written)", id, InputTimeout, n, len(data))
 	case errors.Is(werr, context.Canceled):
-		return n, newError("cancelled", map[string]any{"written": n}, "request cancelled")
+		return n, newError(errcode.CodeCancelled, map[string]any{"written": n}, "request cancelled")
 	}
-	return n, newError("internal", map[string]any{"written": n}, "write to pane %s: %v", id, werr)
+	return n, newError(errcode.CodeInternal, map[string]any{"written": n}, "write to pane %s: %v", id, werr)
 }
 
 // ResizePane sets a live pane's PTY size (Mux.ResizePane).
@@ -153,7 +154,7 @@ func (s *Service) ResizePane(id string, cols, rows int) (Pane, error) {
 		return Pane{}, err
 	}
 	if rerr := proc.Resize(cols, rows); rerr != nil {
-		return Pane{}, newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
+		return Pane{}, newError(errcode.ConflictPaneExited, map[string]any{"pane": id}, "pane %s has exited", id)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -174,11 +175,11 @@ func (s *Service) SignalPane(id, name string) error {
 		return invalid("signal", "missing", "signal is required")
 	}
 	_, proc, err := s.livePane(id)
-	if err != nil && err.Code != "conflict.pane_terminating" { // a terminating pane may still be signalled
+	if err != nil && err.Code != errcode.ConflictPaneTerminating { // a terminating pane may still be signalled
 		return err
 	}
 	if serr := proc.Signal(sig); serr != nil {
-		return newError("conflict.pane_exited", map[string]any{"pane": id}, "pane %s has exited", id)
+		return newError(errcode.ConflictPaneExited, map[string]any{"pane": id}, "pane %s has exited", id)
 	}
 	return nil
 }
@@ -271,7 +272,7 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 		return c, nil
 	case errors.Is(cerr, term.ErrStaleEpoch):
 		cur := t.Epoch()
-		return Capture{}, newError("conflict.epoch", map[string]any{"epoch": cur},
+		return Capture{}, newError(errcode.ConflictEpoch, map[string]any{"epoch": cur},
 			"epoch %d is no longer current (it is %d)", *req.Epoch, cur)
 	case errors.As(cerr, &re) && re.Reason == "too_large":
 		return Capture{}, captureTooLarge(re)
@@ -279,5 +280,5 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 		return Capture{}, newError("invalid_params.range", map[string]any{"param": "range", "reason": re.Reason,
 			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept (last N selects the last rows, clamp serves what exists)", re.Reason, re.Oldest, re.End)
 	}
-	return Capture{}, newError("internal", nil, "capture: %v", cerr)
+	return Capture{}, newError(errcode.CodeInternal, nil, "capture: %v", cerr)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
@@ -510,11 +511,11 @@ func (s *Service) ListSnapshots() ([]SnapshotEntry, error) {
 	store := s.persist.store
 	s.mu.Unlock()
 	if store == nil {
-		return nil, newError("unavailable.persistence", nil, "persistence is off")
+		return nil, newError(errcode.UnavailablePersistence, nil, "persistence is off")
 	}
 	list, err := store.List()
 	if err != nil {
-		return nil, newError("internal", nil, "listing snapshots: %v", err)
+		return nil, newError(errcode.CodeInternal, nil, "listing snapshots: %v", err)
 	}
 	return list, nil
 }
@@ -542,11 +543,11 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	store := s.persist.store
 	s.mu.Unlock()
 	if store == nil {
-		return SnapshotRestore{}, newError("unavailable.persistence", nil, "persistence is off")
+		return SnapshotRestore{}, newError(errcode.UnavailablePersistence, nil, "persistence is off")
 	}
 	cp, err := store.ReadCopy(name)
 	if err != nil {
-		return SnapshotRestore{}, newError("not_found.snapshot", map[string]any{"snapshot": name}, "cannot read snapshot %q: %v", name, err)
+		return SnapshotRestore{}, newError(errcode.NotFoundSnapshot, map[string]any{"snapshot": name}, "cannot read snapshot %q: %v", name, err)
 	}
 	for _, w := range cp.Warnings {
 		s.log.Warn("restoring a snapshot", "snapshot", name, "warning", w)
@@ -557,11 +558,11 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	// Keep the state being replaced: saved now (its tails too), and copied
 	// into snapshots/ with them.
 	if _, err := s.Save("restore"); err != nil && !errors.Is(err, ErrPersistenceOff) {
-		return SnapshotRestore{}, newError("internal", nil, "saving the current state before the restore failed: %v", err)
+		return SnapshotRestore{}, newError(errcode.CodeInternal, nil, "saving the current state before the restore failed: %v", err)
 	}
 	kept, err := store.Archive()
 	if err != nil && kept == "" {
-		return SnapshotRestore{}, newError("internal", nil, "keeping the current state before the restore failed: %v", err)
+		return SnapshotRestore{}, newError(errcode.CodeInternal, nil, "keeping the current state before the restore failed: %v", err)
 	}
 	if err != nil {
 		s.log.Warn("keeping the current state before the restore", "kept_current_as", kept, "err", err)
@@ -633,6 +634,6 @@ func (s *Service) livePanesLocked() error {
 		return nil
 	}
 	slices.Sort(live)
-	return newError("conflict.pane_live", map[string]any{"panes": live},
+	return newError(errcode.ConflictPaneLive, map[string]any{"panes": live},
 		"%d live pane(s); stop them before restoring a snapshot", len(live))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/journal"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // Publication through the event journal (docs/events.md, "Journal"). With
@@ -146,7 +147,7 @@ func (s *Service) numberAvailable() bool {
 	if s.journal == nil || s.seq < s.pub.reserved {
 		return true
 	}
-	s.journalBroken(newError("unavailable.journal", map[string]any{"reserved": s.pub.reserved},
+	s.journalBroken(newError(errcode.UnavailableJournal, map[string]any{"reserved": s.pub.reserved},
 		"no event number is reserved beyond %d: the sequence reservation cannot be written", s.pub.reserved))
 	s.pub.kickPublisher() // the publisher tries to reserve again
 	return false
@@ -316,12 +317,12 @@ func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
 	case after < 0:
 		return nil, invalid("after_seq", "range", "after_seq must be 0 or more")
 	case after > s.seq:
-		return nil, newError("conflict.cursor_ahead", map[string]any{"seq": s.seq},
+		return nil, newError(errcode.ConflictCursorAhead, map[string]any{"seq": s.seq},
 			"seq %d has not been issued yet (the last is %d)", after, s.seq)
 	case s.pub.broken != nil:
 		return nil, s.pub.broken
 	case s.journal == nil && after < s.seq:
-		return nil, newError("conflict.history_lost", map[string]any{"oldest": s.seq + 1, "reason": "no_journal"},
+		return nil, newError(errcode.ConflictHistoryLost, map[string]any{"oldest": s.seq + 1, "reason": "no_journal"},
 			"events before %d are not kept: the daemon runs without an event journal", s.seq+1)
 	case s.journal == nil:
 		return s.subscribeLocked(f, after, false), nil
@@ -360,10 +361,10 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 	retained, broken, _ := s.journal.Coverage()
 	switch {
 	case after < retained:
-		return nil, newError("conflict.history_lost", map[string]any{"oldest": retained + 1},
+		return nil, newError(errcode.ConflictHistoryLost, map[string]any{"oldest": retained + 1},
 			"events up to %d were rotated out of the journal; the oldest kept is %d", retained, retained+1)
 	case after < broken:
-		return nil, newError("unavailable.journal", map[string]any{"broken_through": broken},
+		return nil, newError(errcode.UnavailableJournal, map[string]any{"broken_through": broken},
 			"the journal cannot prove the events after %d complete (its history through %d is broken)", after, broken)
 	}
 	for _, g := range s.journal.Lost() {
@@ -373,7 +374,7 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 	}
 	recs, err := s.journal.Read(after, through, MaxReplay)
 	if err != nil {
-		return nil, newError("unavailable.journal", nil, "reading the journal: %v", err)
+		return nil, newError(errcode.UnavailableJournal, nil, "reading the journal: %v", err)
 	}
 	var out []Event
 	for _, r := range recs {
@@ -381,7 +382,7 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 			Data: journaledData(r.Data)}
 		if f.match(&e) {
 			if len(out) == limit {
-				return nil, newError("conflict.replay_too_long", map[string]any{"limit": MaxReplay},
+				return nil, newError(errcode.ConflictReplayTooLong, map[string]any{"limit": MaxReplay},
 					"more than %d events match after seq %d: subscribe with a snapshot instead", MaxReplay, after)
 			}
 			out = append(out, e)
@@ -393,7 +394,7 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 // lostRange is conflict.history_lost for a cursor before the end of g,
 // events that were published but could not be journaled.
 func lostRange(g journal.Range) *Error {
-	return newError("conflict.history_lost", map[string]any{"first": g.First, "last": g.Last, "reason": "not_journaled"},
+	return newError(errcode.ConflictHistoryLost, map[string]any{"first": g.First, "last": g.Last, "reason": "not_journaled"},
 		"the events %d..%d were delivered live but could not be written to the journal (the state file system was full or failing): resume after %d, or subscribe with a snapshot",
 		g.First, g.Last, g.Last)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // RelaunchPane is RelaunchPaneWith without changes to the environment.
@@ -72,11 +73,11 @@ func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) 
 	switch {
 	case err != nil:
 	case p.state == stateStarting:
-		err = newError("conflict."+busy, map[string]any{"pane": id}, "pane %s is being started", id)
+		err = newError(errcode.Code("conflict."+busy), map[string]any{"pane": id}, "pane %s is being started", id)
 	case p.state.hasProcess():
-		err = newError("conflict.pane_live", map[string]any{"pane": id}, "pane %s is live", id)
+		err = newError(errcode.ConflictPaneLive, map[string]any{"pane": id}, "pane %s is live", id)
 	case s.stopping:
-		err = newError("unavailable.shutdown", nil, "the daemon is shutting down")
+		err = newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	default:
 		if err = s.checkPaneLimit(); err == nil {
 			cmd, err = pick(p)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // removal is one RemovePane, RemoveTab or RemoveWorkspace: exactly one of
@@ -78,7 +79,7 @@ func (s *Service) remove(ctx context.Context, r removal) error {
 		}
 		if !r.force && len(holding) > 0 {
 			s.mu.Unlock()
-			return newError("conflict.pane_live", map[string]any{"panes": holding},
+			return newError(errcode.ConflictPaneLive, map[string]any{"panes": holding},
 				"%d live pane(s): kill them first, or remove with the parameter kill (a pane) or recursive (a tab or workspace) set to true (CLI --kill, --recursive)", len(holding))
 		}
 		if len(live) == 0 {
@@ -114,14 +115,14 @@ func (s *Service) removalCheck(r removal, first bool) *Error {
 			return notFound("tab", r.tab.id)
 		}
 		if first && (r.tab.removing || s.workspaces[r.tab.workspace].removing) {
-			return newError("conflict.removing", nil, "already being removed")
+			return newError(errcode.ConflictRemoving, nil, "already being removed")
 		}
 	default:
 		if s.workspaces[r.ws.id] != r.ws {
 			return notFound("workspace", r.ws.id)
 		}
 		if first && r.ws.removing {
-			return newError("conflict.removing", nil, "already being removed")
+			return newError(errcode.ConflictRemoving, nil, "already being removed")
 		}
 	}
 	return nil
@@ -234,7 +235,7 @@ func removedWhileStarting(p *pane) *Error {
 	if p.state != stateStarting {
 		return nil
 	}
-	return newError("conflict.removing", map[string]any{"pane": p.id}, "pane %s was removed while it was starting", p.id)
+	return newError(errcode.ConflictRemoving, map[string]any{"pane": p.id}, "pane %s was removed while it was starting", p.id)
 }
 
 // deleteTab removes a tab and its panes from the model, publishing

@@ -1,5 +1,7 @@
 package service
 
+import "github.com/signaltty/signaltty/service/errcode"
+
 // RemoveExitedPanes removes every pane of a workspace whose process has
 // exited (state exited; tombstones restored after a restart stay, for a
 // relaunch), each as RemovePane removes one: the layout closes around it
@@ -43,7 +45,7 @@ func (s *Service) RemoveExitedPanes(wsRef string) ([]string, error) {
 	}
 	if w.removing {
 		s.mu.Unlock()
-		return nil, newError("conflict.removing", map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
+		return nil, newError(errcode.ConflictRemoving, map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
 	}
 	var gone []*pane
 	var resize []resizeOp

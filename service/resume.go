@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // ResumePane is ResumePaneWith without changes to the environment.
@@ -36,7 +37,7 @@ func (s *Service) ResumePaneWith(id string, r RestartEnv) (Pane, []string, error
 	snap, lost, err := s.restartPane(id, "resuming", r, func(p *pane) (*restartCommand, *Error) {
 		a := &p.agent
 		if !a.resumable() {
-			return nil, newError("conflict.not_resumable", map[string]any{"pane": id, "kind": a.kind},
+			return nil, newError(errcode.ConflictNotResumable, map[string]any{"pane": id, "kind": a.kind},
 				"pane %s has no agent session to resume", id)
 		}
 		env := maps.Clone(p.env)

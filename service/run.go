@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/errcode"
 	"golang.org/x/sys/unix"
 )
 
@@ -198,7 +199,7 @@ func (s *Service) CheckSource(src string) *Error {
 	if src == "" || src == s.source {
 		return nil
 	}
-	return newError("conflict.source", map[string]any{"source": s.source},
+	return newError(errcode.ConflictSource, map[string]any{"source": s.source},
 		"this daemon's source is %s, not %s: it restarted, and the earlier run's fate is unknown", s.source, src)
 }
 
@@ -292,7 +293,7 @@ func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) 
 		if rec, ok := s.runs.keys[ref]; ok {
 			s.mu.Unlock()
 			if !hmac.Equal(rec.digest, dig) {
-				return RunStart{}, newError("conflict.run_key", map[string]any{"run": rec.id},
+				return RunStart{}, newError(errcode.ConflictRunKey, map[string]any{"run": rec.id},
 					"key %s is bound to run %s with different parameters", r.Key, rec.id)
 			}
 			return s.runStart(rec, true), nil
@@ -305,7 +306,7 @@ func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) 
 		select { // join the start in progress
 		case <-prep.done:
 		case <-ctx.Done():
-			return RunStart{}, newError("cancelled", nil, "request cancelled")
+			return RunStart{}, newError(errcode.CodeCancelled, nil, "request cancelled")
 		}
 		if hmac.Equal(prep.digest, dig) {
 			if prep.err != nil {
@@ -341,7 +342,7 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 		barrier(r.Key, "before")
 	}
 	if ctx.Err() != nil { // before the barrier was released: roll back
-		return RunStart{}, newError("cancelled", nil, "request cancelled before the command started")
+		return RunStart{}, newError(errcode.CodeCancelled, nil, "request cancelled before the command started")
 	}
 	if barrier != nil {
 		barrier(r.Key, "after")
@@ -406,7 +407,7 @@ func (s *Service) admitRun() *Error {
 		}
 	}
 	if active >= s.runs.cfg.MaxActive {
-		return newError("unavailable.run_limit", map[string]any{"max_active": s.runs.cfg.MaxActive},
+		return newError(errcode.UnavailableRunLimit, map[string]any{"max_active": s.runs.cfg.MaxActive},
 			"%d runs are not completed yet (max_active)", s.runs.cfg.MaxActive)
 	}
 	s.runs.reserved++
@@ -472,7 +473,7 @@ func (s *Service) lookupRun(id string) (*run, *Error) {
 		n >= s.runs.ids.base && n < s.runs.next && "r"+strconv.FormatInt(n, 10) == id && !s.runs.notRuns.has(n) {
 		reason = "expired" // a run whose record was evicted
 	}
-	return nil, newError("not_found.run", map[string]any{"run": id, "reason": reason}, "no run %s (%s)", id, reason)
+	return nil, newError(errcode.NotFoundRun, map[string]any{"run": id, "reason": reason}, "no run %s (%s)", id, reason)
 }
 
 // snapshot copies a run record; output only when withOutput. s.mu is held.
@@ -524,13 +525,13 @@ func (s *Service) WaitRun(ctx context.Context, id string, timeout time.Duration,
 		case <-rec.done:
 		case <-expire:
 		case <-ctx.Done():
-			return Run{}, newError("cancelled", map[string]any{"run": id}, "wait cancelled; run %s keeps running", id)
+			return Run{}, newError(errcode.CodeCancelled, map[string]any{"run": id}, "wait cancelled; run %s keeps running", id)
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rec.state != RunStateCompleted {
-		return Run{}, newError("timeout.wait", map[string]any{"run": id, "state": rec.state}, "run %s is still %s", id, rec.state)
+		return Run{}, newError(errcode.TimeoutWait, map[string]any{"run": id, "state": rec.state}, "run %s is still %s", id, rec.state)
 	}
 	return rec.snapshot(s.source, withOutput), nil
 }
@@ -609,7 +610,7 @@ func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.D
 	p := rec.pane
 	s.mu.Unlock()
 	if err := s.terminate(ctx, []*pane{p}, sig, grace, CauseCancel); err != nil {
-		if err.Code == "timeout.terminate" {
+		if err.Code == errcode.TimeoutTerminate {
 			err.Data["panes"] = []string{p.id}
 		}
 		return Run{}, err
@@ -617,7 +618,7 @@ func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.D
 	select {
 	case <-rec.done:
 	case <-ctx.Done():
-		return Run{}, newError("cancelled", nil, "request cancelled")
+		return Run{}, newError(errcode.CodeCancelled, nil, "request cancelled")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/snapshot"
 )
 
@@ -78,7 +79,7 @@ func (s *Service) takeRunID() (int64, *Error) {
 		if werr != nil {
 			msg += ": " + werr.Error()
 		}
-		return 0, newError("unavailable.run_ids", map[string]any{"reserved": s.runs.ids.reserved}, msg, s.runs.ids.reserved)
+		return 0, newError(errcode.UnavailableRunIds, map[string]any{"reserved": s.runs.ids.reserved}, msg, s.runs.ids.reserved)
 	}
 	n := s.runs.next
 	s.runs.next++

@@ -28,7 +28,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func code(err error) string {
 	var se *Error
 	if errors.As(err, &se) {
-		return se.Code
+		return string(se.Code)
 	}
 	if err != nil {
 		return "non-service error: " + err.Error()

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/snapshot"
 )
 
@@ -210,7 +211,7 @@ func (s *Service) SetSettings(change map[string]int64) error {
 			text[k] = formatSetting(k, v)
 		}
 		if err := snapshot.WriteSettings(path, text); err != nil {
-			return newError("internal", map[string]any{"path": path}, "the settings were not changed: %v", err)
+			return newError(errcode.CodeInternal, map[string]any{"path": path}, "the settings were not changed: %v", err)
 		}
 	}
 	// run.remove_panes first: records the new retention evicts follow it.

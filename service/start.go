@@ -2,12 +2,14 @@ package service
 
 import (
 	"errors"
-	"github.com/signaltty/signaltty/cgroup"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/signaltty/signaltty/cgroup"
+	"github.com/signaltty/signaltty/service/errcode"
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/term"
@@ -119,7 +121,7 @@ func (s *Service) commit(st *start) *Error {
 		}
 		return fail(spawnError(st.err, p.argv))
 	case s.stopping:
-		return fail(newError("unavailable.shutdown", nil, "the daemon is shutting down"))
+		return fail(newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down"))
 	}
 	isNew := !p.announced
 	var target *pane
@@ -228,7 +230,7 @@ func (s *Service) spawnTarget(r *SpawnRequest, self *pane) (*workspace, *tab, *p
 			return nil, nil, nil, err
 		}
 		if w.removing {
-			return nil, nil, nil, newError("conflict.removing", map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
+			return nil, nil, nil, newError(errcode.ConflictRemoving, map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
 		}
 		return w, nil, nil, nil
 	case r.Tab != "":
@@ -238,15 +240,15 @@ func (s *Service) spawnTarget(r *SpawnRequest, self *pane) (*workspace, *tab, *p
 		}
 		w := s.workspaces[t.workspace]
 		if t.removing || w.removing {
-			return nil, nil, nil, newError("conflict.removing", map[string]any{"tab": t.id}, "tab %s is being removed", t.id)
+			return nil, nil, nil, newError(errcode.ConflictRemoving, map[string]any{"tab": t.id}, "tab %s is being removed", t.id)
 		}
 		if t.layout != nil {
-			return nil, nil, nil, newError("conflict.tab_not_empty", map[string]any{"tab": t.id},
+			return nil, nil, nil, newError(errcode.ConflictTabNotEmpty, map[string]any{"tab": t.id},
 				"tab %s already has panes; split one of them", t.id)
 		}
 		for _, q := range s.panes { // another start already reserved this empty tab
 			if q.tab == t.id && !q.announced && q != self {
-				return nil, nil, nil, newError("conflict.tab_not_empty", map[string]any{"tab": t.id},
+				return nil, nil, nil, newError(errcode.ConflictTabNotEmpty, map[string]any{"tab": t.id},
 					"a pane is being started in tab %s; split it once it is there", t.id)
 			}
 		}
@@ -260,14 +262,14 @@ func (s *Service) spawnTarget(r *SpawnRequest, self *pane) (*workspace, *tab, *p
 		w := s.workspaces[target.workspace]
 		switch target.state {
 		case stateExited, stateRestored:
-			return nil, nil, nil, newError("conflict.pane_exited", map[string]any{"pane": target.id}, "pane %s has exited", target.id)
+			return nil, nil, nil, newError(errcode.ConflictPaneExited, map[string]any{"pane": target.id}, "pane %s has exited", target.id)
 		case stateTerminating:
-			return nil, nil, nil, newError("conflict.pane_terminating", map[string]any{"pane": target.id}, "pane %s is terminating", target.id)
+			return nil, nil, nil, newError(errcode.ConflictPaneTerminating, map[string]any{"pane": target.id}, "pane %s is terminating", target.id)
 		case stateStarting:
-			return nil, nil, nil, newError("conflict.pane_starting", map[string]any{"pane": target.id}, "pane %s is starting", target.id)
+			return nil, nil, nil, newError(errcode.ConflictPaneStarting, map[string]any{"pane": target.id}, "pane %s is starting", target.id)
 		}
 		if t.removing || w.removing {
-			return nil, nil, nil, newError("conflict.removing", map[string]any{"tab": t.id}, "tab %s is being removed", t.id)
+			return nil, nil, nil, newError(errcode.ConflictRemoving, map[string]any{"tab": t.id}, "tab %s is being removed", t.id)
 		}
 		return w, t, target, nil
 	}
@@ -294,7 +296,7 @@ func splitSizes(target *pane, axis string) (cols, rows, tcols, trows int, err *E
 // reserveNew reserves a new pane for spec (validated); s.mu is held.
 func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 	if s.stopping {
-		return nil, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+		return nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
 	if err := s.checkPaneLimit(); err != nil {
 		return nil, err
@@ -394,9 +396,9 @@ func spawnError(err error, argv []string) *Error {
 		if se.Reason == "not_found" && !strings.Contains(argv[0], "/") {
 			hint = " (the PATH searched is the pane's: the daemon's environment, which is the user manager's or that of the CLI call that started it, plus the request's env: set PATH in the env parameter (CLI --env PATH=…) or give an absolute path)"
 		}
-		return newError("unavailable.spawn", map[string]any{"reason": se.Reason, "argv0": argv0(argv)},
+		return newError(errcode.UnavailableSpawn, map[string]any{"reason": se.Reason, "argv0": argv0(argv)},
 			"cannot start %q: %v%s", argv[0], se.Err, hint)
 	}
-	return newError("unavailable.spawn", map[string]any{"reason": "other", "argv0": argv0(argv)},
+	return newError(errcode.UnavailableSpawn, map[string]any{"reason": "other", "argv0": argv0(argv)},
 		"cannot start %q: %v", argv[0], err)
 }

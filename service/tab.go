@@ -2,6 +2,8 @@ package service
 
 import (
 	"time"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // CreateTab appends an empty tab to a workspace and makes it active (Mux.CreateTab).
@@ -19,7 +21,7 @@ func (s *Service) CreateTab(wsRef, title string) (Tab, error) {
 		return Tab{}, err
 	}
 	if w.removing {
-		return Tab{}, newError("conflict.removing", map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
+		return Tab{}, newError(errcode.ConflictRemoving, map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
 	}
 	t := s.addTab(w, title, "")
 	return t.snapshot(), nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/errcode"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,7 +72,7 @@ func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal,
 			select {
 			case <-ch:
 			case <-ctx.Done():
-				return newError("cancelled", nil, "request cancelled while terminating")
+				return newError(errcode.CodeCancelled, nil, "request cancelled while terminating")
 			}
 		}
 		pending = again
@@ -100,9 +101,9 @@ func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal,
 	case first == nil:
 		return nil
 	case errors.Is(first, pty.ErrTerminateTimeout):
-		return newError("timeout.terminate", nil, "a process was not reaped %v after SIGKILL", pty.DefaultKillWait)
+		return newError(errcode.TimeoutTerminate, nil, "a process was not reaped %v after SIGKILL", pty.DefaultKillWait)
 	case errors.Is(first, context.Canceled), errors.Is(first, context.DeadlineExceeded):
-		return newError("cancelled", nil, "request cancelled while terminating")
+		return newError(errcode.CodeCancelled, nil, "request cancelled while terminating")
 	}
-	return newError("internal", nil, "terminate: %v", first)
+	return newError(errcode.CodeInternal, nil, "terminate: %v", first)
 }

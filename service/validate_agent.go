@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // Checks of the agent parts of requests (docs/agents.md): made once, here.
@@ -12,7 +13,7 @@ import (
 // checkKind accepts "" or a known agent kind. Errors: invalid_params.<param>.
 func checkKind(param, kind string) *Error {
 	if kind != "" && !agents.Known(kind) {
-		return newError("invalid_params."+param, map[string]any{"param": param, "reason": "unknown_agent", "kinds": agents.Kinds()},
+		return newError(errcode.InvalidParams(param), map[string]any{"param": param, "reason": "unknown_agent", "kinds": agents.Kinds()},
 			"unknown agent %q", kind)
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // Checks of a run's start request (Run.Start), made once, before any effect.
@@ -68,7 +70,7 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 	stopping := s.stopping
 	s.mu.Unlock()
 	if stopping {
-		return newError("unavailable.shutdown", nil, "the daemon is shutting down")
+		return newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
 	switch {
 	case r.Pane != "" && r.Axis == "":

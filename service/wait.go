@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // Waiting on a pane's agent (Mux.Wait; docs/agents.md, "Waiting"). A wait
@@ -131,7 +132,7 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 		case after.Seq > s.seq || after.Seq < 0:
 			err = invalid("after", "seq", "the baseline's seq %d was never issued", after.Seq)
 		case after.Source != cur.Source || after.Instance != cur.Instance || after.Session != "" && after.Session != cur.Session:
-			err = newError("conflict.identity_changed", map[string]any{"pane": id, "baseline": baselineData(*after), "current": baselineData(cur)},
+			err = newError(errcode.ConflictIdentityChanged, map[string]any{"pane": id, "baseline": baselineData(*after), "current": baselineData(cur)},
 				"pane %s is no longer the process (or agent session) the baseline names: take a new baseline", id)
 		}
 		cursor = after.Seq
@@ -172,7 +173,7 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 				if err := sub.Ended(); err != nil {
 					return WaitResult{}, err
 				}
-				return WaitResult{}, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+				return WaitResult{}, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 			}
 			if r, err, done := check(e); done {
 				return r, err
@@ -180,10 +181,10 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 		case <-timer.C:
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			return WaitResult{}, newError("timeout.wait", map[string]any{"pane": id, "lifecycle": p.agent.lifecycleName(),
+			return WaitResult{}, newError(errcode.TimeoutWait, map[string]any{"pane": id, "lifecycle": p.agent.lifecycleName(),
 				"attention": p.agent.attentionName()}, "pane %s reached none of %s within %v", id, strings.Join(until, ", "), timeout)
 		case <-ctx.Done():
-			return WaitResult{}, newError("cancelled", map[string]any{"pane": id}, "wait cancelled; the pane is untouched")
+			return WaitResult{}, newError(errcode.CodeCancelled, map[string]any{"pane": id}, "wait cancelled; the pane is untouched")
 		}
 	}
 }
@@ -200,7 +201,7 @@ func waitStep(e Event, until []string, after *WaitBaseline) (string, *Error) {
 	b, _ := json.Marshal(e.Data) // typed data, or the journal's JSON
 	_ = json.Unmarshal(b, &d)
 	changed := func() *Error {
-		return newError("conflict.identity_changed", map[string]any{"pane": e.Resource, "seq": e.Seq},
+		return newError(errcode.ConflictIdentityChanged, map[string]any{"pane": e.Resource, "seq": e.Seq},
 			"pane %s changed its process or agent session at seq %d (%s): take a new baseline", e.Resource, e.Seq, e.Type)
 	}
 	has := func(v string) bool { return slices.Contains(until, v) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -204,7 +205,7 @@ func (s *Service) WaitOutput(ctx context.Context, id string, w OutputWait) (Outp
 		case <-timeout.C:
 			return finish(OutputTimeout, nil)
 		case <-ctx.Done():
-			return OutputWaitResult{}, newError("cancelled", map[string]any{"pane": id}, "wait cancelled; the pane is untouched")
+			return OutputWaitResult{}, newError(errcode.CodeCancelled, map[string]any{"pane": id}, "wait cancelled; the pane is untouched")
 		}
 	}
 }

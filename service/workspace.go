@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // maxName is the longest workspace name or tab title, in bytes.
@@ -73,7 +75,7 @@ func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return Workspace{}, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+		return Workspace{}, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
 	return s.addWorkspace(name, cwd, git), nil
 }

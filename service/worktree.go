@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/signaltty/signaltty/gitws"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // A worktree per agent (docs/workspaces.md): CreateWorkspace with a branch
@@ -124,10 +125,10 @@ func (s *Service) createWorktreeWorkspace(ctx context.Context, r WorktreeRequest
 	switch {
 	case s.stopping:
 		s.mu.Unlock()
-		return Workspace{}, nil, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+		return Workspace{}, nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	case s.git.adding[path]:
 		s.mu.Unlock()
-		return Workspace{}, nil, newError("conflict.path_exists", map[string]any{"path": path}, "a worktree is being added at %s", path)
+		return Workspace{}, nil, newError(errcode.ConflictPathExists, map[string]any{"path": path}, "a worktree is being added at %s", path)
 	}
 	s.git.adding[path] = true
 	s.starts.Add(1) // Shutdown waits for this request to commit or undo
@@ -149,7 +150,7 @@ func (s *Service) createWorktreeWorkspace(ctx context.Context, r WorktreeRequest
 	if s.stopping {
 		s.mu.Unlock()
 		g.UndoAdd(context.WithoutCancel(ctx), added)
-		return Workspace{}, nil, newError("unavailable.shutdown", nil, "the daemon is shutting down")
+		return Workspace{}, nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
 	w := s.addWorkspace(r.Name, path, st)
 	s.mu.Unlock()
@@ -184,10 +185,10 @@ func (s *Service) RemoveWorkspaceWorktree(ctx context.Context, ref string, recur
 	st := s.inspectGit(ctx, cwd)
 	switch {
 	case st == nil || !st.Worktree:
-		return RemovedWorktree{}, newError("conflict.not_a_worktree", map[string]any{"workspace": w.id, "cwd": cwd},
+		return RemovedWorktree{}, newError(errcode.ConflictNotAWorktree, map[string]any{"workspace": w.id, "cwd": cwd},
 			"the cwd of workspace %s is not in a linked git worktree; nothing was removed", w.id)
 	case st.Dirty == nil || *st.Dirty:
-		return RemovedWorktree{}, newError("conflict.worktree_dirty", map[string]any{"workspace": w.id, "worktree": st.Root, "workspace_removed": false},
+		return RemovedWorktree{}, newError(errcode.ConflictWorktreeDirty, map[string]any{"workspace": w.id, "worktree": st.Root, "workspace_removed": false},
 			"worktree %s has changes or untracked files; nothing was removed", st.Root)
 	}
 	if err := s.remove(ctx, removal{ws: w, force: recursive, cause: CauseRemoval}); err != nil {
@@ -208,10 +209,10 @@ func (s *Service) RemoveWorkspaceWorktree(ctx context.Context, ref string, recur
 func gitError(err error) *Error {
 	var ge *gitws.Error
 	if errors.Is(err, gitws.ErrNoGit) {
-		return newError("unavailable.git", nil, "git is not installed (no git in PATH)")
+		return newError(errcode.UnavailableGit, nil, "git is not installed (no git in PATH)")
 	}
 	if !errors.As(err, &ge) {
-		return newError("unavailable.git", nil, "running git failed: %v", err)
+		return newError(errcode.UnavailableGit, nil, "running git failed: %v", err)
 	}
 	data := map[string]any{}
 	if ge.Stderr != "" {
@@ -226,7 +227,7 @@ func gitError(err error) *Error {
 	}
 	param := func(p, reason string) *Error {
 		data["param"], data["reason"] = p, reason
-		return newError("invalid_params."+p, data, "%s", ge.Msg)
+		return newError(errcode.InvalidParams(p), data, "%s", ge.Msg)
 	}
 	switch ge.Kind {
 	case gitws.KindNotRepository:
@@ -236,16 +237,16 @@ func gitError(err error) *Error {
 	case gitws.KindUnknownRef:
 		return param("from", "unknown_ref")
 	}
-	code := map[string]string{
-		gitws.KindPathExists:       "conflict.path_exists",
-		gitws.KindBranchExists:     "conflict.branch_exists",
-		gitws.KindBranchCheckedOut: "conflict.branch_checked_out",
-		gitws.KindDirty:            "conflict.worktree_dirty",
-		gitws.KindLocked:           "conflict.worktree_locked",
-		gitws.KindNotWorktree:      "conflict.not_a_worktree",
+	code := map[string]errcode.Code{
+		gitws.KindPathExists:       errcode.ConflictPathExists,
+		gitws.KindBranchExists:     errcode.ConflictBranchExists,
+		gitws.KindBranchCheckedOut: errcode.ConflictBranchCheckedOut,
+		gitws.KindDirty:            errcode.ConflictWorktreeDirty,
+		gitws.KindLocked:           errcode.ConflictWorktreeLocked,
+		gitws.KindNotWorktree:      errcode.ConflictNotAWorktree,
 	}[ge.Kind]
 	if code == "" {
-		code = "unavailable.git"
+		code = errcode.UnavailableGit
 	}
 	return newError(code, data, "%s", ge.Msg)
 }

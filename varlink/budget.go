@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // Limits bound what clients can make the daemon hold (docs/limits.md).
@@ -136,7 +138,7 @@ func (s *Server) BufferedRequestBytes() int64 { return s.budget.used.Load() }
 
 // serverError encodes a varlink error message of dev.signaltty.Server
 // (with its terminating NUL) for failures outside any method call.
-func serverError(name, code, message string, data map[string]any) []byte {
+func serverError(name string, code errcode.Code, message string, data map[string]any) []byte {
 	msg, _ := json.Marshal(map[string]any{"error": "dev.signaltty.Server." + name, "parameters": map[string]any{
 		"code": code, "message": message, "data": data}})
 	return append(msg, 0)
@@ -160,7 +162,7 @@ func (s *Server) refuse(c net.Conn, data map[string]any) {
 		defer func() { <-refuseSlots }()
 		defer c.Close()
 		c.SetDeadline(time.Now().Add(2 * time.Second))
-		c.Write(serverError("Unavailable", "unavailable.connections", "too many client connections", data))
+		c.Write(serverError("Unavailable", errcode.UnavailableConnections, "too many client connections", data))
 		var b [512]byte
 		c.Read(b[:])
 	}()

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/errcode"
 	vl "github.com/varlink/go/varlink"
 )
 
@@ -22,7 +23,7 @@ var errorNames = map[string]string{
 func replyError(ctx context.Context, call vl.Call, iface string, declared []string, err error) error {
 	var se *service.Error
 	if !errors.As(err, &se) {
-		se = &service.Error{Code: "internal", Message: err.Error()}
+		se = &service.Error{Code: errcode.CodeInternal, Message: err.Error()}
 	}
 	name := "Internal"
 	for _, d := range declared {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/errcode"
 	ev "github.com/signaltty/signaltty/varlink/devsignalttyevents"
 )
 
@@ -93,7 +94,7 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 					}
 					return e.fail(ctx, c, &service.Error{Code: err.Code, Message: err.Message, Data: data})
 				}
-				return e.fail(ctx, c, &service.Error{Code: "unavailable.shutdown", Message: "the daemon is shutting down",
+				return e.fail(ctx, c, &service.Error{Code: errcode.UnavailableShutdown, Message: "the daemon is shutting down",
 					Data: map[string]any{"last_seq": last}})
 			}
 			if err := send(evt); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/errcode"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
@@ -145,7 +146,7 @@ func (pr *paneRecords) listPaneFields(svc *service.Service, ws, tab string, set 
 		return nil, err
 	}
 	if !pg.started {
-		return nil, &service.Error{Code: "not_found.pane", Message: fmt.Sprintf("pane %q (after) is not listed: list again from the start", pg.after),
+		return nil, &service.Error{Code: errcode.NotFoundPane, Message: fmt.Sprintf("pane %q (after) is not listed: list again from the start", pg.after),
 			Data: map[string]any{"pane": pg.after, "param": "after"}}
 	}
 	if pg.more {

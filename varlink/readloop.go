@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"time"
+
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // keepBuffer is the largest read buffer a connection keeps between
@@ -90,7 +92,7 @@ func (cc *clientConn) next() ([]byte, error) {
 			return nil, errTooLarge
 		}
 		if !discard && !cc.grow() {
-			cc.say(serverError("Unavailable", "unavailable.request_budget",
+			cc.say(serverError("Unavailable", errcode.UnavailableRequestBudget,
 				"the daemon holds too many large requests now; try again later",
 				map[string]any{"budget": cc.s.limits.RequestBudget}))
 			discard = true
@@ -122,11 +124,11 @@ func (cc *clientConn) next() ([]byte, error) {
 				continue // a complete message came with the error: serve it first
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) && !cc.spoke {
-				cc.say(serverError("Internal", "timeout.idle", "the connection sent nothing in time",
+				cc.say(serverError("Internal", errcode.TimeoutIdle, "the connection sent nothing in time",
 					map[string]any{"timeout_ms": cc.s.limits.FirstRequestTimeout.Milliseconds()}))
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) && !cc.started.IsZero() && !discard { // a refused message had its error
-				cc.say(serverError("Internal", "timeout.request", "the request was not completed in time",
+				cc.say(serverError("Internal", errcode.TimeoutRequest, "the request was not completed in time",
 					map[string]any{"param": "request", "timeout_ms": cc.s.limits.IncompleteTimeout.Milliseconds()}))
 			}
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/errcode"
 	runv "github.com/signaltty/signaltty/varlink/devsignalttyrun"
 )
 
@@ -94,7 +95,7 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 		switch {
 		case err == nil:
 			return r.reply(ctx, c, rec, false, isTrue(trim))
-		case errors.As(err, &se) && se.Code == "timeout.wait" && (timeout < 0 || time.Now().Before(end)):
+		case errors.As(err, &se) && se.Code == errcode.TimeoutWait && (timeout < 0 || time.Now().Before(end)):
 			cur, gerr := r.svc.GetRun(id, false)
 			if gerr != nil {
 				return r.fail(ctx, c, gerr)
@@ -186,7 +187,7 @@ func (r *Run) reply(ctx context.Context, c runv.VarlinkCall, rec service.Run, co
 }
 
 func tooLarge(size int) *service.Error {
-	return &service.Error{Code: "unsupported.result_size", Message: "the reply would exceed 1 MiB; ask without output and read rows with CaptureRows",
+	return &service.Error{Code: errcode.UnsupportedResultSize, Message: "the reply would exceed 1 MiB; ask without output and read rows with CaptureRows",
 		Data: map[string]any{"bytes": size, "max": MaxReply}}
 }
 

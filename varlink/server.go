@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/logind"
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/errcode"
 	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
 	vl "github.com/varlink/go/varlink"
 )
@@ -186,9 +187,9 @@ func (s *ServerIface) logindStatus(started time.Time) srv.Logind {
 func (s *ServerIface) Save(ctx context.Context, c srv.VarlinkCall) error {
 	res, err := s.svc.Save("request")
 	if errors.Is(err, service.ErrPersistenceOff) {
-		err = &service.Error{Code: "unavailable.persistence", Message: "persistence is off", Data: map[string]any{}}
+		err = &service.Error{Code: errcode.UnavailablePersistence, Message: "persistence is off", Data: map[string]any{}}
 	} else if err != nil {
-		err = &service.Error{Code: "internal", Message: "saving the snapshot failed: " + err.Error(), Data: map[string]any{}}
+		err = &service.Error{Code: errcode.CodeInternal, Message: "saving the snapshot failed: " + err.Error(), Data: map[string]any{}}
 	}
 	if err != nil {
 		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)

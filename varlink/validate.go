@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/varlink/go/varlink/idl"
 )
 
@@ -263,11 +264,11 @@ func judge(schemas map[string]*schema, msg []byte) verdict {
 	for _, name := range envelopeFlags {
 		if v, ok := fields[name]; ok && !isBoolOrNull(v) {
 			return verdict{code: "invalid_params." + name, close: true, reply: serverError("InvalidParams",
-				"invalid_params."+name, name+" must be a boolean",
+				errcode.InvalidParams(name), name+" must be a boolean",
 				map[string]any{"param": name, "reason": "type", "want": "bool"})}
 		}
 	}
-	return verdict{code: "invalid_params.json", close: true, reply: serverError("InvalidParams", "invalid_params.json",
+	return verdict{code: "invalid_params.json", close: true, reply: serverError("InvalidParams", errcode.InvalidParams("json"),
 		"the request is not a varlink call: "+err.Error(), map[string]any{"param": "request", "reason": "syntax"})}
 }
 
