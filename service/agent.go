@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // A pane's agent (docs/agents.md): which agent runs in it, the session it
@@ -165,7 +166,7 @@ func (s *Service) setSession(p *pane, kind, id string, reported []string) {
 	} else {
 		a.resumeArgv, a.resumeReported = s.officialArgv(p, kind, id), false
 	}
-	ev := AgentSession{Pane: p.id, Kind: kind, Session: id, Reported: a.resumeReported}
+	ev := events.AgentSession{Pane: p.id, Kind: kind, Session: id, Reported: a.resumeReported}
 	if prevID != id {
 		ev.Previous = prevID
 	}
@@ -193,7 +194,7 @@ func (s *Service) setLifecycle(p *pane, lc string) {
 		return
 	}
 	p.agent.lifecycle = lc
-	s.emit(AgentLifecycle{Pane: p.id, Lifecycle: lc, Prev: prev})
+	s.emit(events.AgentLifecycle{Pane: p.id, Lifecycle: lc, Prev: prev})
 }
 
 // raiseAttention raises the pane's attention to at least a (never lowers
@@ -205,9 +206,9 @@ func (s *Service) raiseAttention(p *pane, a string) {
 	}
 	p.agent.attention = a
 	if prev == agents.AttentionNone {
-		s.emit(AttentionCreated{Pane: p.id, Attention: a, Prev: prev})
+		s.emit(events.AttentionCreated{Pane: p.id, Attention: a, Prev: prev})
 	} else {
-		s.emit(AttentionUpdated{Pane: p.id, Attention: a, Prev: prev})
+		s.emit(events.AttentionUpdated{Pane: p.id, Attention: a, Prev: prev})
 	}
 }
 
@@ -232,7 +233,7 @@ func (s *Service) clearAttention(p *pane, reason string) {
 		return
 	}
 	p.agent.attention = ""
-	s.emit(AttentionCleared{Pane: p.id, Reason: reason})
+	s.emit(events.AttentionCleared{Pane: p.id, Reason: reason})
 }
 
 // agentObserver makes a pane's agent follow its process: when the leader
@@ -269,7 +270,7 @@ func (s *Service) dropQuestion(p *pane, to string) {
 		return // raiseAttention will take it up
 	}
 	p.agent.attention = to
-	s.emit(AttentionUpdated{Pane: p.id, Attention: to, Prev: prev})
+	s.emit(events.AttentionUpdated{Pane: p.id, Attention: to, Prev: prev})
 }
 
 // watchAgent subscribes the pane's agent to the pane's transitions (once

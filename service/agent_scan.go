@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -89,7 +90,7 @@ func (s *Service) scanAgents(id string) {
 		if c.p.agent.sessionID != "" && !c.p.agent.resumeReported {
 			c.p.agent.resumeArgv = s.officialArgv(c.p, kind, c.p.agent.sessionID)
 		}
-		s.emit(PaneUpdated{Pane: c.p.id, Screen: c.p.screenName()})
+		s.emit(events.PaneUpdated{Pane: c.p.id, Screen: c.p.screenName()})
 		s.markDirty()
 	}
 }

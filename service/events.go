@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // SubscriberQueue is how many undelivered events a subscriber may have before
@@ -16,10 +17,10 @@ const SubscriberQueue = 4096
 type Event struct {
 	Source   string
 	Seq      int64
-	Type     EventType
+	Type     events.EventType
 	Resource string
 	Time     time.Time
-	Data     EventData // one of the structs of event_types.go
+	Data     events.EventData // one of the data types of service/events
 }
 
 // Filter selects events: Types are dotted prefixes ("pane" matches
@@ -140,13 +141,13 @@ func (s *Service) dropSubscriber(sub *Subscription) {
 // emit publishes an event; s.mu is held, so the events of one critical
 // section reach every subscriber together and in order. A structural event
 // schedules a save.
-func (s *Service) emit(data EventData) {
+func (s *Service) emit(data events.EventData) {
 	typ := data.EventType()
-	spec, ok := eventTypes[typ]
+	spec, ok := events.Declared(typ)
 	if !ok {
 		panic("service: undeclared event type " + string(typ))
 	}
-	if spec.structural {
+	if spec.Structural {
 		s.markDirty()
 	}
 	s.touchResource(data.EventResource()) // records.go
@@ -156,7 +157,7 @@ func (s *Service) emit(data EventData) {
 	s.seq++
 	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: data.EventResource(), Time: time.Now(), Data: data}
 	if s.journal == nil {
-		if s.pub.openErr != "" && spec.journaled { // a lost range if the journal opens later (AdoptJournal)
+		if s.pub.openErr != "" && spec.Journaled { // a lost range if the journal opens later (AdoptJournal)
 			if s.pub.unjournaled.First == 0 {
 				s.pub.unjournaled.First = e.Seq
 			}
@@ -204,7 +205,7 @@ func (s *Service) snapshotLocked() map[string]any {
 			Run   string `json:"run"`
 			Pane  string `json:"pane"`
 			State string `json:"state"`
-			RunResult
+			events.RunResult
 		}{r.id, r.paneID, r.state, r.result()})
 	}
 	return map[string]any{"workspaces": ws, "tabs": tabs, "panes": panes, "runs": runs}

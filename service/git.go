@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/signaltty/signaltty/gitws"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/snapshot"
 )
 
@@ -62,8 +63,8 @@ func (s *Service) endGit(r gitRefresh, st *GitState) {
 	s.emit(gitChanged(w))
 }
 
-func gitChanged(w *workspace) WorkspaceGitChanged {
-	e := WorkspaceGitChanged{Workspace: w.id, Present: w.git != nil}
+func gitChanged(w *workspace) events.WorkspaceGitChanged {
+	e := events.WorkspaceGitChanged{Workspace: w.id, Present: w.git != nil}
 	if g := w.git; g != nil {
 		e.Branch, e.Detached, e.Dirty, e.Worktree, e.Missing = g.Branch, g.Detached, g.Dirty, g.Worktree, g.Missing
 	}
@@ -172,7 +173,7 @@ func (s *Service) SetWorkspaceCwd(ctx context.Context, ref, cwd string) (Workspa
 	if w.cwd != cwd {
 		w.cwd = cwd
 		w.cwdGen++
-		s.emit(WorkspaceUpdated{Workspace: w.id, Name: w.name, Cwd: cwd})
+		s.emit(events.WorkspaceUpdated{Workspace: w.id, Name: w.name, Cwd: cwd})
 	}
 	s.mu.Unlock()
 	s.refreshGit(ctx, w)

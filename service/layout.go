@@ -1,5 +1,7 @@
 package service
 
+import "github.com/signaltty/signaltty/service/events"
+
 // Axes of a split.
 const (
 	AxisCols = "cols" // side by side: the columns are divided
@@ -164,7 +166,7 @@ func (s *Service) SetSplitRatio(tabID, pane string, ratio float64) (Tab, error) 
 	}
 	if n.ratio != ratio {
 		n.ratio = ratio
-		s.emit(TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
+		s.emit(events.TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
 	}
 	return t.snapshot(), nil
 }

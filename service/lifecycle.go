@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/snapshot"
 	"golang.org/x/sys/unix"
 )
@@ -99,13 +100,13 @@ func (s *Service) transition(p *pane, c change) {
 	case stateLive:
 		if p.announced {
 			p.relaunched()
-			s.emit(PaneRelaunched{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv)})
+			s.emit(events.PaneRelaunched{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv)})
 		} else {
 			p.announced = true
-			s.emit(PaneCreated{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv), Cols: p.cols, Rows: p.rows})
+			s.emit(events.PaneCreated{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv), Cols: p.cols, Rows: p.rows})
 		}
 	case stateTerminating:
-		s.emit(PaneTerminating{Pane: p.id, Signal: unix.SignalName(c.signal)})
+		s.emit(events.PaneTerminating{Pane: p.id, Signal: unix.SignalName(c.signal)})
 	case stateExited:
 		if c.exit != nil {
 			s.recordExit(p, c.exit.status, c.exit.escaped)
@@ -115,7 +116,7 @@ func (s *Service) transition(p *pane, c change) {
 			p.start.lost = c.lost
 		}
 		if p.announced {
-			s.emit(PaneRemoved{Pane: p.id, Workspace: p.workspace, Tab: p.tab})
+			s.emit(events.PaneRemoved{Pane: p.id, Workspace: p.workspace, Tab: p.tab})
 		}
 		delete(s.panes, p.id)
 	}
@@ -142,13 +143,13 @@ func (s *Service) recordExit(p *pane, st pty.ExitStatus, escaped bool) {
 	}
 	if p.commandOpen {
 		p.commandOpen = false
-		s.emit(CommandFinished{Pane: p.id, Reason: "pane_exit"})
+		s.emit(events.CommandFinished{Pane: p.id, Reason: "pane_exit"})
 	}
 	if p.programStatus {
 		p.programStatus = false
-		s.emit(ProgramStatusChanged{Pane: p.id, Status: "", Reason: "pane_exit"})
+		s.emit(events.ProgramStatusChanged{Pane: p.id, Status: "", Reason: "pane_exit"})
 	}
-	s.emit(PaneExited{Pane: p.id, Status: statusData(p.status)})
+	s.emit(events.PaneExited{Pane: p.id, Status: statusData(p.status)})
 }
 
 // relaunched resets what a pane observed of its previous process.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/events"
 	"golang.org/x/sys/unix"
 )
 
@@ -246,17 +247,17 @@ func TestRaceKillExit(t *testing.T) {
 		if first.Resource != st.Pane {
 			t.Fatalf("round %d: event %s of %s, want one of %s", i, first.Type, first.Resource, st.Pane)
 		}
-		if first.Type == TypePaneTerminating {
-			if e := next(t, sub); e.Type != TypePaneExited || e.Resource != st.Pane {
+		if first.Type == events.TypePaneTerminating {
+			if e := next(t, sub); e.Type != events.TypePaneExited || e.Resource != st.Pane {
 				t.Fatalf("round %d: after pane.terminating: %s of %s", i, e.Type, e.Resource)
 			}
 		}
 		switch {
-		case first.Type == TypePaneTerminating: // the kill won
+		case first.Type == events.TypePaneTerminating:
 			if r.Outcome != OutcomeTerminated || r.Cause != CausePaneKill || *r.Status != 125 {
 				t.Fatalf("round %d: pane.terminating first but run %+v", i, r)
 			}
-		case first.Type == TypePaneExited: // the exit won
+		case first.Type == events.TypePaneExited:
 			if r.Outcome != OutcomeSucceeded || r.Cause != "" || *r.Status != 0 {
 				t.Fatalf("round %d: exited without terminating but run %+v", i, r)
 			}
@@ -432,7 +433,7 @@ func TestSlowSpawnBlocksNothing(t *testing.T) {
 	if _, err := s.SendInput(context.Background(), other.ID, []byte("\x1b]2;still here\x07typed\n")); err != nil {
 		t.Fatal(err)
 	}
-	if e := next(t, sub); e.Type != TypePaneTitle { // the other pane's output is observed and published
+	if e := next(t, sub); e.Type != events.TypePaneTitle { // the other pane's output is observed and published
 		t.Fatalf("event %s", e.Type)
 	}
 	waitFor(t, "the other pane's output", func() bool {

@@ -3,10 +3,11 @@ package service
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"github.com/signaltty/signaltty/cgroup"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/signaltty/signaltty/cgroup"
 
 	"github.com/signaltty/signaltty/term"
 	"golang.org/x/time/rate"

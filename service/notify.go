@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/snapshot"
 )
 
@@ -132,7 +133,7 @@ func (s *Service) addNotification(p *pane, workspace, title, body, severity, sou
 	if len(s.notes) > MaxNotifications {
 		s.notes = append([]*Notification{}, s.notes[len(s.notes)-MaxNotifications:]...)
 	}
-	s.emit(NotificationCreated{Notification: n.ID, Pane: n.Pane, Severity: severity, Source: source})
+	s.emit(events.NotificationCreated{Notification: n.ID, Pane: n.Pane, Severity: severity, Source: source})
 	if p != nil {
 		s.raiseAttention(p, severityAttention[severity])
 	}
@@ -233,7 +234,7 @@ func (s *Service) MarkNotificationsRead(ids []string, pane string) (int, error) 
 		}
 		n.ReadAt = now
 		changed++
-		s.emit(NotificationRead{Notification: n.ID})
+		s.emit(events.NotificationRead{Notification: n.ID})
 	}
 	return changed, nil
 }

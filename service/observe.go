@@ -6,6 +6,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/agents"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -31,9 +32,9 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 		}
 	case term.EventCwd:
 		p.reportedCwd = e.Text
-		s.emit(PaneCwd{Pane: p.id, Cwd: e.Text})
+		s.emit(events.PaneCwd{Pane: p.id, Cwd: e.Text})
 	case term.EventBell:
-		s.emit(PaneBell{Pane: p.id})
+		s.emit(events.PaneBell{Pane: p.id})
 		s.raiseAttention(p, agents.AttentionUnread)
 	case term.EventNotify:
 		src := "osc9"
@@ -43,17 +44,17 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 		s.addNotification(p, "", e.Text, e.Body, "info", src)
 	case term.EventCommandStart:
 		p.commandOpen = true
-		s.emit(CommandStarted{Pane: p.id})
+		s.emit(events.CommandStarted{Pane: p.id})
 	case term.EventCommandFinish:
 		p.commandOpen = false
-		s.emit(CommandFinished{Pane: p.id, Code: e.Code})
+		s.emit(events.CommandFinished{Pane: p.id, Code: e.Code})
 	case term.EventProgramStatus:
 		st := e.Text
 		if len(st) > 1024 {
 			st = st[:1024]
 		}
 		p.programStatus = true
-		s.emit(ProgramStatusChanged{Pane: p.id, Status: st})
+		s.emit(events.ProgramStatusChanged{Pane: p.id, Status: st})
 	case term.EventAltScreen:
 		if p.altScreen != e.Bool {
 			p.altScreen = e.Bool
@@ -61,7 +62,7 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 			if e.Bool {
 				screen = term.ScreenAlternate
 			}
-			s.emit(PaneUpdated{Pane: p.id, Screen: screen})
+			s.emit(events.PaneUpdated{Pane: p.id, Screen: screen})
 		}
 	}
 }
@@ -108,8 +109,8 @@ func paneTail(t *term.Terminal, maxRows, maxBytes int) term.Tail {
 	return t.Tail(maxRows, maxBytes)
 }
 
-func statusData(w *WaitStatus) ExitData {
-	return ExitData{CoreDumped: w.CoreDumped, Code: w.Code, Signal: w.Signal}
+func statusData(w *WaitStatus) events.ExitData {
+	return events.ExitData{CoreDumped: w.CoreDumped, Code: w.Code, Signal: w.Signal}
 }
 
 // leftRunning reports whether an instance that no sweep follows left

@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -160,7 +161,7 @@ func (s *Service) ResizePane(id string, cols, rows int) (Pane, error) {
 	defer s.mu.Unlock()
 	if p.cols != cols || p.rows != rows {
 		p.cols, p.rows = cols, rows
-		s.emit(PaneResized{Pane: p.id, Cols: cols, Rows: rows})
+		s.emit(events.PaneResized{Pane: p.id, Cols: cols, Rows: rows})
 	}
 	return p.snapshot(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
@@ -586,14 +587,14 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 			s.deleteTab(s.tabs[tid])
 		}
 		delete(s.workspaces, wid)
-		s.emit(WorkspaceRemoved{Workspace: wid})
+		s.emit(events.WorkspaceRemoved{Workspace: wid})
 	}
 	s.wsOrder = nil
 	s.restoreLocked(cp.Snapshot, cp.Tails)
 	s.persist.runtimeRestore = RuntimeRestore{From: rotateDirName + "/" + name, At: time.Now(), Kept: kept, TailsKept: cp.TailsKept}
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
-		s.emit(WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
+		s.emit(events.WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
 	}
 	s.mu.Unlock()
 	release(removed)

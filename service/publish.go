@@ -8,6 +8,7 @@ import (
 
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // Publication through the event journal (docs/events.md, "Journal"). With
@@ -189,7 +190,7 @@ func (s *Service) publish() {
 
 		recs := make([]journal.Record, 0, len(batch))
 		for _, e := range batch {
-			if eventTypes[e.Type].journaled {
+			if spec, _ := events.Declared(e.Type); spec.Journaled {
 				data, _ := json.Marshal(e.Data)
 				recs = append(recs, journal.Record{Seq: e.Seq, Source: e.Source, Type: string(e.Type),
 					Resource: e.Resource, Time: e.Time, Data: data})
@@ -378,7 +379,7 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 	}
 	var out []Event
 	for _, r := range recs {
-		e := Event{Source: r.Source, Seq: r.Seq, Type: EventType(r.Type), Resource: r.Resource, Time: r.Time,
+		e := Event{Source: r.Source, Seq: r.Seq, Type: events.EventType(r.Type), Resource: r.Resource, Time: r.Time,
 			Data: journaledData(r.Data)}
 		if f.match(&e) {
 			if len(out) == limit {
@@ -404,7 +405,7 @@ func lostRange(g journal.Range) *Error {
 type journaledData json.RawMessage
 
 func (d journaledData) MarshalJSON() ([]byte, error) { return d, nil }
-func (journaledData) EventType() EventType           { return "" }
+func (journaledData) EventType() events.EventType    { return "" }
 func (journaledData) EventResource() string          { return "" }
 
 // JournalStatus describes the event journal for Server.GetStatus.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // removal is one RemovePane, RemoveTab or RemoveWorkspace: exactly one of
@@ -192,7 +193,7 @@ func (s *Service) removeLocked(r removal, panes []*pane) []resizeOp {
 				break
 			}
 		}
-		s.emit(WorkspaceRemoved{Workspace: w.id})
+		s.emit(events.WorkspaceRemoved{Workspace: w.id})
 	}
 	return nil
 }
@@ -212,7 +213,7 @@ func (s *Service) removePaneLocked(p *pane) []resizeOp {
 	if t.activePane == p.id {
 		t.activePane = t.layout.leaves()[0]
 	}
-	s.emit(TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
+	s.emit(events.TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
 	var resize []resizeOp
 	t.layout.fit(min(cols, MaxSize), min(rows, MaxSize), func(pid string, c, r int) {
 		c, r = min(c, MaxSize), min(r, MaxSize)
@@ -221,7 +222,7 @@ func (s *Service) removePaneLocked(p *pane) []resizeOp {
 			return
 		}
 		q.cols, q.rows = c, r
-		s.emit(PaneResized{Pane: q.id, Cols: c, Rows: r})
+		s.emit(events.PaneResized{Pane: q.id, Cols: c, Rows: r})
 		if q.state.hasProcess() {
 			resize = append(resize, resizeOp{q.inst.proc, c, r})
 		}
@@ -265,7 +266,7 @@ func (s *Service) deleteTab(t *tab) {
 			w.activeTab = w.tabs[n-1]
 		}
 	}
-	s.emit(TabRemoved{Tab: t.id, Workspace: w.id})
+	s.emit(events.TabRemoved{Tab: t.id, Workspace: w.id})
 }
 
 // release frees the processes, descriptors and rows of removed panes (their

@@ -8,6 +8,7 @@ import (
 
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // ResumePane is ResumePaneWith without changes to the environment.
@@ -132,7 +133,7 @@ func (s *Service) SetWorkspaceAutoResume(ref string, on bool) (Workspace, error)
 	}
 	if w.autoResume != on {
 		w.autoResume = on
-		s.emit(WorkspaceUpdated{Workspace: w.id, Name: w.name})
+		s.emit(events.WorkspaceUpdated{Workspace: w.id, Name: w.name})
 	}
 	return w.snapshot(), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 	"golang.org/x/sys/unix"
 )
 
@@ -429,7 +430,7 @@ func (s *Service) commitRun(rec *run, st *start) {
 	s.authz.ownRun(rec) // authz.go
 	p.observers = append(p.observers, rec)
 	st.inst.wantTail, st.inst.tailRows, st.inst.tailBytes = true, rec.outputRows, rec.outputBytes
-	s.emit(RunStarted{Run: rec.id, Pane: p.id})
+	s.emit(events.RunStarted{Run: rec.id, Pane: p.id})
 	if rec.deadlineAfter > 0 {
 		rec.deadline = time.AfterFunc(rec.deadlineAfter, func() {
 			s.terminate(context.Background(), []*pane{p}, unix.SIGHUP, pty.DefaultGrace, CauseDeadline)
@@ -450,7 +451,7 @@ func (rec *run) paneChanged(s *Service, p *pane, from paneState, c change) {
 		if rec.deadline != nil {
 			rec.deadline.Stop()
 		}
-		s.emit(RunTerminating{Run: rec.id, Cause: c.cause})
+		s.emit(events.RunTerminating{Run: rec.id, Cause: c.cause})
 	case stateExited:
 		s.completeRun(rec, c.exit.status, c.exit.output)
 	}
@@ -655,7 +656,7 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 	rec.output = out
 	s.runs.completed = append(s.runs.completed, rec)
 	s.runs.completedBytes += rec.keptBytes()
-	s.emit(RunCompleted{Run: rec.id, Pane: rec.paneID, RunResult: rec.result()})
+	s.emit(events.RunCompleted{Run: rec.id, Pane: rec.paneID, RunResult: rec.result()})
 	s.log.Info("run completed", "run", rec.id, "outcome", rec.outcome, "status", rec.status)
 	rec.expiry = time.AfterFunc(time.Duration(s.runs.cfg.RetainMs)*time.Millisecond, func() {
 		s.mu.Lock()
@@ -669,8 +670,8 @@ func (s *Service) completeRun(rec *run, st pty.ExitStatus, out *RunOutput) {
 }
 
 // result is what is known of a run's result; s.mu is held.
-func (rec *run) result() RunResult {
-	return RunResult{Outcome: rec.outcome, ExitCode: rec.exitCode, Signal: rec.signal, Cause: rec.cause}
+func (rec *run) result() events.RunResult {
+	return events.RunResult{Outcome: rec.outcome, ExitCode: rec.exitCode, Signal: rec.signal, Cause: rec.cause}
 }
 
 // evictRuns drops completed records, oldest-completed first, while a
@@ -708,7 +709,7 @@ func (s *Service) dropRun(r *run) {
 	s.runs.completed = without(s.runs.completed, r)
 	s.runs.completedBytes -= r.keptBytes()
 	s.runs.order = without(s.runs.order, r)
-	s.emit(RunExpired{Run: r.id})
+	s.emit(events.RunExpired{Run: r.id})
 	if s.runs.cfg.RemovePanes && r.pane != nil {
 		go s.removeRunPane(r.pane) // after this critical section: the pane may be exiting in it
 	}

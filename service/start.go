@@ -10,6 +10,7 @@ import (
 
 	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/term"
@@ -136,10 +137,10 @@ func (s *Service) commit(st *start) *Error {
 	p.inst, p.term = st.inst, st.proc.Terminal()
 	s.transition(p, change{to: stateLive})
 	if target != nil {
-		s.emit(PaneResized{Pane: target.id, Cols: target.cols, Rows: target.rows})
+		s.emit(events.PaneResized{Pane: target.id, Cols: target.cols, Rows: target.rows})
 	}
 	if isNew {
-		s.emit(TabLayoutChanged{Tab: p.tab, Workspace: p.workspace})
+		s.emit(events.TabLayoutChanged{Tab: p.tab, Workspace: p.workspace})
 	}
 	return nil
 }

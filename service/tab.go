@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // CreateTab appends an empty tab to a workspace and makes it active (Mux.CreateTab).
@@ -37,7 +38,7 @@ func (s *Service) addTab(w *workspace, title, run string) *tab {
 	if run == "" {
 		w.activeTab = t.id
 	}
-	s.emit(TabCreated{Tab: t.id, Workspace: w.id, Title: title})
+	s.emit(events.TabCreated{Tab: t.id, Workspace: w.id, Title: title})
 	return t
 }
 

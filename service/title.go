@@ -1,6 +1,10 @@
 package service
 
-import "time"
+import (
+	"time"
+
+	"github.com/signaltty/signaltty/service/events"
+)
 
 // DefaultTitleInterval is the least time between two pane.title events of
 // one pane (docs/events.md, "Observations"): a program that animates its
@@ -50,5 +54,5 @@ func (s *Service) titleChanged(p *pane) {
 // publishTitle emits pane.title with p's title; s.mu is held.
 func (s *Service) publishTitle(p *pane) {
 	p.titles.sent, p.titles.at = p.title, time.Now()
-	s.emit(PaneTitle{Pane: p.id, Title: p.title})
+	s.emit(events.PaneTitle{Pane: p.id, Title: p.title})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // Waiting on a pane's agent (Mux.Wait; docs/agents.md, "Waiting"). A wait
@@ -206,11 +207,11 @@ func waitStep(e Event, until []string, after *WaitBaseline) (string, *Error) {
 	}
 	has := func(v string) bool { return slices.Contains(until, v) }
 	switch {
-	case after != nil && e.Type == TypePaneRelaunched:
+	case after != nil && e.Type == events.TypePaneRelaunched:
 		return "", changed()
-	case after != nil && e.Type == TypeAgentSession && after.Session != "" && d.Session != after.Session:
+	case after != nil && e.Type == events.TypeAgentSession && after.Session != "" && d.Session != after.Session:
 		return "", changed()
-	case strings.HasPrefix(string(e.Type), "agent.") && e.Type != TypeAgentSession:
+	case strings.HasPrefix(string(e.Type), "agent.") && e.Type != events.TypeAgentSession:
 		lc := strings.TrimPrefix(string(e.Type), "agent.")
 		if has(lc) {
 			return lc, nil
@@ -218,17 +219,17 @@ func waitStep(e Event, until []string, after *WaitBaseline) (string, *Error) {
 		if lc == agents.LifecycleExited && has("exited") {
 			return "exited", nil
 		}
-	case e.Type == TypeAttentionCreated || e.Type == TypeAttentionUpdated:
+	case e.Type == events.TypeAttentionCreated || e.Type == events.TypeAttentionUpdated:
 		if has(d.Attention) {
 			return d.Attention, nil
 		}
-	case e.Type == TypeAttentionCleared:
+	case e.Type == events.TypeAttentionCleared:
 		for _, u := range []string{"seen", "attention_cleared", agents.AttentionNone} {
 			if has(u) {
 				return u, nil
 			}
 		}
-	case e.Type == TypePaneExited && has("exited"):
+	case e.Type == events.TypePaneExited && has("exited"):
 		return "exited", nil
 	}
 	return "", nil

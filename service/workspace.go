@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/events"
 )
 
 // maxName is the longest workspace name or tab title, in bytes.
@@ -86,7 +87,7 @@ func (s *Service) addWorkspace(name, cwd string, git *GitState) Workspace {
 	w.handle = s.uniqueHandle(slug(name))
 	s.workspaces[w.id] = w
 	s.wsOrder = append(s.wsOrder, w.id)
-	s.emit(WorkspaceCreated{Workspace: w.id, Name: w.name, Handle: w.handle})
+	s.emit(events.WorkspaceCreated{Workspace: w.id, Name: w.name, Handle: w.handle})
 	return w.snapshot()
 }
 
@@ -145,7 +146,7 @@ func (s *Service) RenameWorkspace(ref, name string) (Workspace, error) {
 	}
 	if w.name != name {
 		w.name = name
-		s.emit(WorkspaceUpdated{Workspace: w.id, Name: name})
+		s.emit(events.WorkspaceUpdated{Workspace: w.id, Name: name})
 	}
 	return w.snapshot(), nil
 }

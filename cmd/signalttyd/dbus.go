@@ -12,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5/introspect"
 	"github.com/godbus/dbus/v5/prop"
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/events"
 	"golang.org/x/sys/unix"
 )
 
@@ -167,16 +168,16 @@ func (b *busExport) follow(svc *service.Service) {
 	for {
 		for e := range b.sub.Events {
 			switch d := e.Data.(type) {
-			case service.RunCompleted:
+			case events.RunCompleted:
 				b.conn.Emit(busPath, busIface+".RunCompleted", d.Run, d.Pane, d.Outcome, runStatus(d.RunResult))
 				if b.notify.failedRuns && d.Outcome != service.OutcomeSucceeded {
 					b.notifyRun(d)
 				}
-			case service.AttentionCreated:
+			case events.AttentionCreated:
 				b.attentionChanged(svc, d.Pane, d.Attention)
-			case service.AttentionUpdated:
+			case events.AttentionUpdated:
 				b.attentionChanged(svc, d.Pane, d.Attention)
-			case service.AttentionCleared:
+			case events.AttentionCleared:
 				b.attentionChanged(svc, d.Pane, "none")
 			default:
 				b.props.SetMust(busIface, "LivePanes", uint32(svc.Status().LivePanes))
@@ -216,7 +217,7 @@ func (b *busExport) attentionChanged(svc *service.Service, pane, attention strin
 // notifyRun shows a desktop notification for a run that did not succeed
 // (org.freedesktop.Notifications.Notify; not waited for: a missing
 // notification daemon costs nothing).
-func (b *busExport) notifyRun(d service.RunCompleted) {
+func (b *busExport) notifyRun(d events.RunCompleted) {
 	body := "run " + d.Run + " in pane " + d.Pane + ": " + d.Outcome + ", status " + strconv.Itoa(int(runStatus(d.RunResult)))
 	b.desktopNotify("signaltty: run "+d.Outcome, body)
 }
@@ -233,7 +234,7 @@ func (b *busExport) desktopNotify(summary, body string) {
 
 // runStatus is the run's status as `signaltty run wait` exits with it: the
 // exit code, or 128+N for signal N; -1 when neither is known.
-func runStatus(r service.RunResult) int32 {
+func runStatus(r events.RunResult) int32 {
 	switch {
 	case r.ExitCode != nil:
 		return int32(*r.ExitCode)

@@ -1,7 +1,7 @@
-package service
+package events
 
 // Every event type the service publishes, with its data (docs/events.md).
-// A type is declared once in eventTypes: whether it is structural (changes
+// A type is declared once in declared: whether it is structural (changes
 // what a snapshot holds, so it schedules a save) is a property of the type.
 // Data structs marshal to the event's JSON data; fields tagged "-" name the
 // event's resource and are not repeated in the data.
@@ -50,14 +50,25 @@ var agentLifecycleTypes = []EventType{"agent.unknown", "agent.working", "agent.b
 
 func init() {
 	for _, t := range agentLifecycleTypes {
-		eventTypes[t] = struct{ structural, journaled bool }{true, true}
+		declared[t] = Spec{true, true}
 	}
 }
 
-// eventTypes declares every event type: whether it is structural, and
+// Spec is what the declaration of an event type says of it: whether it is
+// structural (changes what a snapshot holds, so it schedules a save) and
 // whether it is journaled (state events are; observations of a pane's
 // output, which a program can produce at any rate, are not).
-var eventTypes = map[EventType]struct{ structural, journaled bool }{
+type Spec struct{ Structural, Journaled bool }
+
+// Declared is the declaration of an event type; ok is false for a type
+// never declared.
+func Declared(t EventType) (spec Spec, ok bool) {
+	spec, ok = declared[t]
+	return spec, ok
+}
+
+// declared declares every event type.
+var declared = map[EventType]Spec{
 	TypeWorkspaceCreated:     {true, true},
 	TypeWorkspaceUpdated:     {true, true},
 	TypeWorkspaceRemoved:     {true, true},
