@@ -18,14 +18,9 @@
 #        systemd-run column is left out)
 #   --results FILE   also write the table there (e.g. tests/bench/RESULTS.md)
 #   --quick          small inputs, one round: a smoke test of the suite
-<<<<<<< HEAD
-#   --only REGEXP    workload groups: throughput, many, latency, memory,
+#   --only REGEXP    workload groups: throughput, many, agents, latency, memory,
 #                    memory-idle, memory-short10k, memory-full10k,
 #                    memory-color10k, memory-bash, scale, scale10k, gobench
-=======
-#   --only REGEXP    workload groups: throughput, many, agents, latency, memory,
-#                    memory-bash, scale, scale10k, gobench
->>>>>>> streams28
 #   --panes-10k      also the 10,000 idle panes section
 #   --tmux2 FILE     the second tmux's command file ("" for none)
 #   --agentprof DIR  also profile the daemon in one more 20-pane agent sample
