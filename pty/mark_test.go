@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,8 +19,8 @@ func TestMarkedChildAndItsChildren(t *testing.T) {
 		t.Skipf("RLIMIT_RTTIME hard limit %d: no room for a mark", l.Max)
 	}
 	mark := l.Max - 7
-	p, err := Start(Config{Argv: []string{"sh", "-c", `grep "^Max realtime timeout" /proc/$$/limits; (grep "^Max realtime timeout" /proc/self/limits); grep TracerPid /proc/$$/status`},
-		Dir: "/", Env: testEnv, Cols: 200, Rows: 24, Mark: mark})
+	p, err := startTerm(Config{Argv: []string{"sh", "-c", `grep "^Max realtime timeout" /proc/$$/limits; (grep "^Max realtime timeout" /proc/self/limits); grep TracerPid /proc/$$/status`},
+		Dir: "/", Env: testEnv, Cols: 200, Rows: 24, Mark: mark}, term.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func BenchmarkOnePaneCat(b *testing.B) {
 				b.SetBytes(size)
 				u0, c0, a0 := selfUsage(b), childUsage(b), allCPU(b)
 				for b.Loop() {
-					p, err := Start(Config{Argv: []string{"cat", in.file}, Env: testEnv, Dir: "/", Cols: sz.cols, Rows: sz.rows, HistoryBudget: budget})
+					p, err := startTerm(Config{Argv: []string{"cat", in.file}, Env: testEnv, Dir: "/", Cols: sz.cols, Rows: sz.rows}, term.Config{Budget: budget})
 					if err != nil {
 						b.Fatal(err)
 					}

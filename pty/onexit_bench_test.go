@@ -1,6 +1,10 @@
 package pty
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/signaltty/signaltty/term"
+)
 
 // BenchmarkStartTrueOnExit measures Start of `true` until OnExit is
 // called, where the daemon records the exit and answers Run.Wait; the
@@ -9,8 +13,8 @@ import "testing"
 func BenchmarkStartTrueOnExit(b *testing.B) {
 	for b.Loop() {
 		exited := make(chan struct{})
-		p, err := Start(Config{Argv: []string{"true"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24,
-			OnExit: func(ExitStatus) { close(exited) }})
+		p, err := startTerm(Config{Argv: []string{"true"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24,
+			OnExit: func(ExitStatus) { close(exited) }}, term.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,9 +20,9 @@ func BenchmarkPanesPrinting(b *testing.B) {
 			b.SetBytes(int64(n) * seqBytes(200000))
 			u0 := selfUsage(b)
 			for b.Loop() {
-				panes := make([]*Pane, n)
+				panes := make([]*Process, n)
 				for i := range panes {
-					p, err := Start(Config{Argv: []string{"seq", "1", "200000"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24})
+					p, err := startTerm(Config{Argv: []string{"seq", "1", "200000"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24}, term.Config{})
 					if err != nil {
 						b.Fatal(err)
 					}

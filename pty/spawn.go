@@ -22,7 +22,7 @@ const (
 )
 
 // Start starts cfg.Argv on a new PTY of cfg.Cols×cfg.Rows
-// cells and returns the live pane.
+// cells and returns the live process, whose output goes to out.
 //
 // The child is a session and process group leader with the PTY as its
 // controlling terminal and as fds 0, 1 and 2; no other descriptor of the
@@ -35,13 +35,16 @@ const (
 //
 // cfg must be valid (the caller validated the request it came from): a
 // missing program, a NUL byte in argv, env or dir, a size outside 1..1000
-// or a negative history bound is a programming error and panics. A program
-// that cannot be started gives a *SpawnError (Reason "not_found",
-// "permission", "exec_format", "cwd", "pty" or "other"), and then no child,
-// zombie or descriptor is left behind.
-func Start(cfg Config) (*Pane, error) {
+// or a nil out is a programming error and panics. A program that cannot be
+// started gives a *SpawnError (Reason "not_found", "permission",
+// "exec_format", "cwd", "pty" or "other"), and then no child, zombie or
+// descriptor is left behind; out is then untouched (the caller closes it).
+func Start(cfg Config, out Output) (*Process, error) {
 	if err := cfg.validate(); err != nil {
 		panic(err)
+	}
+	if out == nil {
+		panic("pty: nil Output")
 	}
 	path, err := lookPath(cfg.Argv[0], cfg.Env)
 	if err != nil {
@@ -56,7 +59,7 @@ func Start(cfg Config) (*Pane, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newPane(cfg, master, pidfd, pid), nil
+	return newProcess(cfg, out, master, pidfd, pid), nil
 }
 
 // validate reports what makes cfg invalid, without touching the system.
@@ -79,9 +82,6 @@ func (cfg *Config) validate() error {
 	}
 	if err := checkSize(cfg.Cols, cfg.Rows); err != nil {
 		return err
-	}
-	if cfg.HistoryRows < 0 || cfg.HistoryBytes < 0 {
-		return errors.New("pty: negative history bound")
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,14 +20,14 @@ import (
 // run on the caller's thread.
 func TestLeaderOutlivesTheThreadThatStartedIt(t *testing.T) {
 	type started struct {
-		p   *Pane
+		p   *Process
 		tid int
 		err error
 	}
 	ch := make(chan started, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		p, err := Start(Config{Argv: []string{"sleep", "600"}, Dir: "/", Env: testEnv, Cols: 80, Rows: 24})
+		p, err := startTerm(Config{Argv: []string{"sleep", "600"}, Dir: "/", Env: testEnv, Cols: 80, Rows: 24}, term.Config{})
 		ch <- started{p, unix.Gettid(), err}
 	}()
 	s := <-ch
@@ -99,10 +100,10 @@ func TestLeaderDiesWithItsStarterHelper(t *testing.T) {
 	if os.Getenv("PTY_TEST_STARTER") != "1" {
 		t.Skip("run by TestLeaderDiesWithItsStarter")
 	}
-	ch := make(chan *Pane, 1)
+	ch := make(chan *Process, 1)
 	go func() {
 		runtime.LockOSThread()
-		p, err := Start(Config{Argv: []string{"sh", "-c", "trap '' HUP; sleep 600; echo never"}, Dir: "/", Env: testEnv, Cols: 80, Rows: 24})
+		p, err := startTerm(Config{Argv: []string{"sh", "-c", "trap '' HUP; sleep 600; echo never"}, Dir: "/", Env: testEnv, Cols: 80, Rows: 24}, term.Config{})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)

@@ -32,7 +32,7 @@ const ptrSize = unsafe.Sizeof(uintptr(0))
 // exited leader until the returned channel is closed.
 var reapHold func(pid int) <-chan struct{}
 
-func (p *Pane) supervise() {
+func (p *Process) supervise() {
 	defer p.wg.Done()
 	st := p.waitAndReap()
 
@@ -63,7 +63,7 @@ func (p *Pane) supervise() {
 // waitAndReap parks in the netpoller until the pidfd is readable and
 // waitid(WNOWAIT) sees the leader exited, then reaps it under p.mu and marks
 // it reaped in the same critical section.
-func (p *Pane) waitAndReap() ExitStatus {
+func (p *Process) waitAndReap() ExitStatus {
 	rc, err := p.pidf.SyscallConn()
 	if err == nil {
 		err = rc.Read(func(fd uintptr) bool {
@@ -152,7 +152,7 @@ type termination struct {
 // Only the first call signals; later and concurrent calls join it and return
 // its result. On a pane whose leader was already reaped it returns nil at
 // once. When ctx ends first it returns ctx.Err(); the termination goes on.
-func (p *Pane) Terminate(ctx context.Context, sig syscall.Signal, grace, killWait time.Duration) error {
+func (p *Process) Terminate(ctx context.Context, sig syscall.Signal, grace, killWait time.Duration) error {
 	if sig == 0 {
 		sig = syscall.SIGHUP
 	}
@@ -188,7 +188,7 @@ func (p *Pane) Terminate(ctx context.Context, sig syscall.Signal, grace, killWai
 }
 
 // terminate runs the waits of the termination sequence after the first signal.
-func (p *Pane) terminate(t *termination, grace, killWait time.Duration) {
+func (p *Process) terminate(t *termination, grace, killWait time.Duration) {
 	defer p.wg.Done()
 	defer close(t.done)
 	// Last, the pane's cgroup: what left the process group (setsid, double
@@ -206,17 +206,17 @@ func (p *Pane) terminate(t *termination, grace, killWait time.Duration) {
 }
 
 // killCgroup SIGKILLs everything left in the pane's cgroup, if it has one.
-func (p *Pane) killCgroup() {
+func (p *Process) killCgroup() {
 	if p.cgroup != nil && p.cgroup.Populated() {
 		p.cgroup.Kill()
 	}
 }
 
 // Cgroup is the pane's cgroup, nil without one.
-func (p *Pane) Cgroup() *cgroup.Group { return p.cgroup }
+func (p *Process) Cgroup() *cgroup.Group { return p.cgroup }
 
 // waitReaped waits up to d (monotonic) for the reap; it reports whether it happened.
-func (p *Pane) waitReaped(d time.Duration) bool {
+func (p *Process) waitReaped(d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

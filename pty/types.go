@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/cgroup"
-	"github.com/signaltty/signaltty/term"
 )
 
 // Defaults of the termination sequence (docs/termination.md): the grace
@@ -16,7 +15,7 @@ const (
 	DefaultKillWait = 1000 * time.Millisecond
 )
 
-// Config describes a pane to start.
+// Config describes a process to start on a new PTY.
 type Config struct {
 	Argv []string // program and arguments; Argv[0] is looked up in PATH of Env when it has no '/'
 	Dir  string   // working directory of the child; must exist
@@ -24,27 +23,11 @@ type Config struct {
 	Cols int      // PTY width in cells, 1..1000
 	Rows int      // PTY height in cells, 1..1000
 
-	HistoryRows  int // rows kept in the row store once scrolled off; 0 = term.DefaultHistoryRows
-	HistoryBytes int // byte budget of the row store (text + style runs); 0 = term.DefaultHistoryBytes
-	// HistoryBudget, when not nil, bounds the row store together with
-	// other panes' (term.RowBudget).
-	HistoryBudget *term.RowBudget
-	// History is plain-text rows shown above the first output, numbered
-	// from 0 (a relaunched pane's earlier rows) in numbering epoch Epoch;
-	// see term.Config.
-	History []string
-	Epoch   int64
-
-	// OnEvent receives observations made in the output (titles, cwd, bell,
-	// OSC 133, OSC 7501, alternate screen). It is called from the pane's
-	// emulation goroutine, in output order; it must not block and must not
-	// call back into the Pane.
-	OnEvent func(term.Event)
-	// Parker, when set, releases the terminal's emulator while its output
-	// is idle (term.Config.Parker).
-	Parker *term.Parker
+	// Replies, when set, is where the Output writes its query replies
+	// (the terminal's replies writer); they go to the child's input.
+	Replies *Replies
 	// OnExit is called once, after the leader was reaped and the output it
-	// wrote before exiting was emulated. It runs on its own goroutine.
+	// wrote before exiting was written to the Output. It runs on its own goroutine.
 	OnExit func(ExitStatus)
 	// Cgroup, when set, is the pane's own cgroup: the child starts in it
 	// (clone3 with CLONE_INTO_CGROUP) and the termination sequence ends

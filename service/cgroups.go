@@ -113,7 +113,7 @@ func (s *Service) checkLimits(l cgroup.Limits) *Error {
 
 // dropCgroup removes the cgroup of a released process (after its Close);
 // s.mu is not held.
-func dropCgroup(proc *pty.Pane) {
+func dropCgroup(proc *pty.Process) {
 	if proc == nil {
 		return
 	}

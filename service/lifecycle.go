@@ -8,6 +8,7 @@ import (
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/snapshot"
+	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -186,10 +187,12 @@ func (p *pane) restoreState() string {
 // instance is one process started for a pane: by a spawn or a relaunch. Its
 // callbacks (observations, exit) wait until the start was decided, so
 // nothing a process does reaches the model before its pane was committed,
-// and nothing of an abandoned start ever does.
+// and nothing of an abandoned start ever does. Its proc writes its output to
+// its term, which launch made (start.go); it stays readable after the exit.
 type instance struct {
 	id      string // "i<N>": this daemon's Nth process instance (a wait baseline names it)
-	proc    *pty.Pane
+	proc    *pty.Process
+	term    *term.Terminal
 	mark    uint64        // its pane mark (escapees.go); 0: none
 	decided chan struct{} // closed once committed is final
 	// Written under s.mu before decided is closed; read-only after.

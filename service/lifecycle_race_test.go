@@ -39,8 +39,8 @@ type started struct {
 // recordStarts makes s note the pid of every process it starts.
 func recordStarts(s *Service) *started {
 	rec := &started{}
-	s.startProcess = func(cfg pty.Config) (*pty.Pane, error) {
-		p, err := pty.Start(cfg)
+	s.startProcess = func(cfg pty.Config, out pty.Output) (*pty.Process, error) {
+		p, err := pty.Start(cfg, out)
 		if err == nil {
 			rec.mu.Lock()
 			rec.pids = append(rec.pids, p.Pid())
@@ -409,13 +409,13 @@ func TestSlowSpawnBlocksNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	stall, stalled := make(chan struct{}), make(chan struct{})
-	s.startProcess = func(cfg pty.Config) (*pty.Pane, error) {
+	s.startProcess = func(cfg pty.Config, out pty.Output) (*pty.Process, error) {
 		if cfg.Argv[0] == "slow-marker" {
 			close(stalled)
 			<-stall
 			cfg.Argv = []string{"sleep", "60"}
 		}
-		return pty.Start(cfg)
+		return pty.Start(cfg, out)
 	}
 	done := make(chan error, 1)
 	go func() {

@@ -83,7 +83,7 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 	}
 	info := &exitInfo{status: es, escaped: !swept && leftRunning(inst.proc, es)}
 	if inst.wantTail {
-		info.output = runOutput(paneTail(inst.proc.Terminal(), inst.tailRows, inst.tailBytes), inst.proc.Offset())
+		info.output = runOutput(paneTail(inst.term, inst.tailRows, inst.tailBytes), inst.proc.Offset())
 	}
 	s.mu.Lock()
 	if p.inst == inst && p.state.hasProcess() {
@@ -100,7 +100,7 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 	} else {
 		s.log.Info("pane exited", "pane", p.id, "signal", es.Signal)
 	}
-	inst.proc.Terminal().Release()
+	inst.term.Release()
 }
 
 // paneTail is a terminal's last rows (term.Tail): the one tail algorithm
@@ -117,7 +117,7 @@ func statusData(w *WaitStatus) events.ExitData {
 // descendants running: with a cgroup, processes still in it after a leader
 // that exited on its own (a termination ends with cgroup.kill); without
 // one, the PTY still held open after the drain.
-func leftRunning(proc *pty.Pane, es pty.ExitStatus) bool {
+func leftRunning(proc *pty.Process, es pty.ExitStatus) bool {
 	if cg := proc.Cgroup(); cg != nil {
 		return !proc.Terminating() && cg.Populated()
 	}

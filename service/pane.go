@@ -91,7 +91,7 @@ func (s *Service) GetPane(id string) (Pane, error) {
 // livePane finds a pane that must be live (not terminating), with its
 // process handle read under s.mu. A terminating pane is returned with its
 // process and conflict.pane_terminating.
-func (s *Service) livePane(id string) (*pane, *pty.Pane, *Error) {
+func (s *Service) livePane(id string) (*pane, *pty.Process, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.lookupPane(id)

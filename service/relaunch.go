@@ -95,8 +95,9 @@ func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) 
 	s.mu.Unlock()
 
 	// Outside s.mu: the old rows (a terminal lock) and the saved cwd (disk).
-	tail := old.TailStyled(tailRows, math.MaxInt)            // in their colours
-	st.cfg.History, st.cfg.Epoch = tail.Lines, old.Epoch()+1 // the kept rows are numbered anew
+	tail := old.TailStyled(tailRows, math.MaxInt) // in their colours
+	// The kept rows are numbered anew.
+	st.termCfg.History, st.termCfg.Epoch = tail.Lines, old.Epoch()+1
 	if cwd, cerr := checkDir("cwd", st.cfg.Dir); cerr != nil {
 		st.err = cerr
 	} else {
@@ -110,7 +111,7 @@ func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) 
 	p.argv = cmd.argv
 	err = s.commit(st)
 	var snap Pane
-	var proc *pty.Pane
+	var proc *pty.Process
 	if err == nil {
 		p.restoredRows = int64(len(tail.Lines))
 		// A new process: what the agent was doing and what it wanted from

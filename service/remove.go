@@ -164,7 +164,7 @@ func (s *Service) removalPanes(r removal) []*pane {
 
 // resizeOp is a PTY resize to apply once s.mu is released.
 type resizeOp struct {
-	proc       *pty.Pane
+	proc       *pty.Process
 	cols, rows int
 }
 

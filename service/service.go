@@ -68,7 +68,7 @@ type Service struct {
 	recordRev  uint64         // the last pane record revision given (records.go)
 	// startProcess starts a pane's process: pty.Start, or a stand-in that
 	// tests use to slow a start down.
-	startProcess func(pty.Config) (*pty.Pane, error)
+	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
 	runs         runState
 	settings     settingsState
 	persist      persistState

@@ -39,17 +39,21 @@ type start struct {
 
 	spec spawnSpec // a new pane: where it goes (resolved again at commit)
 	cfg  pty.Config
+	// termCfg is the settings of the pane's terminal for this process (its
+	// size and replies are cfg's, set at launch).
+	termCfg term.Config
 	// The pane's cgroup for this process, named here and made at launch
 	// (cgroups.go), with its limits.
 	cgroupName string
 	limits     cgroup.Limits
 	inst       *instance
-	err        error     // the launch failed (or a check before it did)
-	proc       *pty.Pane // the launched process
+	err        error          // the launch failed (or a check before it did)
+	proc       *pty.Process   // the launched process
+	term       *term.Terminal // its terminal (its Output)
 
 	// After a commit: a split target to resize, and the previous instance
 	// of a relaunched pane to release (outside s.mu).
-	resizeTarget *pty.Pane
+	resizeTarget *pty.Process
 	targetCols   int
 	targetRows   int
 	resizeSelf   bool
@@ -76,12 +80,15 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	inst := st.inst
 	st.cfg = pty.Config{
 		Argv: append([]string{}, p.argv...), Dir: p.cwd, Env: childEnvFrom(s.childBase, merged, p.envUnset, p.id, s.cfg.Address),
-		Cols: p.cols, Rows: p.rows, HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
+		Cols: p.cols, Rows: p.rows,
+		OnExit: func(es pty.ExitStatus) { s.processExited(p, inst, es) },
+	}
+	st.termCfg = term.Config{
+		HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
 		Parker:  s.parker,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
-		OnExit:  func(es pty.ExitStatus) { s.processExited(p, inst, es) },
 	}
-	st.cfg.HistoryBudget = s.limits.history // every pane's rows together (limits.go)
+	st.termCfg.Budget = s.limits.history // every pane's rows together (limits.go)
 	inst.mark = s.cfg.Mark.newInstanceMark()
 	st.cfg.Mark = inst.mark
 	st.cgroupName, st.limits = cgroupName(p.id), p.limits
@@ -89,17 +96,29 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	return st
 }
 
-// launch starts the reserved process; s.mu is not held.
+// launch makes the pane's terminal for the reserved process and starts the
+// process writing to it; s.mu is not held. A terminal whose process did not
+// start is closed.
 func (s *Service) launch(st *start) {
 	if st.err == nil {
 		if err := s.makeCgroup(st); err != nil {
 			st.err = err
 			return
 		}
-		st.proc, st.err = s.startProcess(st.cfg)
-		if st.err != nil && st.cfg.Cgroup != nil {
-			st.cfg.Cgroup.Remove(removeWait)
+		replies := pty.NewReplies() // the terminal's answers to queries, to the child's input
+		st.cfg.Replies = replies
+		tc := st.termCfg
+		tc.Cols, tc.Rows, tc.Replies = st.cfg.Cols, st.cfg.Rows, replies
+		t := term.NewTerminal(tc)
+		st.proc, st.err = s.startProcess(st.cfg, t)
+		if st.err != nil {
+			t.Close()
+			if st.cfg.Cgroup != nil {
+				st.cfg.Cgroup.Remove(removeWait)
+			}
+			return
 		}
+		st.term = t
 	}
 }
 
@@ -132,9 +151,9 @@ func (s *Service) commit(st *start) *Error {
 			return fail(err)
 		}
 	}
-	st.inst.proc, st.inst.committed = st.proc, true
+	st.inst.proc, st.inst.term, st.inst.committed = st.proc, st.term, true
 	st.oldInst, st.oldTerm = p.inst, p.term
-	p.inst, p.term = st.inst, st.proc.Terminal()
+	p.inst, p.term = st.inst, st.term
 	s.transition(p, change{to: stateLive})
 	if target != nil {
 		s.emit(events.PaneResized{Pane: target.id, Cols: target.cols, Rows: target.rows})

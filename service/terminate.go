@@ -51,7 +51,7 @@ func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal,
 	if grace < 0 {
 		grace = pty.DefaultGrace
 	}
-	var procs []*pty.Pane
+	var procs []*pty.Process
 	for pending := ps; len(pending) > 0; {
 		var wait []chan struct{}
 		var again []*pane
@@ -79,7 +79,7 @@ func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal,
 	}
 	errs := make(chan error, len(procs))
 	for _, proc := range procs {
-		go func(proc *pty.Pane) {
+		go func(proc *pty.Process) {
 			err := proc.Terminate(ctx, sig, grace, pty.DefaultKillWait)
 			if err == nil {
 				select { // the exit is recorded (processExited) before Done closes

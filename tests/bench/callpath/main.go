@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 	vl "github.com/varlink/go/varlink"
 )
 
@@ -157,8 +158,11 @@ var floorStart []time.Duration
 
 func floor() (time.Duration, error) {
 	t0 := time.Now()
-	p, err := pty.Start(pty.Config{Argv: []string{"true"}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Cols: 80, Rows: 24})
+	replies := pty.NewReplies()
+	out := term.NewTerminal(term.Config{Cols: 80, Rows: 24, Replies: replies}) // a pane's terminal
+	p, err := pty.Start(pty.Config{Argv: []string{"true"}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Cols: 80, Rows: 24, Replies: replies}, out)
 	if err != nil {
+		out.Close()
 		return 0, err
 	}
 	floorStart = append(floorStart, time.Since(t0))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/term"
 	vl "github.com/varlink/go/varlink"
 )
 
@@ -138,8 +139,11 @@ func latInproc(b *bench, conn *vl.Connection) (time.Duration, error) {
 // it (pty.Start until Done, then Close), in this process.
 func latFloor(*bench) (time.Duration, error) {
 	t0 := time.Now()
-	p, err := pty.Start(pty.Config{Argv: []string{"true"}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Cols: 80, Rows: 24})
+	replies := pty.NewReplies()
+	out := term.NewTerminal(term.Config{Cols: 80, Rows: 24, Replies: replies}) // a pane's terminal
+	p, err := pty.Start(pty.Config{Argv: []string{"true"}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Cols: 80, Rows: 24, Replies: replies}, out)
 	if err != nil {
+		out.Close()
 		return 0, err
 	}
 	<-p.Done()

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/cgroup"
-	"github.com/signaltty/signaltty/term"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,7 +18,7 @@ import (
 const (
 	readBufSize    = 64 << 10              // bytes of one chunk at most: what the master holds, in as many reads as needed (one returns at most 4 KiB)
 	backlogChunks  = 8                     // chunks queued for emulation: at most 8×64 KiB = 512 KiB
-	coalesceMax    = 256 << 10             // bytes handed to one Terminal.Write at most
+	coalesceMax    = 256 << 10             // bytes handed to one Output.Write at most
 	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
 	drainMax       = time.Second           // after the reap, stop waiting for output after this long
 	drainSweep     = 128 << 10             // bytes read without waiting when the drain ends (the kernel's tty buffers hold ~70 KiB)
@@ -28,17 +27,29 @@ const (
 	replyWriteWait = time.Second           // how long a reply may wait for the child to read its input
 )
 
-// Pane is one PTY, its leader process and its Terminal.
+// Output is where a Process's output goes (a pane's terminal emulator).
+// Write and Resize are called from one goroutine at a time, Write in output
+// order; Close once, after the last Write.
+type Output interface {
+	// Write consumes p (output bytes, up to 256 KiB); it must not keep p.
+	Write(p []byte)
+	// Resize sets the size in cells (1..1000 each), before the PTY's.
+	Resize(cols, rows int)
+	// Close is called by Process.Close once the output ended.
+	Close()
+}
+
+// Process is one PTY and its leader process, whose output goes to an Output.
 //
-// Goroutines of a live pane: a reader (master → backlog), an emulator
-// (backlog → Terminal.Write), a reply writer (Terminal replies → master) and a
+// Goroutines of a live process: a reader (master → backlog), an emulator
+// (backlog → Output.Write), a reply writer (Replies → master) and a
 // supervisor that parks in the netpoller on the leader's pidfd. All of them
 // end after the leader exited; Close waits for them.
-type Pane struct {
+type Process struct {
 	pid    int
 	master *os.File // non-blocking PTY master
 	pidf   *os.File // non-blocking pidfd of the leader
-	term   *term.Terminal
+	out    Output
 	onExit func(ExitStatus)
 	cgroup *cgroup.Group // nil without one
 
@@ -47,13 +58,13 @@ type Pane struct {
 	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
 	offset   atomic.Int64              // bytes of output emulated
 	heldOpen atomic.Bool               // the drain ended with the PTY still open
-	replies  chan []byte               // Terminal replies → reply writer
+	replies  *Replies                  // query replies → reply writer
 	reapedCh chan struct{}             // closed when the leader was reaped
 	quit     chan struct{}             // closed when the master was closed
 	done     chan struct{}             // closed after OnExit returned
 
 	sendMu   sync.Mutex // serializes writes to the master (Send and replies)
-	resizeMu sync.Mutex // keeps Terminal and PTY sizes in the same order
+	resizeMu sync.Mutex // keeps Output and PTY sizes in the same order
 
 	mu     sync.Mutex // guards the fields below; held while reaping and while signalling
 	reaped bool
@@ -76,37 +87,30 @@ func (c chunk) bytes() []byte { return (*c.b)[:c.n] }
 
 var (
 	// readPool holds read buffers; the reader takes one only once the master
-	// is readable, so a pane waiting for output holds none.
+	// is readable, so a process waiting for output holds none.
 	readPool     = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
 	coalescePool = sync.Pool{New: func() any { b := make([]byte, 0, coalesceMax); return &b }}
 )
 
-// newPane starts the goroutines of a freshly spawned child.
-func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
-	p := &Pane{
+// newProcess starts the goroutines of a freshly spawned child writing to out.
+func newProcess(cfg Config, out Output, master *os.File, pidfd, pid int) *Process {
+	replies := cfg.Replies
+	if replies == nil {
+		replies = NewReplies()
+	}
+	p := &Process{
 		pid:      pid,
 		master:   master,
+		out:      out,
 		onExit:   cfg.OnExit,
 		cgroup:   cfg.Cgroup,
 		backlog:  make(chan chunk, backlogChunks),
 		emuDone:  make(chan struct{}),
-		replies:  make(chan []byte, replyQueue),
+		replies:  replies,
 		reapedCh: make(chan struct{}),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	p.term = term.NewTerminal(term.Config{
-		Cols:         cfg.Cols,
-		Rows:         cfg.Rows,
-		HistoryRows:  cfg.HistoryRows,
-		HistoryBytes: cfg.HistoryBytes,
-		Budget:       cfg.HistoryBudget,
-		History:      cfg.History,
-		Epoch:        cfg.Epoch,
-		Replies:      replyWriter{p},
-		OnEvent:      cfg.OnEvent,
-		Parker:       cfg.Parker,
-	})
 
 	// The pidfd must be non-blocking for the netpoller; os.NewFile then
 	// registers it (a pidfd becomes readable when the process exits).
@@ -121,32 +125,28 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 	return p
 }
 
-// Offset is how many bytes of output the pane has emulated so far.
-func (p *Pane) Offset() int64 { return p.offset.Load() }
+// Offset is how many bytes of output the process has handed to its Output so far.
+func (p *Process) Offset() int64 { return p.offset.Load() }
 
 // Pid returns the leader's process id (also its process group and session id).
 // After the exit it may name another process.
-func (p *Pane) Pid() int { return p.pid }
+func (p *Process) Pid() int { return p.pid }
 
-// Terminal returns the pane's terminal. It stays usable after the exit until
-// the caller releases or closes it.
-func (p *Pane) Terminal() *term.Terminal { return p.term }
-
-// Done is closed after the leader was reaped, its output emulated, the PTY
+// Done is closed after the leader was reaped, its output written, the PTY
 // closed and OnExit returned.
-func (p *Pane) Done() <-chan struct{} { return p.done }
+func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Status returns the exit status; ok is false until the exit was published
 // (just before OnExit is called).
-func (p *Pane) Status() (st ExitStatus, ok bool) {
+func (p *Process) Status() (st ExitStatus, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.status, p.exited
 }
 
-// Terminating reports whether Terminate was called on the live pane. It stays
+// Terminating reports whether Terminate was called on the live process. It stays
 // true after the exit.
-func (p *Pane) Terminating() bool {
+func (p *Process) Terminating() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.stop != nil
@@ -159,12 +159,12 @@ func (p *Pane) Terminating() bool {
 // It returns the number of bytes written and: nil; ctx.Err() when ctx ended
 // first; ErrExited once the leader was reaped; ErrTerminating once Terminate
 // (or Close) was called.
-func (p *Pane) Send(ctx context.Context, data []byte) (written int, err error) {
+func (p *Process) Send(ctx context.Context, data []byte) (written int, err error) {
 	return p.writeInput(ctx, data)
 }
 
 // inputErrLocked reports why input is refused, or nil. p.mu must be held.
-func (p *Pane) inputErrLocked() error {
+func (p *Process) inputErrLocked() error {
 	switch {
 	case p.reaped:
 		return ErrExited
@@ -175,7 +175,7 @@ func (p *Pane) inputErrLocked() error {
 }
 
 // writeInput is Send; the reply writer uses it too.
-func (p *Pane) writeInput(ctx context.Context, data []byte) (int, error) {
+func (p *Process) writeInput(ctx context.Context, data []byte) (int, error) {
 	p.sendMu.Lock()
 	defer p.sendMu.Unlock()
 
@@ -227,10 +227,10 @@ func (p *Pane) writeInput(ctx context.Context, data []byte) (int, error) {
 	return n, err
 }
 
-// Resize sets the terminal and PTY size in cells (1..1000 each); the kernel
+// Resize sets the Output's and the PTY's size in cells (1..1000 each); the kernel
 // sends SIGWINCH to the PTY's foreground process group. ErrExited once the
 // leader was reaped. A size out of range is a programming error and panics.
-func (p *Pane) Resize(cols, rows int) error {
+func (p *Process) Resize(cols, rows int) error {
 	if err := checkSize(cols, rows); err != nil {
 		panic(err) // the caller validated the size
 	}
@@ -243,7 +243,7 @@ func (p *Pane) Resize(cols, rows int) error {
 		return ErrExited
 	}
 	// The emulator first, so that output drawn after SIGWINCH meets the new size.
-	p.term.Resize(cols, rows)
+	p.out.Resize(cols, rows)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.reaped {
@@ -252,9 +252,9 @@ func (p *Pane) Resize(cols, rows int) error {
 	return setWinsize(p.master, cols, rows)
 }
 
-// Signal sends sig to the pane's process group. ErrExited once the leader was
+// Signal sends sig to the process group. ErrExited once the leader was
 // reaped (its pid may then be reused); otherwise the error of kill(2).
-func (p *Pane) Signal(sig syscall.Signal) error {
+func (p *Process) Signal(sig syscall.Signal) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.signalLocked(sig)
@@ -262,7 +262,7 @@ func (p *Pane) Signal(sig syscall.Signal) error {
 
 // signalLocked: kill(-pgid, sig) unless reaped. p.mu must be held: the reap
 // happens under it, so the group id cannot have been reused.
-func (p *Pane) signalLocked(sig syscall.Signal) error {
+func (p *Process) signalLocked(sig syscall.Signal) error {
 	if p.reaped {
 		return ErrExited
 	}
@@ -270,16 +270,16 @@ func (p *Pane) signalLocked(sig syscall.Signal) error {
 }
 
 // freezeLocked refuses further input and aborts a pending write. p.mu must be held.
-func (p *Pane) freezeLocked() {
+func (p *Process) freezeLocked() {
 	p.frozen = true
 	p.master.SetWriteDeadline(aLongTimeAgo)
 }
 
-// Close releases the pane: a live pane's input is frozen and its process group
+// Close releases the process: a live one's input is frozen and its process group
 // SIGKILLed; then Close waits until the leader was reaped and OnExit returned
-// (so it must not be called from OnExit), waits for the pane's goroutines and
-// closes the Terminal. It is idempotent; concurrent calls wait for the first.
-func (p *Pane) Close() {
+// (so it must not be called from OnExit), waits for the process's goroutines
+// and closes the Output. It is idempotent; concurrent calls wait for the first.
+func (p *Process) Close() {
 	p.closeOnce.Do(func() {
 		p.mu.Lock()
 		if !p.reaped {
@@ -290,7 +290,7 @@ func (p *Pane) Close() {
 		<-p.done
 		p.killCgroup()
 		p.wg.Wait()
-		p.term.Close()
+		p.out.Close()
 	})
 }
 
@@ -299,7 +299,7 @@ func (p *Pane) Close() {
 // blocks it, which in turn blocks the child's writes. Each chunk is what the
 // master holds when it becomes readable (up to readBufSize), so a stream of
 // output reaches emulation in few, large pieces: one hand-off per chunk.
-func (p *Pane) readLoop() {
+func (p *Process) readLoop() {
 	defer p.wg.Done()
 	defer close(p.backlog)
 	rc, err := p.master.SyscallConn()
@@ -372,7 +372,7 @@ func readChunk(rc syscall.RawConn) (chunk, error) {
 // armDrain sets the read deadline for the next read once the leader was
 // reaped: drainQuiet from now, but not beyond the drain window. It returns
 // false when the window is over.
-func (p *Pane) armDrain() bool {
+func (p *Process) armDrain() bool {
 	end := p.drainEnd.Load()
 	if end == nil {
 		return true
@@ -395,7 +395,7 @@ func (p *Pane) armDrain() bool {
 // reports whether it read the end of the output (EIO: no process holds the
 // slave any more). A drain deadline that passed before the reader ran
 // (a busy CPU) says nothing of the slave; this read does.
-func (p *Pane) sweep(rc syscall.RawConn) (closed bool) {
+func (p *Process) sweep(rc syscall.RawConn) (closed bool) {
 	for total := 0; total < drainSweep; {
 		c := chunk{b: readPool.Get().(*[]byte)}
 		var rerr error
@@ -415,9 +415,9 @@ func (p *Pane) sweep(rc syscall.RawConn) (closed bool) {
 	return false
 }
 
-// emulate feeds the backlog to the Terminal, joining queued chunks into
+// emulate feeds the backlog to the Output, joining queued chunks into
 // writes of at most coalesceMax bytes, until the reader closes the backlog.
-func (p *Pane) emulate() {
+func (p *Process) emulate() {
 	defer p.wg.Done()
 	defer close(p.emuDone)
 	var next chunk
@@ -455,7 +455,7 @@ func (p *Pane) emulate() {
 				break join
 			}
 		}
-		p.term.Write(data)
+		p.out.Write(data)
 		p.offset.Add(int64(len(data)))
 		readPool.Put(first.b)
 		if joined != nil {
@@ -464,15 +464,21 @@ func (p *Pane) emulate() {
 	}
 }
 
-// replyWriter queues the Terminal's query replies (cursor position, device
-// attributes, ...) for the child's input without ever blocking emulation:
-// when the queue is full, or the reply too long, it is dropped.
-type replyWriter struct{ p *Pane }
+// Replies queues what the Output answers to queries (cursor position,
+// device attributes, ...) for the child's input of the Process started with
+// it (Config.Replies), without ever blocking the writer: a reply longer than
+// 4 KiB, or one that finds 16 queued, is dropped. Replies written before the
+// Process started wait in the queue.
+type Replies struct{ ch chan []byte }
 
-func (w replyWriter) Write(b []byte) (int, error) {
+// NewReplies returns an empty reply queue for one Process.
+func NewReplies() *Replies { return &Replies{ch: make(chan []byte, replyQueue)} }
+
+// Write queues a copy of b; it always returns len(b), nil.
+func (r *Replies) Write(b []byte) (int, error) {
 	if len(b) > 0 && len(b) <= maxReply {
 		select {
-		case w.p.replies <- bytes.Clone(b):
+		case r.ch <- bytes.Clone(b):
 		default:
 		}
 	}
@@ -481,12 +487,12 @@ func (w replyWriter) Write(b []byte) (int, error) {
 
 // replyLoop writes queued replies to the master until the master is closed.
 // A reply the child does not read within replyWriteWait is dropped; replies
-// to a frozen pane are dropped.
-func (p *Pane) replyLoop() {
+// to a frozen process are dropped.
+func (p *Process) replyLoop() {
 	defer p.wg.Done()
 	for {
 		select {
-		case b := <-p.replies:
+		case b := <-p.replies.ch:
 			ctx, cancel := context.WithTimeout(context.Background(), replyWriteWait)
 			p.writeInput(ctx, b)
 			cancel()
@@ -496,10 +502,10 @@ func (p *Pane) replyLoop() {
 	}
 }
 
-// ForegroundGroup is the foreground process group of the pane's terminal
+// ForegroundGroup is the foreground process group of the process's PTY
 // (TIOCGPGRP on the master: one ioctl, no /proc read); 0 once the leader
 // was reaped or when the kernel does not say.
-func (p *Pane) ForegroundGroup() int {
+func (p *Process) ForegroundGroup() int {
 	p.mu.Lock()
 	reaped := p.reaped
 	p.mu.Unlock()

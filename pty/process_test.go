@@ -22,9 +22,9 @@ import (
 var testEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/", "TERM=xterm-256color", "LC_ALL=C"}
 
 // startIn starts argv in dir on an 80×24 pane that is closed when the test ends.
-func startIn(t testing.TB, dir string, argv ...string) *Pane {
+func startIn(t testing.TB, dir string, argv ...string) *Process {
 	t.Helper()
-	p, err := Start(Config{Argv: argv, Dir: dir, Env: testEnv, Cols: 80, Rows: 24})
+	p, err := startTerm(Config{Argv: argv, Dir: dir, Env: testEnv, Cols: 80, Rows: 24}, term.Config{})
 	if err != nil {
 		t.Fatalf("Start(%q): %v", argv, err)
 	}
@@ -32,10 +32,10 @@ func startIn(t testing.TB, dir string, argv ...string) *Pane {
 	return p
 }
 
-func start(t testing.TB, argv ...string) *Pane { t.Helper(); return startIn(t, "/", argv...) }
+func start(t testing.TB, argv ...string) *Process { t.Helper(); return startIn(t, "/", argv...) }
 
 // waitDone waits for the pane's exit and returns its status.
-func waitDone(t testing.TB, p *Pane, d time.Duration) ExitStatus {
+func waitDone(t testing.TB, p *Process, d time.Duration) ExitStatus {
 	t.Helper()
 	select {
 	case <-p.Done():
@@ -64,9 +64,9 @@ func poll(t testing.TB, d time.Duration, what string, cond func() bool) {
 }
 
 // screen returns the visible screen, rows trimmed, joined with newlines.
-func screen(t testing.TB, p *Pane) string {
+func screen(t testing.TB, p *Process) string {
 	t.Helper()
-	c, err := p.Terminal().Capture(term.CaptureRequest{})
+	c, err := terminal(p).Capture(term.CaptureRequest{})
 	if err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
@@ -78,13 +78,13 @@ func screen(t testing.TB, p *Pane) string {
 }
 
 // history returns every row kept (history and screen), trimmed, joined with newlines.
-func history(t testing.TB, p *Pane) string {
+func history(t testing.TB, p *Process) string {
 	t.Helper()
-	c, err := p.Terminal().Capture(term.CaptureRequest{})
+	c, err := terminal(p).Capture(term.CaptureRequest{})
 	if err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
-	if c, err = p.Terminal().Capture(term.CaptureRequest{Start: &c.Oldest, End: &c.End}); err != nil {
+	if c, err = terminal(p).Capture(term.CaptureRequest{Start: &c.Oldest, End: &c.End}); err != nil {
 		t.Fatalf("Capture: %v", err)
 	}
 	lines := make([]string, len(c.Lines))
@@ -94,7 +94,7 @@ func history(t testing.TB, p *Pane) string {
 	return strings.Join(lines, "\n")
 }
 
-func waitScreen(t testing.TB, p *Pane, substr string) {
+func waitScreen(t testing.TB, p *Process, substr string) {
 	t.Helper()
 	poll(t, 5*time.Second, "screen to show "+strconv.Quote(substr), func() bool { return strings.Contains(screen(t, p), substr) })
 }
@@ -243,7 +243,7 @@ func TestResize(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitScreen(t, p, "30 100")
-	if c, r := p.Terminal().Size(); c != 100 || r != 30 {
+	if c, r := terminal(p).Size(); c != 100 || r != 30 {
 		t.Fatalf("Terminal size %dx%d", c, r)
 	}
 	if !panics(func() { p.Resize(0, 30) }) {
@@ -286,7 +286,7 @@ func TestSpawnErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fds := fdCount(t)
-			p, err := Start(Config{Argv: tc.argv, Env: tc.env, Dir: tc.dir, Cols: 80, Rows: 24})
+			p, err := startTerm(Config{Argv: tc.argv, Env: tc.env, Dir: tc.dir, Cols: 80, Rows: 24}, term.Config{})
 			var se *SpawnError
 			if !errors.As(err, &se) || se.Reason != tc.reason {
 				if p != nil {
@@ -308,25 +308,30 @@ func TestSpawnErrors(t *testing.T) {
 func TestInvalidConfigPanics(t *testing.T) {
 	ok := Config{Argv: []string{"true"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24}
 	for name, mod := range map[string]func(*Config){
-		"empty argv":   func(c *Config) { c.Argv = nil },
-		"empty argv0":  func(c *Config) { c.Argv = []string{""} },
-		"NUL in argv":  func(c *Config) { c.Argv = []string{"true", "a\x00b"} },
-		"NUL in env":   func(c *Config) { c.Env = []string{"A=\x00"} },
-		"NUL in dir":   func(c *Config) { c.Dir = "/\x00" },
-		"zero cols":    func(c *Config) { c.Cols = 0 },
-		"rows > 1000":  func(c *Config) { c.Rows = 1001 },
-		"neg history":  func(c *Config) { c.HistoryRows = -1 },
-		"neg hist. B.": func(c *Config) { c.HistoryBytes = -1 },
+		"empty argv":  func(c *Config) { c.Argv = nil },
+		"empty argv0": func(c *Config) { c.Argv = []string{""} },
+		"NUL in argv": func(c *Config) { c.Argv = []string{"true", "a\x00b"} },
+		"NUL in env":  func(c *Config) { c.Env = []string{"A=\x00"} },
+		"NUL in dir":  func(c *Config) { c.Dir = "/\x00" },
+		"zero cols":   func(c *Config) { c.Cols = 0 },
+		"rows > 1000": func(c *Config) { c.Rows = 1001 },
 	} {
 		cfg := ok
 		mod(&cfg)
 		if !panics(func() {
-			if p, err := Start(cfg); err == nil {
+			if p, err := startTerm(cfg, term.Config{}); err == nil {
 				p.Close()
 			}
 		}) {
 			t.Errorf("%s: Start did not panic", name)
 		}
+	}
+	if !panics(func() {
+		if p, err := Start(ok, nil); err == nil {
+			p.Close()
+		}
+	}) {
+		t.Error("nil Output: Start did not panic")
 	}
 }
 
@@ -567,8 +572,8 @@ func TestQueryReply(t *testing.T) {
 
 func TestOnExitBeforeDone(t *testing.T) {
 	got := make(chan ExitStatus, 1)
-	p, err := Start(Config{Argv: []string{"sh", "-c", "exit 3"}, Env: testEnv, Cols: 80, Rows: 24,
-		OnExit: func(st ExitStatus) { got <- st }})
+	p, err := startTerm(Config{Argv: []string{"sh", "-c", "exit 3"}, Env: testEnv, Cols: 80, Rows: 24,
+		OnExit: func(st ExitStatus) { got <- st }}, term.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,9 +598,9 @@ func TestNoLeaks(t *testing.T) {
 
 	const total, batch = 200, 20
 	for i := 0; i < total; i += batch {
-		panes := make([]*Pane, batch)
+		panes := make([]*Process, batch)
 		for j := range panes {
-			p, err := Start(Config{Argv: []string{"sleep", "100"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24})
+			p, err := startTerm(Config{Argv: []string{"sleep", "100"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24}, term.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -625,7 +630,7 @@ func TestNoLeaks(t *testing.T) {
 // BenchmarkStartTrue measures Start of `true` until Done, plus Close.
 func BenchmarkStartTrue(b *testing.B) {
 	for b.Loop() {
-		p, err := Start(Config{Argv: []string{"true"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24})
+		p, err := startTerm(Config{Argv: []string{"true"}, Env: testEnv, Dir: "/", Cols: 80, Rows: 24}, term.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -651,7 +656,7 @@ func BenchmarkPaneCat(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				p, err := Start(Config{Argv: []string{"cat", file}, Env: testEnv, Dir: "/", Cols: sz[0], Rows: sz[1]})
+				p, err := startTerm(Config{Argv: []string{"cat", file}, Env: testEnv, Dir: "/", Cols: sz[0], Rows: sz[1]}, term.Config{})
 				if err != nil {
 					b.Fatal(err)
 				}
