@@ -27,15 +27,17 @@ const (
 	replyWriteWait = time.Second           // how long a reply may wait for the child to read its input
 )
 
-// Output is where a Process's output goes (a pane's terminal emulator).
-// Write and Resize are called from one goroutine at a time, Write in output
-// order; Close once, after the last Write.
+// Output is where a Process's output goes (a pane's terminal emulator). It
+// must be safe for concurrent use: Write comes from the Process's own
+// goroutine, Resize from Process.Resize's caller.
 type Output interface {
-	// Write consumes p (output bytes, up to 256 KiB); it must not keep p.
+	// Write consumes p, output bytes in order (at most 256 KiB at a time);
+	// it must not keep p.
 	Write(p []byte)
-	// Resize sets the size in cells (1..1000 each), before the PTY's.
+	// Resize sets the size in cells (1..1000 each); Process.Resize calls
+	// it before it resizes the PTY.
 	Resize(cols, rows int)
-	// Close is called by Process.Close once the output ended.
+	// Close is called once, by Process.Close, after the last Write.
 	Close()
 }
 
