@@ -265,3 +265,46 @@ func TestRunWaitOrderOfChecksIsTheCode(t *testing.T) {
 		t.Errorf("docs/run-wait.md, \"Order of checks\" names\n\t%s\nthe code checks\n\t%s", strings.Join(got, " "), strings.Join(runStartOrder, " "))
 	}
 }
+
+// TestRunStatusesAreTheDoc completes run records the ways the table of
+// docs/run-wait.md, "Outcomes and status" and the IDL's Record comment
+// list, and compares the statuses they state with completeRun's.
+func TestRunStatusesAreTheDoc(t *testing.T) {
+	doc, idl := readProse(t, runWaitDoc), readProse(t, runIDL)
+	signaled := statedNumbers(t, "docs/run-wait.md", doc, `\| 'signal' \(e\.g\. 'SIGSEGV'\) \| (\d+) \+ the signal.s number, at most (\d+) \|`)
+	terminated := statedNumbers(t, "docs/run-wait.md", doc, `\| (\d+) when the cause is 'deadline', (\d+) otherwise \|`)
+	idlStated := statedNumbers(t, "dev.signaltty.Run.varlink", idl, `status 0 succeeded; exit_code when failed; (\d+)\+signal \(≤(\d+)\) when signaled; (\d+) terminated by its deadline; (\d+) otherwise terminated`)
+	if want := append(slices.Clone(signaled), terminated...); !slices.Equal(idlStated, want) {
+		t.Errorf("the IDL states statuses %v, the doc %v", idlStated, want)
+	}
+	if len(signaled) != 2 || len(terminated) != 2 {
+		return
+	}
+	s := newTestService(t)
+	status := func(state, cause string, es pty.ExitStatus) int {
+		rec := &run{id: "r0", state: state, cause: cause, done: make(chan struct{})}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.completeRun(rec, es, nil)
+		rec.expiry.Stop()
+		return rec.status
+	}
+	code := func(n int) pty.ExitStatus { return pty.ExitStatus{Code: &n} }
+	for _, c := range []struct {
+		what         string
+		state, cause string
+		es           pty.ExitStatus
+		want         int64
+	}{
+		{"exit 0", RunStateRunning, "", code(0), 0},
+		{"exit 3", RunStateRunning, "", code(3), 3},
+		{"SIGSEGV", RunStateRunning, "", pty.ExitStatus{Signal: "SIGSEGV"}, signaled[0] + 11},
+		{"SIGKILL", RunStateRunning, "", pty.ExitStatus{Signal: "SIGKILL"}, min(signaled[0]+9, signaled[1])},
+		{"deadline", RunStateTerminating, CauseDeadline, code(0), terminated[0]},
+		{"cancel", RunStateTerminating, CauseCancel, pty.ExitStatus{Signal: "SIGHUP"}, terminated[1]},
+	} {
+		if got := status(c.state, c.cause, c.es); int64(got) != c.want {
+			t.Errorf("%s: status %d, the doc states %d", c.what, got, c.want)
+		}
+	}
+}
