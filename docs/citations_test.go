@@ -135,10 +135,10 @@ func itoa(n int) string {
 	}
 }
 
-// headings returns the text of every ATX heading of a Markdown file,
-// outside fenced code blocks.
-func headings(text string) map[string]bool {
-	hs := map[string]bool{}
+// headingTexts returns the text of every ATX heading of a Markdown file
+// in order, outside fenced code blocks.
+func headingTexts(text string) []string {
+	var hs []string
 	fence := ""
 	for _, l := range strings.Split(text, "\n") {
 		trimmed := strings.TrimLeft(l, " ")
@@ -155,8 +155,17 @@ func headings(text string) map[string]bool {
 			continue
 		}
 		if m := headingRe.FindStringSubmatch(l); m != nil {
-			hs[m[2]] = true
+			hs = append(hs, m[2])
 		}
+	}
+	return hs
+}
+
+// headings is the set of headingTexts.
+func headings(text string) map[string]bool {
+	hs := map[string]bool{}
+	for _, h := range headingTexts(text) {
+		hs[h] = true
 	}
 	return hs
 }
