@@ -9,10 +9,10 @@ import (
 )
 
 // How a pane's agent tells the daemon who it is and what it does
-// (docs/agents.md, "Session identity", "Hooks"): the agents' own hooks call
-// `signaltty hook <agent> <event>` (Mux.HookEvent) with the hook's JSON;
-// agents without hooks call `signaltty report-session` (Mux.ReportSession).
-// Nothing is ever scraped from a pane's screen.
+// (docs/agents.md, "Session identity", "Hook events"): the agents' own
+// hooks call `signaltty hook <agent> <event>` (Mux.HookEvent) with the
+// hook's JSON; agents without hooks call `signaltty report-session`
+// (Mux.ReportSession). Nothing is ever scraped from a pane's screen.
 
 // HookRequest is the input of HookEvent.
 type HookRequest struct {

@@ -30,7 +30,7 @@ type Workspace struct {
 	CreatedAt time.Time
 	Git       *GitState // nil: not in a git working tree (docs/workspaces.md)
 	// AutoResume: at daemon start, this workspace's RESUMABLE panes with an
-	// official resume command are resumed (docs/agents.md, "Restore").
+	// official resume command are resumed (docs/agents.md, "Auto-resume").
 	AutoResume bool
 }
 

@@ -2,7 +2,7 @@ package service
 
 import "time"
 
-// Output saves (docs/persistence.md, "What is saved when"): pane output
+// Output saves (docs/persistence.md, "When"): pane output
 // changes no structure and so marks nothing dirty for the debounced saver;
 // instead every output interval the saver looks at each terminal's change
 // counter and, when some terminal changed since its tail was last saved,

@@ -18,7 +18,7 @@ func (s *Service) ResumePane(id string) (Pane, error) {
 }
 
 // ResumePaneWith starts the command that resumes a pane's agent session
-// (Mux.ResumePane; docs/agents.md, "Resume"): the agent's resume argv, in
+// (Mux.ResumePane; docs/agents.md, "Restore and resume"): the agent's resume argv, in
 // the pane's cwd, with the pane's environment (the one it was started
 // with while the daemon runs; after a restart the allowlisted saved part)
 // plus the agent's config_env, changed by r, as a fresh PTY child in the

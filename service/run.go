@@ -399,7 +399,7 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 }
 
 // admitRun counts a reservation against max_active (docs/run-wait.md,
-// "Limits"): runs not completed plus starts reserved; s.mu is held.
+// "Retention"): runs not completed plus starts reserved; s.mu is held.
 func (s *Service) admitRun() *Error {
 	active := s.runs.reserved
 	for _, o := range s.runs.order {

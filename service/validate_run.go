@@ -23,8 +23,8 @@ const (
 	runWaitMax     = 86400000
 )
 
-// checkRun checks a start request in the order docs/run-wait.md ("Order of
-// checks") gives, and returns the spawn it makes: argv, or /bin/sh -c for
+// checkRun checks a start request in the order docs/run-wait.md, "Order of
+// checks" gives, and returns the spawn it makes: argv, or /bin/sh -c for
 // shell text, with the run's id added to the environment at reservation.
 func (s *Service) checkRun(r *RunRequest) (spawnSpec, *Error) {
 	if err := s.checkRunFields(r); err != nil {

@@ -1,7 +1,7 @@
 package tests
 
 // signaltty attach --tab: a tab's panes in their split layout, each in a
-// frame with its title, drawn inside a real tmux (docs/attach.md "Tab view").
+// frame with its title, drawn inside a real tmux (docs/attach.md, "Tab view").
 
 import (
 	"fmt"

@@ -10,9 +10,10 @@ import (
 	"github.com/signaltty/signaltty/tests/harness"
 )
 
-// Mux.ListPaneFields (docs/scale.md, "Selected fields") through the CLI
-// (`pane list --fields`) and varlinkctl: the selected members of each
-// listed pane, and the whole ListPanes records left as they were.
+// Mux.ListPaneFields (docs/scale.md, "Selected fields and pages:
+// Mux.ListPaneFields") through the CLI (`pane list --fields`) and
+// varlinkctl: the selected members of each listed pane, and the whole
+// ListPanes records left as they were.
 func TestPaneListFieldsGivesOnlyTheNamedFieldsViaCLIAndVarlinkctl(t *testing.T) {
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "fields")

@@ -20,11 +20,12 @@ var overviewFields = []string{"id", "workspace", "tab", "title", "state", "lifec
 
 // TestScaleListPaneFieldsAgainstListPanes (opt-in: SIGNALTTY_SCALE=N, e.g.
 // 1000) fills one daemon with N idle panes and compares Mux.ListPanes with
-// Mux.ListPaneFields of overviewFields (docs/scale.md, "Selected fields")
-// as three clients see them, each dialled once: raw (the call written to a
-// socket, the reply read to its NUL), typed (the generated Go bindings,
-// decoding into mux.Pane or mux.PaneFields) and maps (the harness's client,
-// decoding into []map[string]any), and typed for a page of 100 panes
+// Mux.ListPaneFields of overviewFields (docs/scale.md, "Selected fields
+// and pages: Mux.ListPaneFields") as three clients see them, each dialled
+// once: raw (the call written to a socket, the reply read to its NUL),
+// typed (the generated Go bindings, decoding into mux.Pane or
+// mux.PaneFields) and maps (the harness's client, decoding into
+// []map[string]any), and typed for a page of 100 panes
 // (limit). Calls alternate, 100 of each. It reports each one's p50/p99
 // from call to decoded reply, reply bytes, and the CPU time per call of
 // the daemon and of the client; it asserts no timings.

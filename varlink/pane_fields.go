@@ -13,12 +13,12 @@ import (
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
-// Mux.ListPaneFields (docs/scale.md, "Selected fields"): the panes of
-// ListPanes with only the fields a caller names. A selected record is cut
-// from the pane's kept ListPanes record (pane_records.go): the members of
-// its top-level object are found once per revision, and a selection copies
-// the named ones, so a listing encodes nothing that ListPanes has already
-// encoded.
+// Mux.ListPaneFields (docs/scale.md, "Selected fields and pages:
+// Mux.ListPaneFields"): the panes of ListPanes with only the fields a
+// caller names. A selected record is cut from the pane's kept ListPanes
+// record (pane_records.go): the members of its top-level object are found
+// once per revision, and a selection copies the named ones, so a listing
+// encodes nothing that ListPanes has already encoded.
 
 // paneFieldNames are the selectable fields of a Pane in their order: every
 // member of mux.Pane but wait_baseline, which ListPanes never fills. The

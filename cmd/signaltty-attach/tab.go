@@ -23,7 +23,7 @@ import (
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
-// The tab view (docs/attach.md "Tab view"): every pane of a tab in its
+// The tab view (docs/attach.md, "Tab view"): every pane of a tab in its
 // split layout, each in a frame with its title, composed with the
 // emulator library's screen types: each pane's attach stream is fed to a
 // local emulator of the pane's size, whose cells are copied into the

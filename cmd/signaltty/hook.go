@@ -17,7 +17,7 @@ import (
 const maxHookInput = 1 << 20
 
 // hookCmd is what an agent's hook configuration runs (docs/agents.md,
-// "Hooks"). It never fails the agent: whatever happens it exits 0, prints
+// "Setting up the hooks"). It never fails the agent: whatever happens it exits 0, prints
 // nothing on stdout (Claude Code adds a SessionStart hook's stdout to the
 // conversation) and explains a problem on stderr.
 func hookCmd(a *app) *cobra.Command {
