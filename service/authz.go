@@ -131,12 +131,12 @@ func (a *authzState) adopt(p *pane, creator string, grants []Grant) {
 
 // ownRun records a new run's owner and containment, kept while its record
 // is retained; s.mu is held.
-func (a *authzState) ownRun(r *run) {
+func (a *authzState) ownRun(r RunStart) {
 	a.init()
-	a.creator["run:"+r.id] = r.principal
-	a.parent["run:"+r.id] = "pane:" + r.paneID
-	if r.tab != "" {
-		a.parent["pane:"+r.paneID], a.parent["tab:"+r.tab] = "tab:"+r.tab, "workspace:"+r.ws
+	a.creator["run:"+r.Run] = r.Principal
+	a.parent["run:"+r.Run] = "pane:" + r.Pane
+	if r.Tab != "" {
+		a.parent["pane:"+r.Pane], a.parent["tab:"+r.Tab] = "tab:"+r.Tab, "workspace:"+r.Workspace
 	}
 }
 
@@ -466,8 +466,8 @@ func (s *Service) chain(resource string) []string {
 		next := ""
 		switch kind {
 		case "run":
-			if r, ok := s.runs.runs[id]; ok {
-				next = "pane:" + r.paneID
+			if p := s.runs.PaneOf(id); p != "" {
+				next = "pane:" + p
 			}
 		case "pane":
 			if p, ok := s.panes[id]; ok && p.tab != "" {

@@ -32,7 +32,7 @@
 // removal), pane.go (the other pane verbs: list, get, input, resize,
 // signal, capture), observe.go (observations and exits of a pane's
 // process), workspace.go, tab.go, layout.go (split trees), run.go (runs and
-// how they follow their pane), run_output.go, service/events (every event
+// how they follow their pane; their rules: service/runs), service/events (every event
 // type with its data), events.go (subscriptions), persist.go (snapshots and
 // restore), env.go (children's environment), git.go (workspaces' git state:
 // computed by running git outside s.mu, stored under it), worktree.go (a

@@ -190,7 +190,7 @@ func (s *Service) deliver(e *Event) {
 
 // snapshotLocked lists the entities events are about; s.mu is held.
 func (s *Service) snapshotLocked() map[string]any {
-	ws, tabs, panes, runs := []any{}, []any{}, []any{}, []any{}
+	ws, tabs, panes := []any{}, []any{}, []any{}
 	for _, wid := range s.wsOrder {
 		ws = append(ws, map[string]any{"workspace": wid})
 		for _, tid := range s.workspaces[wid].tabs {
@@ -200,13 +200,5 @@ func (s *Service) snapshotLocked() map[string]any {
 			}
 		}
 	}
-	for _, r := range s.runs.order {
-		runs = append(runs, struct {
-			Run   string `json:"run"`
-			Pane  string `json:"pane"`
-			State string `json:"state"`
-			events.RunResult
-		}{r.id, r.paneID, r.state, r.result()})
-	}
-	return map[string]any{"workspaces": ws, "tabs": tabs, "panes": panes, "runs": runs}
+	return map[string]any{"workspaces": ws, "tabs": tabs, "panes": panes, "runs": s.runs.Entities()}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/events"
+	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -83,7 +84,7 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 	}
 	info := &exitInfo{status: es, escaped: !swept && leftRunning(inst.proc, es)}
 	if inst.wantTail {
-		info.output = runOutput(paneTail(inst.term, inst.tailRows, inst.tailBytes), inst.proc.Offset())
+		info.output = runs.NewOutput(paneTail(inst.term, inst.tailRows, inst.tailBytes), inst.proc.Offset())
 	}
 	s.mu.Lock()
 	if p.inst == inst && p.state.hasProcess() {

@@ -1,14 +1,17 @@
 package service
 
 import (
+	"log/slog"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/runs"
 )
 
 // docs/run-wait.md and the comments of the Run interface's IDL state the
@@ -95,10 +98,10 @@ func runNumbers() []runNumber {
 		lo, hi := rangeOf(1, func(n int64) bool { return set(n) == nil })
 		return []int64{lo, hi}
 	}
-	cfgMaxActive := configRange(func(n int64) *Error { return checkRunConfig(refOf(int(n)), nil, nil, nil) })
-	cfgRetainCount := configRange(func(n int64) *Error { return checkRunConfig(nil, refOf(int(n)), nil, nil) })
-	cfgRetainMs := configRange(func(n int64) *Error { return checkRunConfig(nil, nil, refOf(n), nil) })
-	cfgRetainBytes := configRange(func(n int64) *Error { return checkRunConfig(nil, nil, nil, refOf(n)) })
+	cfgMaxActive := configRange(func(n int64) *Error { return runs.CheckConfig(refOf(int(n)), nil, nil, nil) })
+	cfgRetainCount := configRange(func(n int64) *Error { return runs.CheckConfig(nil, refOf(int(n)), nil, nil) })
+	cfgRetainMs := configRange(func(n int64) *Error { return runs.CheckConfig(nil, nil, refOf(n), nil) })
+	cfgRetainBytes := configRange(func(n int64) *Error { return runs.CheckConfig(nil, nil, nil, refOf(n)) })
 	ms := func(d interface{ Milliseconds() int64 }) int64 { return d.Milliseconds() }
 	return []runNumber{
 		{"key length", []int64{boundOf(1, 1<<20, keyOK)},
@@ -115,7 +118,7 @@ func runNumbers() []runNumber {
 		{"output_bytes", []int64{0, maxOutputBytes, defOutputBytes},
 			`'output_bytes' \((\d+)\.\.(\d+), default (\d+)\)`, `output_bytes \((\d+)\.\.(\d+), default (\d+)\)`},
 		{"env sizes", []int64{maxEnvVars, maxEnvBytes >> 10}, `At most (\d+) of each; 'env' at most (\d+) KiB`, ""},
-		{"run id lease", []int64{runIDLease}, `reserves run ids ahead, ([\d,]+) at a time`, ""},
+		{"run id lease", []int64{runs.IDLeaseSize}, `reserves run ids ahead, ([\d,]+) at a time`, ""},
 		{"wait timeout_ms", []int64{0, runWaitMax},
 			`'timeout_ms' \((\d+)\.\.(\d+)\): when it passes first`, `timeout_ms \((\d+)\.\.(\d+); 0 checks without waiting`},
 		{"cancel grace_ms", []int64{ms(pty.DefaultGrace), ms(MaxGrace)},
@@ -167,16 +170,18 @@ func TestRunListLimitIsTheDoc(t *testing.T) {
 		// 0 is "absent": the default, not a value out of range.
 		t.Errorf("ListRuns takes limits %d..%d (0 meaning the default), the doc states %d..%d", max(lo, 1), hi, stated[0], stated[1])
 	}
-	s.mu.Lock()
-	for i := range stated[2] + 1 {
-		rec := &run{n: i, id: "r" + strconv.FormatInt(i, 10), state: RunStateCompleted}
-		s.runs.runs[rec.id] = rec
-		s.runs.order = append(s.runs.order, rec)
+	for range stated[2] + 1 {
+		rec := runs.NewRecord("k", "", nil, false, 0, 0, 0)
+		if err := s.runs.TakeID(&s.mu, rec); err != nil {
+			t.Fatal(err)
+		}
+		s.mu.Lock()
+		s.runs.Commit(rec, "pane", "tab", "ws", 1, nil)
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
-	runs, next, err := s.ListRuns("", "", "", 0)
-	if err != nil || int64(len(runs)) != stated[2] || next == "" {
-		t.Errorf("ListRuns without a limit: %d runs, next %q, %v; the doc states the default %d", len(runs), next, err, stated[2])
+	listed, next, err := s.ListRuns("", "", "", 0)
+	if err != nil || int64(len(listed)) != stated[2] || next == "" {
+		t.Errorf("ListRuns without a limit: %d runs, next %q, %v; the doc states the default %d", len(listed), next, err, stated[2])
 	}
 }
 
@@ -205,8 +210,8 @@ var runStartOrder = []string{
 	"conflict.run_key",
 	// startRun: 6. the start barrier
 	"cancelled",
-	// 7. startRun: takeRunID, then reserveNew (start.go), admitRun
-	"unavailable.run_ids",     // takeRunID
+	// 7. startRun: runs.Table.TakeID, then reserveNew (start.go), runs.Table.Admit
+	"unavailable.run_ids",     // runs.Table.TakeID
 	"unavailable.shutdown",    // reserveNew: stopping since step 3
 	"unavailable.panes",       // checkPaneLimit
 	"not_found.workspace",     // spawnTarget: a workspace target
@@ -219,7 +224,7 @@ var runStartOrder = []string{
 	"conflict.pane_starting",
 	"conflict.removing",
 	"invalid_params.size",   // splitSizes: too small to split
-	"unavailable.run_limit", // admitRun
+	"unavailable.run_limit", // runs.Table.Admit
 	// launch, then commit (start.go) reports, in this order:
 	"conflict.removing",    // a removal took the pane while it started
 	"unavailable.cgroup",   // launch: makeCgroup
@@ -268,7 +273,7 @@ func TestRunWaitOrderOfChecksIsTheCode(t *testing.T) {
 
 // TestRunStatusesAreTheDoc completes run records the ways the table of
 // docs/run-wait.md, "Outcomes and status" and the IDL's Record comment
-// list, and compares the statuses they state with completeRun's.
+// list, and compares the statuses they state with runs.Table.Complete's.
 func TestRunStatusesAreTheDoc(t *testing.T) {
 	doc, idl := readProse(t, runWaitDoc), readProse(t, runIDL)
 	signaled := statedNumbers(t, "docs/run-wait.md", doc, `\| 'signal' \(e\.g\. 'SIGSEGV'\) \| (\d+) \+ the signal.s number, at most (\d+) \|`)
@@ -280,14 +285,18 @@ func TestRunStatusesAreTheDoc(t *testing.T) {
 	if len(signaled) != 2 || len(terminated) != 2 {
 		return
 	}
-	s := newTestService(t)
+	tbl := runs.NewTable("src", slog.New(slog.DiscardHandler), func() {})
 	status := func(state, cause string, es pty.ExitStatus) int {
-		rec := &run{id: "r0", state: state, cause: cause, done: make(chan struct{})}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.completeRun(rec, es, nil)
-		rec.expiry.Stop()
-		return rec.status
+		rec := runs.NewRecord("k", "", nil, false, 0, 0, 0)
+		if err := tbl.TakeID(&sync.Mutex{}, rec); err != nil {
+			t.Fatal(err)
+		}
+		tbl.Commit(rec, "pane", "tab", "ws", 1, nil)
+		if state == RunStateTerminating {
+			tbl.Terminating(rec, cause)
+		}
+		tbl.Complete(rec, es, nil)
+		return *rec.Snapshot("", false).Status
 	}
 	code := func(n int) pty.ExitStatus { return pty.ExitStatus{Code: &n} }
 	for _, c := range []struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -69,7 +70,7 @@ type Service struct {
 	// startProcess starts a pane's process: pty.Start, or a stand-in that
 	// tests use to slow a start down.
 	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
-	runs         runState
+	runs         *runs.Table
 	settings     settingsState
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
@@ -95,9 +96,10 @@ func New(cfg Config) *Service {
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
-		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), settings: newSettingsState(), startProcess: pty.Start,
+		tabs: map[string]*tab{}, panes: map[string]*pane{}, settings: newSettingsState(), startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
 	}
+	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
 	s.childBase = childBase(cfg.Environ)
 	s.pub.cond = sync.NewCond(&s.mu)
 	s.initLimits()
@@ -147,12 +149,8 @@ func (s *Service) Status() Status {
 			st.LivePanes++
 		}
 	}
-	st.RunsRetained, st.RunsStarted, st.Escaped = len(s.runs.order), s.runs.started, s.escaped
-	for _, r := range s.runs.order {
-		if r.state != RunStateCompleted {
-			st.RunsActive++
-		}
-	}
+	st.RunsRetained, st.RunsActive, st.RunsStarted = s.runs.Counts()
+	st.Escaped = s.escaped
 	return st
 }
 

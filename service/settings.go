@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/snapshot"
 )
 
@@ -63,13 +64,13 @@ func checkSetting(name string, v int64) *Error {
 	n := int(v)
 	switch name {
 	case SettingRunMaxActive:
-		return checkRunConfig(&n, nil, nil, nil)
+		return runs.CheckConfig(&n, nil, nil, nil)
 	case SettingRunRetainCount:
-		return checkRunConfig(nil, &n, nil, nil)
+		return runs.CheckConfig(nil, &n, nil, nil)
 	case SettingRunRetainMs:
-		return checkRunConfig(nil, nil, &v, nil)
+		return runs.CheckConfig(nil, nil, &v, nil)
 	case SettingRunRetainBytes:
-		return checkRunConfig(nil, nil, nil, &v)
+		return runs.CheckConfig(nil, nil, nil, &v)
 	case SettingRunRemovePanes:
 		if v != 0 && v != 1 {
 			return invalid("remove_panes", "range", "remove_panes must be true or false")
@@ -99,7 +100,9 @@ func (s *Service) applySetting(name string, v int64) {
 	case SettingRunRetainBytes:
 		_, _ = s.SetRunConfig(nil, nil, nil, &v)
 	case SettingRunRemovePanes:
-		s.setRunRemovePanes(v == 1)
+		s.mu.Lock()
+		s.runs.SetRemovePanes(v == 1)
+		s.mu.Unlock()
 	case SettingSaveInterval:
 		_ = s.SetSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:

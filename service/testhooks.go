@@ -9,7 +9,7 @@ package service
 func (s *Service) SetStartBarrier(fn func(key, phase string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.runs.testBarrier = fn
+	s.runs.Barrier = fn
 }
 
 // WedgeForTest takes the service's lock and never gives it back: a stand-in

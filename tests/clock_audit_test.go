@@ -20,7 +20,7 @@ var wallClockAllowed = map[string]string{
 	"pty/spawn.go: time.Unix(1, 0)":            "a deadline in the past: wakes a blocked read or write at once",
 	"varlink/readloop.go: time.Unix(1, 0)":     "a deadline in the past: wakes a blocked read or write at once",
 	"varlink/serve.go: time.Unix(1, 0)":        "a deadline in the past: wakes a blocked read at once",
-	"service/run_ids.go: .UnixMicro()":         "the first run id after a damaged id file: a number above any id a lease reached, no deadline",
+	"service/runs/ids.go: .UnixMicro()":        "the first run id after a damaged id file: a number above any id a lease reached, no deadline",
 	"snapshot/rotate.go: time.Parse(":          "the time in a kept snapshot's file name: spacing of kept copies, which treats a clock set back as due",
 	"cmd/signalttyd/statelock.go: time.Parse(": "a previous daemon's start and last-seen times in the lock record: reported to the user, no deadline",
 }

@@ -467,6 +467,7 @@ func runGoBench(b *bench, quick bool) string {
 		{"./term", "-bench", ".", "-benchtime", benchtime},
 		{"./pty", "-bench", ".", "-benchtime", benchtime},
 		{"./service", "-bench", ".", "-benchtime", benchtime},
+		{"./service/runs", "-bench", ".", "-benchtime", benchtime},
 		{"./cmd/internal/historyview", "-bench", "HistoryViewEnterAndTop", "-benchtime", "200x"},
 	} {
 		c := exec.Command("go", append([]string{"test", "-run", "^$", "-benchmem", args[0]}, args[1:]...)...)
