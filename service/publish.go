@@ -161,10 +161,7 @@ func (s *Service) journalBroken(err *Error) {
 		s.pub.broken, s.pub.brokenAt = err, s.seq+1
 		s.log.Error("events cannot be journaled; none are published until they can", "err", err.Message)
 	}
-	for sub := range s.subs {
-		sub.ended = err
-		s.dropSubscriber(sub)
-	}
+	s.subs.EndAll(err)
 	s.pub.cond.Broadcast()
 }
 
@@ -219,7 +216,7 @@ func (s *Service) publish() {
 			s.pub.broken = nil
 		}
 		for i := range batch {
-			s.deliver(&batch[i])
+			s.subs.Deliver(&batch[i])
 		}
 		if len(batch) > 0 {
 			s.pub.published = batch[len(batch)-1].Seq
@@ -381,7 +378,7 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 	for _, r := range recs {
 		e := Event{Source: r.Source, Seq: r.Seq, Type: events.EventType(r.Type), Resource: r.Resource, Time: r.Time,
 			Data: journaledData(r.Data)}
-		if f.match(&e) {
+		if f.Match(&e) {
 			if len(out) == limit {
 				return nil, newError(errcode.ConflictReplayTooLong, map[string]any{"limit": MaxReplay},
 					"more than %d events match after seq %d: subscribe with a snapshot instead", MaxReplay, after)

@@ -11,6 +11,7 @@ import (
 	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -56,7 +57,7 @@ type Service struct {
 
 	mu         sync.Mutex
 	seq        int64
-	subs       map[*Subscription]struct{}
+	subs       *events.Subscribers
 	workspaces map[string]*workspace
 	wsOrder    []string
 	tabs       map[string]*tab
@@ -94,11 +95,11 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
-		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
-		tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), settings: newSettingsState(), startProcess: pty.Start,
+		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), settings: newSettingsState(), startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
 	}
 	s.childBase = childBase(cfg.Environ)
+	s.subs = events.NewSubscribers(&s.mu)
 	s.pub.cond = sync.NewCond(&s.mu)
 	s.initLimits()
 	return s
@@ -181,9 +182,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Unlock()
 	s.stopPublisher() // what was queued is journaled and delivered first
 	s.mu.Lock()
-	for sub := range s.subs {
-		s.dropSubscriber(sub)
-	}
+	s.subs.EndAll(nil)
 	s.mu.Unlock()
 }
 
