@@ -12,6 +12,7 @@ import (
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/events"
+	"github.com/signaltty/signaltty/service/persist"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -71,7 +72,7 @@ type Service struct {
 	// tests use to slow a start down.
 	startProcess func(pty.Config) (*pty.Pane, error)
 	runs         runState
-	settings     settingsState
+	settings     *persist.Settings
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
@@ -95,7 +96,7 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
-		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), settings: newSettingsState(), startProcess: pty.Start,
+		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, runs: newRunState(), settings: persist.NewSettings(), startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
 	}
 	s.childBase = childBase(cfg.Environ)
