@@ -49,7 +49,7 @@ type persistState struct {
 	// when their tails were last saved; saveMu guards them.
 	outputEvery time.Duration
 	tails       persist.Tails
-	exported    persist.Exports // the panes as the last save exported them (persist_export.go)
+	exported    persist.Exports // the panes as the last save exported them
 }
 
 // PersistStatus describes persistence for Server.GetStatus.
@@ -71,7 +71,11 @@ type PersistStatus struct {
 func (s *Service) PersistStatus() PersistStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ps := &s.persist
+	return s.persist.status()
+}
+
+// status is the persistence state; s.mu is held.
+func (ps *persistState) status() PersistStatus {
 	st := PersistStatus{Enabled: ps.store != nil, Dirty: ps.dirty, Frozen: ps.frozen, LastSave: ps.lastAt,
 		LastBytes: ps.last.Bytes, LastTook: ps.last.Duration, Restored: ps.restored, Runtime: ps.runtimeRestore}
 	if ps.store != nil {
@@ -126,7 +130,7 @@ func (s *Service) StopPersistence() {
 func (s *Service) saver() {
 	s.mu.Lock()
 	ps := &s.persist
-	kick, reconf, quit, done := ps.kick, ps.reconf, ps.quit, ps.done
+	kick, reconf, quit, done, outEvery := ps.kick, ps.reconf, ps.quit, ps.done, ps.outputEvery
 	s.mu.Unlock()
 	defer close(done)
 	var ticker *time.Ticker
@@ -145,7 +149,7 @@ func (s *Service) saver() {
 		}
 	}
 	setPeriodic()
-	outTick, stopOut := s.outputTicker()
+	outTick, stopOut := outputTicker(outEvery)
 	defer func() {
 		if ticker != nil {
 			ticker.Stop()
@@ -315,12 +319,15 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
 				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt, Run: t.run})
 			for _, p := range s.tabPanes(t) {
-				snap.Panes = append(snap.Panes, s.exportPaneKept(p))
+				if p.rev == 0 {
+					s.touch(p)
+				}
+				snap.Panes = append(snap.Panes, s.persist.exported.Keep(p.id, p.rev, p.shutdownSave, func() snapshot.Pane { return exportPane(p) }))
 			}
 		}
 	}
 	s.persist.exported.End()
-	snap.Notifications = s.exportNotifications()
+	snap.Notifications = exportNotifications(s.notes)
 	return snap
 }
 
@@ -425,7 +432,7 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 		p.restoredRows = int64(len(rows))
 		s.panes[p.id] = p
 	}
-	s.importNotifications(snap.Notifications)
+	s.notes = importNotifications(snap.Notifications)
 }
 
 func importLayout(l *snapshot.Layout) *node {
@@ -489,7 +496,10 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	for _, w := range cp.Warnings {
 		s.log.Warn("restoring a snapshot", "snapshot", name, "warning", w)
 	}
-	if err := s.checkNoLivePane(); err != nil {
+	s.mu.Lock()
+	err = s.livePanesLocked()
+	s.mu.Unlock()
+	if err != nil {
 		return SnapshotRestore{}, err
 	}
 	// Keep the state being replaced: saved now (its tails too), and copied
@@ -552,14 +562,8 @@ type RuntimeRestore struct {
 	TailsKept bool      // the copy had its panes' rows
 }
 
-// checkNoLivePane fails conflict.pane_live while a pane holds a PTY.
-func (s *Service) checkNoLivePane() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.livePanesLocked()
-}
-
-// livePanesLocked is checkNoLivePane with s.mu held.
+// livePanesLocked fails conflict.pane_live while a pane holds a PTY; s.mu
+// is held.
 func (s *Service) livePanesLocked() error {
 	var live []string
 	for _, p := range s.panes {

@@ -46,11 +46,9 @@ func (s *Service) SaveOutputInterval() time.Duration {
 	return s.persist.outputEvery
 }
 
-// outputTicker is the saver's output tick (nil channel when off).
-func (s *Service) outputTicker() (<-chan time.Time, func()) {
-	s.mu.Lock()
-	d := s.persist.outputEvery
-	s.mu.Unlock()
+// outputTicker is the saver's output tick every d (nil channel when d is
+// 0: off) and its stop.
+func outputTicker(d time.Duration) (<-chan time.Time, func()) {
 	if d <= 0 {
 		return nil, func() {}
 	}
