@@ -72,9 +72,10 @@ func importAgent(p *pane, sp *snapshot.Pane) {
 	p.agent = a
 }
 
-func (s *Service) exportNotifications() []snapshot.Notification {
-	out := make([]snapshot.Notification, 0, len(s.notes))
-	for _, n := range s.notes {
+// exportNotifications is notes as a snapshot keeps them; s.mu is held.
+func exportNotifications(notes []*Notification) []snapshot.Notification {
+	out := make([]snapshot.Notification, 0, len(notes))
+	for _, n := range notes {
 		sn := snapshot.Notification{ID: n.ID, Pane: n.Pane, Workspace: n.Workspace, Title: n.Title, Body: n.Body,
 			Severity: n.Severity, Source: n.Source, CreatedAt: n.CreatedAt}
 		if !n.ReadAt.IsZero() {
@@ -86,8 +87,11 @@ func (s *Service) exportNotifications() []snapshot.Notification {
 	return out
 }
 
-func (s *Service) importNotifications(ns []snapshot.Notification) {
-	s.notes = nil
+// importNotifications is the notifications of a snapshot as the service
+// keeps them: titles and bodies cleaned, unknown severities info, an id
+// for each, the newest MaxNotifications.
+func importNotifications(ns []snapshot.Notification) []*Notification {
+	var notes []*Notification
 	for _, sn := range ns {
 		n := &Notification{ID: sn.ID, Pane: sn.Pane, Workspace: sn.Workspace, Title: cleanText(sn.Title, maxNotifyTitle),
 			Body: cleanText(sn.Body, maxNotifyBody), Severity: sn.Severity, Source: sn.Source, CreatedAt: sn.CreatedAt}
@@ -100,9 +104,10 @@ func (s *Service) importNotifications(ns []snapshot.Notification) {
 		if n.ID == "" {
 			n.ID = newID("notif")
 		}
-		s.notes = append(s.notes, n)
+		notes = append(notes, n)
 	}
-	if len(s.notes) > MaxNotifications {
-		s.notes = s.notes[len(s.notes)-MaxNotifications:]
+	if len(notes) > MaxNotifications {
+		notes = notes[len(notes)-MaxNotifications:]
 	}
+	return notes
 }

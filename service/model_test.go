@@ -110,25 +110,6 @@ func TestCheckRequestEnv(t *testing.T) {
 	}
 }
 
-func TestFilter(t *testing.T) {
-	e := &Event{Type: "pane.exited", Resource: "pane_1"}
-	for _, c := range []struct {
-		f    Filter
-		want bool
-	}{
-		{Filter{}, true},
-		{Filter{Types: []string{"pane"}}, true},
-		{Filter{Types: []string{"pane.exited"}}, true},
-		{Filter{Types: []string{"pane.ex"}}, false},
-		{Filter{Types: []string{"tab", "pane"}, Resources: []string{"pane_1"}}, true},
-		{Filter{Resources: []string{"pane_2"}}, false},
-	} {
-		if got := c.f.match(e); got != c.want {
-			t.Errorf("%+v.match = %v, want %v", c.f, got, c.want)
-		}
-	}
-}
-
 func TestParseSignal(t *testing.T) {
 	for _, name := range []string{"term", "SIGTERM", "Term"} {
 		if sig, err := parseSignal(name, 0); err != nil || sig.String() != "terminated" {

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"math"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/events"
+	"github.com/signaltty/signaltty/service/persist"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
@@ -20,11 +20,10 @@ import (
 // explicit saves (Server.Save, shutdown, SIGTERM, logind) write at once.
 
 // SaveDebounce is the least time between two debounced saves.
-const SaveDebounce = 2 * time.Second
+const SaveDebounce = persist.SaveDebounce
 
-// tailRows is how many of a pane's last rows are offered to the snapshot
-// store, which keeps as many as fit in snapshot.MaxTailBytes (of text).
-const tailRows = 4096
+// tailRows is how many of a pane's last rows a save or a relaunch keeps.
+const tailRows = persist.TailRows
 
 // persistState is the persistence bookkeeping of a Service; s.mu guards it.
 type persistState struct {
@@ -46,11 +45,11 @@ type persistState struct {
 	runtimeRestore RuntimeRestore
 
 	// outputEvery is how often panes whose rows changed are saved (0:
-	// never; persist_output.go). tailAt is, per terminal, its Changes()
-	// when its tail was last saved; saveMu guards it.
+	// never; persist_output.go). tails are the terminals' change counters
+	// when their tails were last saved; saveMu guards them.
 	outputEvery time.Duration
-	tailAt      map[*term.Terminal]uint64
-	exported    exportedPanes // by pane id, as the last save exported them (persist_export.go)
+	tails       persist.Tails
+	exported    persist.Exports // the panes as the last save exported them
 }
 
 // PersistStatus describes persistence for Server.GetStatus.
@@ -72,7 +71,11 @@ type PersistStatus struct {
 func (s *Service) PersistStatus() PersistStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ps := &s.persist
+	return s.persist.status()
+}
+
+// status is the persistence state; s.mu is held.
+func (ps *persistState) status() PersistStatus {
 	st := PersistStatus{Enabled: ps.store != nil, Dirty: ps.dirty, Frozen: ps.frozen, LastSave: ps.lastAt,
 		LastBytes: ps.last.Bytes, LastTook: ps.last.Duration, Restored: ps.restored, Runtime: ps.runtimeRestore}
 	if ps.store != nil {
@@ -127,7 +130,7 @@ func (s *Service) StopPersistence() {
 func (s *Service) saver() {
 	s.mu.Lock()
 	ps := &s.persist
-	kick, reconf, quit, done := ps.kick, ps.reconf, ps.quit, ps.done
+	kick, reconf, quit, done, outEvery := ps.kick, ps.reconf, ps.quit, ps.done, ps.outputEvery
 	s.mu.Unlock()
 	defer close(done)
 	var ticker *time.Ticker
@@ -146,7 +149,7 @@ func (s *Service) saver() {
 		}
 	}
 	setPeriodic()
-	outTick, stopOut := s.outputTicker()
+	outTick, stopOut := outputTicker(outEvery)
 	defer func() {
 		if ticker != nil {
 			ticker.Stop()
@@ -196,10 +199,10 @@ func (s *Service) SaveInterval() time.Duration {
 	return s.persist.periodic
 }
 
-// CheckSaveInterval accepts 0 (off) or 1 s..24 h.
+// CheckSaveInterval accepts 0 (off) or 1 s..24 h (persist.CheckSaveInterval).
 func CheckSaveInterval(d time.Duration) error {
-	if d != 0 && (d < time.Second || d > 24*time.Hour) {
-		return invalid("save_interval_ms", "range", "save_interval_ms must be 0 or 1000..86400000")
+	if err := persist.CheckSaveInterval(d); err != nil {
+		return err
 	}
 	return nil
 }
@@ -280,38 +283,11 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 
 	// Outside s.mu: terminal locks. The epochs go into the document, which
 	// is encoded before any tail is written; the rows of a changed pane are
-	// read only when the store comes to write its tail (streamTail).
-	at := make(map[*term.Terminal]uint64, len(terms))
-	changed := make(map[string]*paneTailRead, len(terms))
-	for i, sp := range snap.Panes {
-		t := terms[sp.ID]
-		if t == nil { // a relaunch under way before its first output: nothing yet
-			continue
-		}
-		snap.Panes[i].Epoch = t.Epoch()
-		c := t.Changes() // before the rows: a change while reading them is saved next time
-		at[t] = c
-		if last, ok := ps.tailAt[t]; ok && last == c {
-			continue // unchanged since its tail was saved: the store keeps the file
-		}
-		changed[sp.ID] = &paneTailRead{t: t, epoch: snap.Panes[i].Epoch}
-	}
-	var tails snapshot.TailFunc // nil: no tail changed, the store looks at none
-	if len(changed) > 0 {
-		tails = streamTail(changed)
-	}
-	res, err := store.SaveFunc(snap, tails)
+	// read only when the store comes to write its tail.
+	tails := ps.tails.Begin(snap.Panes, terms)
+	res, err := store.SaveFunc(snap, tails.Func())
 	term.NoteWork() // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
-	for _, r := range changed {
-		if r.moved { // rows of a later epoch than the document's: write them again next time
-			delete(at, r.t)
-		}
-	}
-	if err == nil && res.TailErr == nil {
-		ps.tailAt = at
-	} else {
-		ps.tailAt = nil // next time every tail is offered again
-	}
+	tails.End(err == nil && res.TailErr == nil)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -329,50 +305,11 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	return res, nil
 }
 
-// paneTailRead is a changed pane whose tail a save reads when the store
-// comes to it; moved is set when its numbering epoch was no longer the one
-// the document records.
-type paneTailRead struct {
-	t     *term.Terminal
-	epoch int64
-	moved bool
-}
-
-// streamTail reads the tail of a pane of changed when the store asks for
-// it, one pane at a time per tail writer (snapshot.TailFunc), under that
-// terminal's lock only. Each entry is asked for at most once, so the
-// writers never share one.
-func streamTail(changed map[string]*paneTailRead) snapshot.TailFunc {
-	return func(id string) ([]string, bool) {
-		r := changed[id]
-		if r == nil {
-			return nil, false
-		}
-		rows, epoch := savedTail(r.t)
-		r.moved = epoch != r.epoch
-		return rows, true
-	}
-}
-
-// savedRows is what a snapshot keeps of a pane's rows: its last tailRows
-// rows up to the last non-blank one (paneTail), without trailing spaces,
-// in their colours (term.Terminal.TailStyled; snapshot/SCHEMA.md).
-func savedRows(t *term.Terminal) []string {
-	rows, _ := savedTail(t)
-	return rows
-}
-
-// savedTail is savedRows(t) and the numbering epoch of those rows.
-func savedTail(t *term.Terminal) ([]string, int64) {
-	tail := t.TailStyled(tailRows, math.MaxInt)
-	return tail.Lines, tail.Epoch
-}
-
 // exportLocked copies the state into a snapshot; s.mu is held.
 func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 	snap := &snapshot.Snapshot{Server: snapshot.Server{Version: s.cfg.Version, Reason: reason},
 		Workspaces: []snapshot.Workspace{}, Tabs: []snapshot.Tab{}, Panes: make([]snapshot.Pane, 0, len(s.panes)), Notifications: []snapshot.Notification{}}
-	s.persist.exported.gen++
+	s.persist.exported.Begin(len(s.panes))
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		snap.Workspaces = append(snap.Workspaces, snapshot.Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
@@ -382,12 +319,15 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 			snap.Tabs = append(snap.Tabs, snapshot.Tab{ID: t.id, Workspace: t.workspace, Title: t.title,
 				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt, Run: t.run})
 			for _, p := range s.tabPanes(t) {
-				snap.Panes = append(snap.Panes, s.exportPaneKept(p))
+				if p.rev == 0 {
+					s.touch(p)
+				}
+				snap.Panes = append(snap.Panes, s.persist.exported.Keep(p.id, p.rev, p.shutdownSave, func() snapshot.Pane { return exportPane(p) }))
 			}
 		}
 	}
-	s.persist.exported.dropUnseen()
-	snap.Notifications = s.exportNotifications()
+	s.persist.exported.End()
+	snap.Notifications = exportNotifications(s.notes)
 	return snap
 }
 
@@ -406,10 +346,11 @@ func exportPane(p *pane) snapshot.Pane {
 		Argv: append([]string{}, p.argv...), Env: savedEnv(p), EnvUnset: slices.Clone(p.envUnset), EnvLost: lostEnv(p), Cols: p.cols, Rows: p.rows,
 		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave, HistoryRows: p.historyRows}
 	exportAgent(p, &sp)
-	switch st := p.shown(); {
-	case p.shutdownSave || st.hasProcess():
+	st := p.shown()
+	switch live, restoreLive := persist.SaveAs(st.hasProcess(), p.shutdownSave, st == stateRestored); {
+	case restoreLive:
 		sp.State, sp.RestoreState = StateLive, snapshot.RestoreLive
-	case st == stateRestored:
+	case live:
 		sp.State = StateLive // still never seen to exit: restored again as such
 	default:
 		sp.State = StateExited
@@ -471,8 +412,8 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 		}
 		p.envLost = restoredUnset(sp.EnvLost)
 		importAgent(p, &sp)
-		switch {
-		case sp.State == StateExited:
+		switch persist.RestoreAs(sp.State == StateExited, p.agent.resumable()) {
+		case snapshot.RestoreExited:
 			s.transition(p, change{to: stateExited})
 			if sp.Status != nil {
 				p.status = &WaitStatus{Code: sp.Status.Code, Signal: sp.Status.Signal, CoreDumped: sp.Status.CoreDumped}
@@ -480,8 +421,10 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 			if sp.ExitedAt != nil {
 				p.exitedAt = *sp.ExitedAt
 			}
+		case snapshot.RestoreResumable:
+			p.resumable = true
+			s.transition(p, change{to: stateRestored})
 		default:
-			p.resumable = p.agent.resumable()
 			s.transition(p, change{to: stateRestored})
 		}
 		rows := tails[sp.ID]
@@ -489,7 +432,7 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 		p.restoredRows = int64(len(rows))
 		s.panes[p.id] = p
 	}
-	s.importNotifications(snap.Notifications)
+	s.notes = importNotifications(snap.Notifications)
 }
 
 func importLayout(l *snapshot.Layout) *node {
@@ -553,7 +496,10 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	for _, w := range cp.Warnings {
 		s.log.Warn("restoring a snapshot", "snapshot", name, "warning", w)
 	}
-	if err := s.checkNoLivePane(); err != nil {
+	s.mu.Lock()
+	err = s.livePanesLocked()
+	s.mu.Unlock()
+	if err != nil {
 		return SnapshotRestore{}, err
 	}
 	// Keep the state being replaced: saved now (its tails too), and copied
@@ -616,14 +562,8 @@ type RuntimeRestore struct {
 	TailsKept bool      // the copy had its panes' rows
 }
 
-// checkNoLivePane fails conflict.pane_live while a pane holds a PTY.
-func (s *Service) checkNoLivePane() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.livePanesLocked()
-}
-
-// livePanesLocked is checkNoLivePane with s.mu held.
+// livePanesLocked fails conflict.pane_live while a pane holds a PTY; s.mu
+// is held.
 func (s *Service) livePanesLocked() error {
 	var live []string
 	for _, p := range s.panes {

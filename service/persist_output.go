@@ -1,6 +1,10 @@
 package service
 
-import "time"
+import (
+	"time"
+
+	"github.com/signaltty/signaltty/service/persist"
+)
 
 // Output saves (docs/persistence.md, "When"): pane output
 // changes no structure and so marks nothing dirty for the debounced saver;
@@ -12,12 +16,13 @@ import "time"
 
 // DefaultSaveOutputInterval is the daemon's output save interval unless
 // configured otherwise.
-const DefaultSaveOutputInterval = 30 * time.Second
+const DefaultSaveOutputInterval = persist.DefaultSaveOutputInterval
 
-// CheckSaveOutputInterval accepts 0 (off) or 1 s..24 h.
+// CheckSaveOutputInterval accepts 0 (off) or 1 s..24 h
+// (persist.CheckSaveOutputInterval).
 func CheckSaveOutputInterval(d time.Duration) error {
-	if d != 0 && (d < time.Second || d > 24*time.Hour) {
-		return invalid("save_output_interval_ms", "range", "save_output_interval_ms must be 0 or 1000..86400000")
+	if err := persist.CheckSaveOutputInterval(d); err != nil {
+		return err
 	}
 	return nil
 }
@@ -41,11 +46,9 @@ func (s *Service) SaveOutputInterval() time.Duration {
 	return s.persist.outputEvery
 }
 
-// outputTicker is the saver's output tick (nil channel when off).
-func (s *Service) outputTicker() (<-chan time.Time, func()) {
-	s.mu.Lock()
-	d := s.persist.outputEvery
-	s.mu.Unlock()
+// outputTicker is the saver's output tick every d (nil channel when d is
+// 0: off) and its stop.
+func outputTicker(d time.Duration) (<-chan time.Time, func()) {
 	if d <= 0 {
 		return nil, func() {}
 	}
@@ -63,7 +66,7 @@ func (s *Service) saveOutput() {
 		if p.term == nil {
 			continue
 		}
-		if last, ok := ps.tailAt[p.term]; !ok || last != p.term.Changes() { // atomic: no terminal lock
+		if ps.tails.Changed(p.term) { // atomic: no terminal lock
 			changed = true
 			break
 		}

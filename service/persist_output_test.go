@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/signaltty/signaltty/service/persist"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
@@ -69,7 +70,7 @@ func measureOutputSave(t *testing.T, panes, printing int) {
 			if i < printing {
 				want = fmt.Sprintf("printer-%d line", i)
 			}
-			if !strings.Contains(strings.Join(savedRows(tm), "\n"), want) {
+			if !strings.Contains(strings.Join(persist.SavedRows(tm), "\n"), want) {
 				return false
 			}
 		}
@@ -100,7 +101,7 @@ func measureOutputSave(t *testing.T, panes, printing int) {
 	}
 	// Forcing every tail to be offered again, for comparison.
 	s.persist.saveMu.Lock()
-	s.persist.tailAt = nil
+	s.persist.tails.Forget()
 	s.persist.saveMu.Unlock()
 	start = time.Now()
 	all, err := s.Save("output")

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"log/slog"
 	"runtime"
 	"sync"
 	"time"
@@ -148,24 +149,22 @@ func (s *Service) numberAvailable() bool {
 	if s.journal == nil || s.seq < s.pub.reserved {
 		return true
 	}
-	s.journalBroken(newError(errcode.UnavailableJournal, map[string]any{"reserved": s.pub.reserved},
-		"no event number is reserved beyond %d: the sequence reservation cannot be written", s.pub.reserved))
+	err := newError(errcode.UnavailableJournal, map[string]any{"reserved": s.pub.reserved},
+		"no event number is reserved beyond %d: the sequence reservation cannot be written", s.pub.reserved)
+	s.subs.EndAll(err)
+	s.pub.breakAt(err, s.seq+1, s.log)
 	s.pub.kickPublisher() // the publisher tries to reserve again
 	return false
 }
 
-// journalBroken stops publication until the journal works again: every
-// subscriber is ended with err; s.mu is held.
-func (s *Service) journalBroken(err *Error) {
-	if s.pub.broken == nil {
-		s.pub.broken, s.pub.brokenAt = err, s.seq+1
-		s.log.Error("events cannot be journaled; none are published until they can", "err", err.Message)
+// breakAt stops publication until the journal works again, from seq on:
+// the caller ends every subscriber with err; the lock of p.cond is held.
+func (p *publisher) breakAt(err *Error, seq int64, log *slog.Logger) {
+	if p.broken == nil {
+		p.broken, p.brokenAt = err, seq
+		log.Error("events cannot be journaled; none are published until they can", "err", err.Message)
 	}
-	for sub := range s.subs {
-		sub.ended = err
-		s.dropSubscriber(sub)
-	}
-	s.pub.cond.Broadcast()
+	p.cond.Broadcast()
 }
 
 // publish is the publisher goroutine.
@@ -210,7 +209,7 @@ func (s *Service) publish() {
 
 		s.mu.Lock()
 		s.pub.reserved = newReserved
-		s.journalOutcome(err, recs)
+		s.pub.noteAppend(err, recs, s.log)
 		if s.pub.broken != nil && s.seq < newReserved { // numbers again: what was not published is a break in the history
 			s.log.Info("events are journaled again", "unpublished_from", s.pub.brokenAt)
 			s.pub.jmu.Lock()
@@ -219,13 +218,13 @@ func (s *Service) publish() {
 			s.pub.broken = nil
 		}
 		for i := range batch {
-			s.deliver(&batch[i])
+			s.subs.Deliver(&batch[i])
 		}
 		if len(batch) > 0 {
 			s.pub.published = batch[len(batch)-1].Seq
 		}
 		if err != nil || reserveErr != nil || s.pub.broken != nil {
-			s.scheduleJournalRetry()
+			s.pub.scheduleRetry(s.stopped)
 		} else {
 			s.pub.backoff = 0
 		}
@@ -237,11 +236,11 @@ func (s *Service) publish() {
 	}
 }
 
-// journalOutcome opens, extends or closes an outage after an Append that
-// returned err for recs; s.mu is held.
-func (s *Service) journalOutcome(err error, recs []journal.Record) {
-	n := len(s.pub.outages)
-	open := n > 0 && s.pub.outages[n-1].RecoveredAt.IsZero()
+// noteAppend opens, extends or closes an outage after an Append that
+// returned err for recs; the lock of p.cond is held.
+func (p *publisher) noteAppend(err error, recs []journal.Record, log *slog.Logger) {
+	n := len(p.outages)
+	open := n > 0 && p.outages[n-1].RecoveredAt.IsZero()
 	switch {
 	case err != nil && !open:
 		o := JournalOutage{BrokeAt: time.Now(), Error: err.Error()}
@@ -249,39 +248,39 @@ func (s *Service) journalOutcome(err error, recs []journal.Record) {
 			o.FirstSeq, o.LastSeq = recs[0].Seq, recs[len(recs)-1].Seq
 		}
 		if n == maxOutages {
-			s.pub.outages = append(s.pub.outages[:0], s.pub.outages[1:]...)
+			p.outages = append(p.outages[:0], p.outages[1:]...)
 		}
-		s.pub.outages = append(s.pub.outages, o)
-		s.log.Error("events cannot be journaled; they are delivered live and recorded as lost from the journal",
+		p.outages = append(p.outages, o)
+		log.Error("events cannot be journaled; they are delivered live and recorded as lost from the journal",
 			"first_seq", o.FirstSeq, "err", err)
 	case err != nil && len(recs) > 0:
-		o := &s.pub.outages[n-1]
+		o := &p.outages[n-1]
 		if o.FirstSeq == 0 {
 			o.FirstSeq = recs[0].Seq
 		}
 		o.LastSeq = recs[len(recs)-1].Seq
 	case err == nil && open:
-		o := &s.pub.outages[n-1]
+		o := &p.outages[n-1]
 		o.RecoveredAt = time.Now()
-		s.log.Info("events are journaled again", "lost_first", o.FirstSeq, "lost_last", o.LastSeq,
+		log.Info("events are journaled again", "lost_first", o.FirstSeq, "lost_last", o.LastSeq,
 			"broke_at", o.BrokeAt.UTC().Format(time.RFC3339))
 	}
 }
 
-// scheduleJournalRetry kicks the publisher again after the backoff, so a
-// journal that cannot be written is retried without any event; s.mu is
-// held.
-func (s *Service) scheduleJournalRetry() {
-	if s.pub.retrying || s.stopped {
+// scheduleRetry kicks the publisher again after the backoff, so a
+// journal that cannot be written is retried without any event, unless the
+// service stopped; the lock of p.cond is held.
+func (p *publisher) scheduleRetry(stopped bool) {
+	if p.retrying || stopped {
 		return
 	}
-	s.pub.backoff = min(max(2*s.pub.backoff, journalRetryFirst), journalRetryMax)
-	s.pub.retrying = true
-	time.AfterFunc(s.pub.backoff, func() {
-		s.mu.Lock()
-		s.pub.retrying = false
-		s.mu.Unlock()
-		s.pub.kickPublisher()
+	p.backoff = min(max(2*p.backoff, journalRetryFirst), journalRetryMax)
+	p.retrying = true
+	time.AfterFunc(p.backoff, func() {
+		p.cond.L.Lock()
+		p.retrying = false
+		p.cond.L.Unlock()
+		p.kickPublisher()
 	})
 }
 
@@ -338,8 +337,9 @@ func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
 			return nil, s.pub.broken
 		}
 		if through > from {
+			j := s.journal
 			s.mu.Unlock() // disk reads outside s.mu
-			evs, err := s.readJournal(f, from, through, MaxReplay-len(replay))
+			evs, err := s.pub.readJournal(j, f, from, through, MaxReplay-len(replay))
 			s.mu.Lock()
 			if err != nil {
 				return nil, err
@@ -355,11 +355,13 @@ func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
 	}
 }
 
-// readJournal reads the journaled events matching f in (after, through].
-func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Event, *Error) {
-	s.pub.jmu.Lock()
-	defer s.pub.jmu.Unlock()
-	retained, broken, _ := s.journal.Coverage()
+// readJournal reads the journaled events of j matching f in (after,
+// through], at most limit of them (conflict.replay_too_long beyond);
+// p.jmu is taken, the lock of p.cond is not held.
+func (p *publisher) readJournal(j *journal.Journal, f Filter, after, through int64, limit int) ([]Event, *Error) {
+	p.jmu.Lock()
+	defer p.jmu.Unlock()
+	retained, broken, _ := j.Coverage()
 	switch {
 	case after < retained:
 		return nil, newError(errcode.ConflictHistoryLost, map[string]any{"oldest": retained + 1},
@@ -368,12 +370,12 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 		return nil, newError(errcode.UnavailableJournal, map[string]any{"broken_through": broken},
 			"the journal cannot prove the events after %d complete (its history through %d is broken)", after, broken)
 	}
-	for _, g := range s.journal.Lost() {
+	for _, g := range j.Lost() {
 		if after < g.Last {
 			return nil, lostRange(g)
 		}
 	}
-	recs, err := s.journal.Read(after, through, MaxReplay)
+	recs, err := j.Read(after, through, MaxReplay)
 	if err != nil {
 		return nil, newError(errcode.UnavailableJournal, nil, "reading the journal: %v", err)
 	}
@@ -381,7 +383,7 @@ func (s *Service) readJournal(f Filter, after, through int64, limit int) ([]Even
 	for _, r := range recs {
 		e := Event{Source: r.Source, Seq: r.Seq, Type: events.EventType(r.Type), Resource: r.Resource, Time: r.Time,
 			Data: journaledData(r.Data)}
-		if f.match(&e) {
+		if f.Match(&e) {
 			if len(out) == limit {
 				return nil, newError(errcode.ConflictReplayTooLong, map[string]any{"limit": MaxReplay},
 					"more than %d events match after seq %d: subscribe with a snapshot instead", MaxReplay, after)

@@ -1,20 +1,14 @@
 package service
 
 import (
-	"maps"
-	"slices"
 	"sort"
 
-	"github.com/signaltty/signaltty/snapshot"
+	"github.com/signaltty/signaltty/service/persist"
 )
 
 // The environment of a restarted pane (docs/agents.md, "Credentials after
-// a restart"): while the daemon runs, a pane keeps in memory the variables
-// it was started with, values included, and a relaunch or resume gives
-// them to the new process; only the allowlisted ones are saved, so after a
-// daemon restart the others are lost and only their names are kept. A
-// resume or relaunch may add variables (RestartEnv.Env) and remove some
-// (RestartEnv.Unset) for the new process; those it adds are never saved.
+// a restart") is persist.Env's; a resume or relaunch may add variables
+// (RestartEnv.Env) and remove some (RestartEnv.Unset) for the new process.
 
 // RestartEnv is what a resume or relaunch changes in the pane's
 // environment for the process it starts.
@@ -42,58 +36,23 @@ func envNames(env map[string]string) []string {
 	return out
 }
 
-// savedEnv is what of the pane's environment a snapshot keeps: the
-// allowlisted variables, never one a resume or relaunch added.
-func savedEnv(p *pane) map[string]string {
-	env := snapshot.FilterEnv(p.env)
-	for _, k := range p.envTransient {
-		delete(env, k)
-	}
-	if len(env) == 0 {
-		return nil
-	}
-	return env
+// persistEnv is the pane's environment as it persists; s.mu is held.
+func persistEnv(p *pane) persist.Env {
+	return persist.Env{Vars: p.env, Unset: p.envUnset, Transient: p.envTransient, Lost: p.envLost}
 }
 
+// savedEnv is what of the pane's environment a snapshot keeps
+// (persist.Env.Saved).
+func savedEnv(p *pane) map[string]string { return persistEnv(p).Saved() }
+
 // lostEnv names the pane's variables a snapshot does not keep the values
-// of: the ones savedEnv leaves out and those lost by an earlier restart.
-func lostEnv(p *pane) []string {
-	saved := savedEnv(p)
-	out := slices.Clone(p.envLost)
-	for k := range p.env {
-		if _, ok := saved[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	return unsetNames(out)
-}
+// of (persist.Env.LostNames).
+func lostEnv(p *pane) []string { return persistEnv(p).LostNames() }
 
 // restartEnvOf is the pane's own environment for a restart: its
 // environment now (base: nil for p.env), with r applied; the names it
-// removes; and what the pane records afterwards. s.mu is held.
+// removes; and what the pane records afterwards (persist.Env.Restart).
+// s.mu is held.
 func restartEnvOf(p *pane, base map[string]string, r RestartEnv) (env map[string]string, unset, transient, lost []string) {
-	if base == nil {
-		base = p.env
-	}
-	env = maps.Clone(base)
-	if env == nil {
-		env = map[string]string{}
-	}
-	transient = slices.Clone(p.envTransient)
-	for k, v := range r.Env {
-		env[k] = v
-		transient = append(transient, k)
-	}
-	for _, k := range r.Unset {
-		delete(env, k)
-	}
-	transient = slices.DeleteFunc(unsetNames(transient), func(k string) bool { _, ok := env[k]; return !ok })
-	unset = unsetNames(append(slices.Clone(p.envUnset), r.Unset...))
-	for _, k := range p.envLost {
-		if _, given := env[k]; !given && !slices.Contains(r.Unset, k) {
-			lost = append(lost, k)
-		}
-	}
-	sort.Strings(lost)
-	return env, unset, transient, lost
+	return persistEnv(p).Restart(base, r.Env, r.Unset)
 }

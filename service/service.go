@@ -11,6 +11,8 @@ import (
 	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/events"
+	"github.com/signaltty/signaltty/service/persist"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/term"
 )
@@ -57,7 +59,7 @@ type Service struct {
 
 	mu         sync.Mutex
 	seq        int64
-	subs       map[*Subscription]struct{}
+	subs       *events.Subscribers
 	workspaces map[string]*workspace
 	wsOrder    []string
 	tabs       map[string]*tab
@@ -71,7 +73,7 @@ type Service struct {
 	// tests use to slow a start down.
 	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
 	runs         *runs.Table
-	settings     settingsState
+	settings     *persist.Settings
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
@@ -95,12 +97,12 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
-		subs: map[*Subscription]struct{}{}, workspaces: map[string]*workspace{},
-		tabs: map[string]*tab{}, panes: map[string]*pane{}, settings: newSettingsState(), startProcess: pty.Start,
+		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, settings: persist.NewSettings(), startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
 	}
 	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
 	s.childBase = childBase(cfg.Environ)
+	s.subs = events.NewSubscribers(&s.mu)
 	s.pub.cond = sync.NewCond(&s.mu)
 	s.initLimits()
 	return s
@@ -179,9 +181,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Unlock()
 	s.stopPublisher() // what was queued is journaled and delivered first
 	s.mu.Lock()
-	for sub := range s.subs {
-		s.dropSubscriber(sub)
-	}
+	s.subs.EndAll(nil)
 	s.mu.Unlock()
 }
 

@@ -1,61 +1,43 @@
 package service
 
 import (
-	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/persist"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/snapshot"
 )
 
-// Settings (docs/persistence.md, "Settings"): the values Server.SetConfig
-// changes, read at start from the settings file and then the environment
-// (which overrides the file), and written to the file by every SetConfig.
+// Settings (docs/persistence.md, "Settings"): the names, values, file and
+// origins are package persist's; the service checks and applies them.
 
-// Origins of a setting's value.
+// Origins of a setting's value (persist.Settings).
 const (
-	OriginDefault     = "default"     // nothing set it
-	OriginFile        = "file"        // the settings file, at start
-	OriginEnvironment = "environment" // a variable of the daemon's environment, at start
-	OriginRuntime     = "runtime"     // Server.SetConfig since start
+	OriginDefault     = persist.OriginDefault
+	OriginFile        = persist.OriginFile
+	OriginEnvironment = persist.OriginEnvironment
+	OriginRuntime     = persist.OriginRuntime
 )
 
 // Setting names, as the settings file and `signaltty config get` spell them.
 const (
-	SettingRunMaxActive   = "run.max_active"
-	SettingRunRetainCount = "run.retain_count"
-	SettingRunRetainMs    = "run.retain_ms"
-	SettingRunRetainBytes = "run.retain_bytes"
-	SettingRunRemovePanes = "run.remove_panes" // a boolean, 0 or 1 (false or true in the file)
-	SettingSaveInterval   = "save_interval_ms"
-	SettingHistoryRows    = "history_rows"
+	SettingRunMaxActive   = persist.SettingRunMaxActive
+	SettingRunRetainCount = persist.SettingRunRetainCount
+	SettingRunRetainMs    = persist.SettingRunRetainMs
+	SettingRunRetainBytes = persist.SettingRunRetainBytes
+	SettingRunRemovePanes = persist.SettingRunRemovePanes
+	SettingSaveInterval   = persist.SettingSaveInterval
+	SettingHistoryRows    = persist.SettingHistoryRows
 )
 
 // SettingNames lists every setting in the order config get shows them.
-var SettingNames = []string{SettingRunMaxActive, SettingRunRetainCount, SettingRunRetainMs, SettingRunRetainBytes,
-	SettingRunRemovePanes, SettingSaveInterval, SettingHistoryRows}
+var SettingNames = persist.SettingNames
 
 // SettingOrigin is where one setting's value came from.
-type SettingOrigin struct{ Name, Origin string }
-
-// settingsState is the settings bookkeeping; s.mu guards it, except mu,
-// which serialises SetSettings (its file write and what it applies) and is
-// taken without s.mu.
-type settingsState struct {
-	path   string           // the settings file; "" none
-	file   map[string]int64 // the values the file holds
-	origin map[string]string
-	mu     *sync.Mutex
-}
-
-func newSettingsState() settingsState {
-	return settingsState{file: map[string]int64{}, origin: map[string]string{}, mu: &sync.Mutex{}}
-}
+type SettingOrigin = persist.SettingOrigin
 
 // checkSetting checks a value for a setting. Errors: invalid_params.<field>
 // (the SetConfig field: max_active, retain_count, retain_ms, retain_bytes,
@@ -77,10 +59,7 @@ func checkSetting(name string, v int64) *Error {
 		}
 		return nil
 	case SettingSaveInterval:
-		if err := CheckSaveInterval(time.Duration(v) * time.Millisecond); err != nil {
-			return err.(*Error)
-		}
-		return nil
+		return persist.CheckSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:
 		return CheckHistoryRows(n)
 	}
@@ -110,34 +89,6 @@ func (s *Service) applySetting(name string, v int64) {
 	}
 }
 
-// parseSetting reads a value of the settings file: a decimal integer, or
-// for run.remove_panes a boolean (true, false, 1, 0, …; strconv.ParseBool).
-func parseSetting(name, text string) (int64, error) {
-	if name == SettingRunRemovePanes {
-		b, err := strconv.ParseBool(text)
-		if err != nil {
-			return 0, fmt.Errorf("not true or false: %s", text)
-		}
-		if b {
-			return 1, nil
-		}
-		return 0, nil
-	}
-	v, err := strconv.ParseInt(text, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("not an integer: %s", text)
-	}
-	return v, nil
-}
-
-// formatSetting writes a value as parseSetting reads it.
-func formatSetting(name string, v int64) string {
-	if name == SettingRunRemovePanes {
-		return strconv.FormatBool(v == 1)
-	}
-	return strconv.FormatInt(v, 10)
-}
-
 // LoadSettings applies the settings file at path ("" for none; a missing
 // file sets nothing), then env (setting name to value, from the daemon's
 // environment), which overrides the file; path is where SetSettings writes
@@ -146,40 +97,25 @@ func formatSetting(name string, v int64) string {
 // values that are not integers or out of range, a file that cannot be
 // read. Env values must be checked already.
 func (s *Service) LoadSettings(path string, env map[string]int64) (problems []string) {
-	var vals map[string]string
+	var text map[string]string
 	if path != "" {
 		var err error
-		vals, problems, err = snapshot.ReadSettings(path)
+		text, problems, err = snapshot.ReadSettings(path)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
-	file := map[string]int64{}
-	for _, name := range slices.Sorted(maps.Keys(vals)) {
-		v, err := parseSetting(name, vals[name])
-		if err != nil {
-			problems = append(problems, name+": "+err.Error())
-			continue
-		}
-		if cerr := checkSetting(name, v); cerr != nil {
-			problems = append(problems, name+": "+cerr.Message)
-			continue
-		}
-		file[name] = v
-		s.applySetting(name, v)
+	file, bad := persist.ParseFile(text, checkSetting)
+	problems = append(problems, bad...)
+	for _, name := range slices.Sorted(maps.Keys(file)) {
+		s.applySetting(name, file[name])
 	}
 	for name, v := range env {
 		s.applySetting(name, v)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.settings.path, s.settings.file = path, file
-	for name := range file {
-		s.settings.origin[name] = OriginFile
-	}
-	for name := range env {
-		s.settings.origin[name] = OriginEnvironment
-	}
+	s.settings.Loaded(path, file, env)
 	return problems
 }
 
@@ -201,19 +137,13 @@ func (s *Service) SetSettings(change map[string]int64) error {
 			return checkSetting(name, 0)
 		}
 	}
-	l := s.settings.mu
-	l.Lock()
-	defer l.Unlock()
+	s.settings.BeginChange()
+	defer s.settings.EndChange()
 	s.mu.Lock()
-	path, file := s.settings.path, maps.Clone(s.settings.file)
+	path, file := s.settings.WithChange(change)
 	s.mu.Unlock()
-	maps.Copy(file, change)
 	if path != "" && len(change) > 0 {
-		text := map[string]string{}
-		for k, v := range file {
-			text[k] = formatSetting(k, v)
-		}
-		if err := snapshot.WriteSettings(path, text); err != nil {
+		if err := snapshot.WriteSettings(path, persist.FileText(file)); err != nil {
 			return newError(errcode.CodeInternal, map[string]any{"path": path}, "the settings were not changed: %v", err)
 		}
 	}
@@ -225,10 +155,7 @@ func (s *Service) SetSettings(change map[string]int64) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.settings.file = file
-	for name := range change {
-		s.settings.origin[name] = OriginRuntime
-	}
+	s.settings.Changed(file, change)
 	return nil
 }
 
@@ -237,20 +164,12 @@ func (s *Service) SetSettings(change map[string]int64) error {
 func (s *Service) SettingOrigins() []SettingOrigin {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]SettingOrigin, 0, len(SettingNames))
-	for _, name := range SettingNames {
-		o := s.settings.origin[name]
-		if o == "" {
-			o = OriginDefault
-		}
-		out = append(out, SettingOrigin{Name: name, Origin: o})
-	}
-	return out
+	return s.settings.Origins()
 }
 
 // SettingsFile is the settings file's path ("" when the daemon has none).
 func (s *Service) SettingsFile() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.settings.path
+	return s.settings.Path()
 }

@@ -36,7 +36,7 @@ func TestWaitPaneOnAgentState(t *testing.T) {
 		}
 		done <- r
 	}()
-	waitFor(t, "the wait to subscribe", func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.subs) > 0 })
+	waitFor(t, "the wait to subscribe", func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.subs.Len() > 0 })
 	if _, err := s.Notify(NotifyRequest{Pane: p.ID, Title: "x", Severity: "warning"}); err != nil {
 		t.Fatal(err)
 	}
