@@ -57,8 +57,9 @@ type Principal struct {
 	Helper    string
 }
 
-// IsOwner reports whether p holds every right.
-func (p Principal) IsOwner() bool { return p.ID == Owner || p.ID == "" }
+// IsOwner reports whether p holds every right: only a principal whose ID
+// is Owner (the zero Principal is not the owner).
+func (p Principal) IsOwner() bool { return p.ID == Owner }
 
 // OwnerPrincipal is the owner.
 var OwnerPrincipal = Principal{ID: Owner}
