@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/authz"
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/events"
 	"golang.org/x/sys/unix"
@@ -45,7 +46,7 @@ const (
 
 // Principal is who a connection acts as. Until grants exist every peer
 // with the daemon's uid is the owner.
-const Owner = "owner"
+const Owner = authz.Owner
 
 // RunRequest is the input of StartRun (docs/run-wait.md, "Start").
 type RunRequest struct {
