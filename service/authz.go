@@ -13,6 +13,7 @@ import (
 
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/authz"
+	"github.com/signaltty/signaltty/service/procs"
 )
 
 // Principals and their rights (docs/security.md). Every connection resolves
@@ -114,7 +115,7 @@ func (s *Service) PaneOfProcess(pid int) string {
 // and its ancestors whose argv an agent adapter declares a shared helper
 // (agents.SharedHelper), 0 if none; the walk stops at the daemon.
 func sharedHelperOf(pid int) (int, string) {
-	return sharedHelperIn(pid, os.Getpid(), procArgv, func(pid int) int { ppid, _, _ := procStat(pid); return ppid })
+	return sharedHelperIn(pid, os.Getpid(), procs.Argv, func(pid int) int { ppid, _, _ := procs.Stat(pid); return ppid })
 }
 
 // sharedHelperIn is sharedHelperOf over a process tree given by argv and
@@ -127,15 +128,6 @@ func sharedHelperIn(pid, stop int, argv func(int) []string, parent func(int) int
 		pid = parent(pid)
 	}
 	return 0, ""
-}
-
-// procArgv reads a process's argv (nil if gone).
-func procArgv(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 // findPane is PaneOfProcess, and whether pid descends from the daemon.
@@ -168,7 +160,7 @@ func (s *Service) findPane(pid int) (string, bool) {
 	}
 	self := os.Getpid()
 	for i := 0; i < 64 && pid > 1; i++ {
-		ppid, pgrp, sid := procStat(pid)
+		ppid, pgrp, sid := procs.Stat(pid)
 		for _, q := range []int{pid, pgrp, sid} {
 			if id, ok := leaders[q]; ok && q > 1 {
 				return id, true
@@ -220,26 +212,6 @@ func paneOfCgroup(pid int, tree string, groups map[string]string) (string, bool)
 	return "", false
 }
 
-// procStat reads a process's parent, process group and session (0s if gone).
-func procStat(pid int) (ppid, pgrp, sid int) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 4 {
-		return 0, 0, 0
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	pgrp, _ = strconv.Atoi(f[2])
-	sid, _ = strconv.Atoi(f[3])
-	return ppid, pgrp, sid
-}
-
 // ResolvePeer resolves a connected process to its principal
 // (docs/security.md, "Who is calling"). environ reads the pinned process's
 // environment; it is consulted only for an outside caller when outside
@@ -269,7 +241,7 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	// Identity fails closed: a process started inside a pane or by the
 	// daemon that no live pane claims is never the owner (nor, by its
 	// environment, anyone else).
-	if inside || s.cfg.Mark.marked(pid) {
+	if inside || s.cfg.Mark.Marked(pid) {
 		s.noteUnattributed(pid)
 		return Principal{ID: Unknown, Unattributed: true}
 	}
@@ -295,11 +267,7 @@ const maxUnattributedNames = 64
 
 // noteUnattributed counts a connection of an unattributed process.
 func (s *Service) noteUnattributed(pid int) {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	name := strings.TrimSpace(string(b))
-	if name == "" {
-		name = "?"
-	}
+	name := procs.Name(pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.authz.unattributed == nil {
@@ -361,7 +329,7 @@ func (s *Service) SharedHelpers() []SharedHelperSeen {
 	defer s.mu.Unlock()
 	out := make([]SharedHelperSeen, 0, len(s.authz.helpers))
 	for pid, h := range s.authz.helpers {
-		if _, ok := agents.SharedHelper(procArgv(pid)); !ok {
+		if _, ok := agents.SharedHelper(procs.Argv(pid)); !ok {
 			delete(s.authz.helpers, pid) // exited (or its pid now another program's)
 			continue
 		}
