@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +35,10 @@ type (
 	Grant     = authz.Grant
 	Principal = authz.Principal
 	Denials   = authz.Denials
+	// SharedHelperSeen and UnattributedCaller are what doctor shows of
+	// callers no pane claims (authz.Callers).
+	SharedHelperSeen   = authz.SharedHelperSeen
+	UnattributedCaller = authz.UnattributedCaller
 )
 
 // OwnerPrincipal is the owner.
@@ -47,33 +50,8 @@ var DefaultPaneGrants = authz.DefaultPaneGrants
 
 // authzState is the authorization data of the model; s.mu guards it.
 type authzState struct {
-	rules authz.Table // creators, pane principals' grants, frozen containment, denials
-	// unattributed: connections of unattributed callers, by name
-	unattributed map[string]*UnattributedCaller
-	// helpers: the shared agent helpers callers descended from, by pid
-	helpers map[int]*SharedHelperSeen
-}
-
-// SharedHelperSeen is an agent's shared helper that callers descended
-// from (doctor): the agent, its pid, the pane it was started from ("" if
-// unknown: first seen after that pane ended), the connections denied, and
-// how to run one helper per pane instead (Adapter.SharedHelperFix).
-type SharedHelperSeen struct {
-	Agent       string
-	Fix         string
-	Pid         int
-	Pane        string
-	Connections int64
-	LastAt      time.Time
-}
-
-// UnattributedCaller counts connections of unattributed processes of one
-// name (/proc/PID/comm) since the daemon started (doctor).
-type UnattributedCaller struct {
-	Name        string
-	Pid         int // the last one's
-	Connections int64
-	LastAt      time.Time
+	rules   authz.Table   // creators, pane principals' grants, frozen containment, denials
+	callers authz.Callers // connections of callers no pane claims, and shared helpers
 }
 
 // adopt records a new pane's creator and its principal's grants; s.mu is held.
@@ -223,8 +201,7 @@ func paneOfCgroup(pid int, tree string, groups map[string]string) (string, bool)
 // (docs/security.md, "Shared agent helpers").
 func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	if h, kind := sharedHelperOf(pid); h > 0 {
-		s.noteUnattributed(pid)
-		s.noteSharedHelper(h, kind)
+		s.noteCaller(pid, h, kind)
 		return Principal{ID: Unknown, Unattributed: true, HelperPid: h, Helper: kind}
 	}
 	id, inside := s.findPane(pid)
@@ -242,7 +219,7 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	// daemon that no live pane claims is never the owner (nor, by its
 	// environment, anyone else).
 	if inside || s.cfg.Mark.Marked(pid) {
-		s.noteUnattributed(pid)
+		s.noteCaller(pid, 0, "")
 		return Principal{ID: Unknown, Unattributed: true}
 	}
 	if s.cfg.OutsideCallers != Unknown {
@@ -262,56 +239,25 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	return Principal{ID: Unknown, Grants: append([]Grant{}, g...)}
 }
 
-// maxUnattributedNames bounds the names UnattributedCallers keeps.
-const maxUnattributedNames = 64
-
-// noteUnattributed counts a connection of an unattributed process.
-func (s *Service) noteUnattributed(pid int) {
+// noteCaller counts a connection of the unattributed process pid and,
+// with helper > 0, a denied connection through shared helper helper of
+// agent kind, finding the pane it was started from the first time.
+func (s *Service) noteCaller(pid, helper int, kind string) {
 	name := procs.Name(pid)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.authz.unattributed == nil {
-		s.authz.unattributed = map[string]*UnattributedCaller{}
-	}
-	u := s.authz.unattributed[name]
-	if u == nil {
-		if len(s.authz.unattributed) >= maxUnattributedNames {
-			return
-		}
-		u = &UnattributedCaller{Name: name}
-		s.authz.unattributed[name] = u
-	}
-	u.Pid, u.LastAt = pid, time.Now()
-	u.Connections++
-}
-
-// maxSharedHelpers bounds the helpers SharedHelpers keeps.
-const maxSharedHelpers = 16
-
-// noteSharedHelper counts a denied connection through shared helper pid
-// of agent kind, and finds the pane it was started from the first time.
-func (s *Service) noteSharedHelper(pid int, kind string) {
-	s.mu.Lock()
-	h := s.authz.helpers[pid]
+	s.authz.callers.NoteUnattributed(name, pid, time.Now())
+	known := helper <= 0 || s.authz.callers.KnowsHelper(helper)
 	s.mu.Unlock()
+	if helper <= 0 {
+		return
+	}
 	pane := ""
-	if h == nil {
-		pane, _ = s.findPane(pid)
+	if !known {
+		pane, _ = s.findPane(helper)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.authz.helpers == nil {
-		s.authz.helpers = map[int]*SharedHelperSeen{}
-	}
-	if h = s.authz.helpers[pid]; h == nil {
-		if len(s.authz.helpers) >= maxSharedHelpers {
-			return
-		}
-		h = &SharedHelperSeen{Agent: kind, Pid: pid, Pane: pane, Fix: sharedHelperFix(kind)}
-		s.authz.helpers[pid] = h
-	}
-	h.Connections++
-	h.LastAt = time.Now()
+	s.authz.callers.NoteHelper(helper, kind, pane, sharedHelperFix(kind), time.Now())
 }
 
 // sharedHelperFix is how to run agent kind's helper once per pane.
@@ -323,32 +269,21 @@ func sharedHelperFix(kind string) string {
 }
 
 // SharedHelpers returns the live shared agent helpers callers descended
-// from (noteSharedHelper), by pid; helpers that exited are dropped.
+// from (noteCaller), by pid; helpers that exited are dropped.
 func (s *Service) SharedHelpers() []SharedHelperSeen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]SharedHelperSeen, 0, len(s.authz.helpers))
-	for pid, h := range s.authz.helpers {
-		if _, ok := agents.SharedHelper(procs.Argv(pid)); !ok {
-			delete(s.authz.helpers, pid) // exited (or its pid now another program's)
-			continue
-		}
-		out = append(out, *h)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Pid < out[j].Pid })
-	return out
+	return s.authz.callers.Helpers(func(pid int) bool {
+		_, ok := agents.SharedHelper(procs.Argv(pid)) // exited, or its pid now another program's
+		return ok
+	})
 }
 
-// UnattributedCallers returns the counts of noteUnattributed, by name.
+// UnattributedCallers returns the counts of noteCaller, by name.
 func (s *Service) UnattributedCallers() []UnattributedCaller {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]UnattributedCaller, 0, len(s.authz.unattributed))
-	for _, u := range s.authz.unattributed {
-		out = append(out, *u)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return s.authz.callers.Unattributed()
 }
 
 func (s *Service) panePrincipal(id string) Principal {

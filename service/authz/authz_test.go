@@ -1,7 +1,9 @@
 package authz
 
 import (
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
 )
@@ -150,5 +152,31 @@ func TestDenialsSayWhyAndAreCounted(t *testing.T) {
 	tb.CountDenial("a")
 	if d := tb.DenialCounts(); len(d) != 2 || d[0] != (Denials{"a", 1}) || d[1] != (Denials{"v", 3}) {
 		t.Errorf("denials: %+v", d)
+	}
+}
+
+// Callers no pane claims are counted by name and by helper, within
+// bounds; helpers that are gone are dropped.
+func TestCallersAreCountedWithinBounds(t *testing.T) {
+	var c Callers
+	at := time.Unix(100, 0)
+	c.NoteUnattributed("sh", 10, at)
+	c.NoteUnattributed("sh", 11, at.Add(time.Second))
+	for i := 0; i < maxUnattributedNames+5; i++ {
+		c.NoteUnattributed("n"+strconv.Itoa(i), i, at)
+	}
+	u := c.Unattributed()
+	if len(u) != maxUnattributedNames || u[len(u)-1] != (UnattributedCaller{"sh", 11, 2, at.Add(time.Second)}) {
+		t.Errorf("unattributed: %d names, last %+v", len(u), u[len(u)-1])
+	}
+	c.NoteHelper(7, "codex", "p1", "fix", at)
+	c.NoteHelper(7, "codex", "other", "fix", at)
+	c.NoteHelper(8, "codex", "", "fix", at)
+	if !c.KnowsHelper(7) || c.KnowsHelper(9) {
+		t.Error("KnowsHelper")
+	}
+	h := c.Helpers(func(pid int) bool { return pid == 7 })
+	if len(h) != 1 || h[0].Pane != "p1" || h[0].Connections != 2 || c.KnowsHelper(8) {
+		t.Errorf("helpers: %+v", h)
 	}
 }
