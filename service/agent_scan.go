@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/events"
+	"github.com/signaltty/signaltty/service/procs"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -112,6 +113,6 @@ func programsOf(pid int) []string {
 	if b, err := os.ReadFile(dir + "comm"); err == nil {
 		out = append(out, strings.TrimSpace(string(b)))
 	}
-	argv := procArgv(pid)
+	argv := procs.Argv(pid)
 	return append(out, argv[:min(len(argv), 2)]...)
 }

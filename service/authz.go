@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/signaltty/signaltty/service/agents"
-	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/authz"
+	"github.com/signaltty/signaltty/service/procs"
 )
 
 // Principals and their rights (docs/security.md). Every connection resolves
@@ -20,132 +20,56 @@ import (
 // A right on a resource is held through a grant whose scope covers it;
 // containment is workspace ⊃ tab ⊃ pane ⊃ run (ancestors).
 
-// Rights.
+// The rules live in service/authz; these names keep the service's API.
 const (
-	RightRead  = "read"
-	RightWrite = "write"
-	RightSpawn = "spawn"
-	RightAdmin = "admin"
+	RightRead  = authz.RightRead
+	RightWrite = authz.RightWrite
+	RightSpawn = authz.RightSpawn
+	RightAdmin = authz.RightAdmin
+	// Unknown is the principal of an outside caller when the daemon is set
+	// to treat outside callers as unknown (Config.OutsideCallers).
+	Unknown = authz.Unknown
 )
 
-// Unknown is the principal of an outside caller when the daemon is set to
-// treat outside callers as unknown (Config.OutsideCallers).
-const Unknown = "unknown"
-
-// Grant is one right on one scope: "*", "<kind>:*", "<kind>:<id>" (kinds
-// workspace, tab, pane, run), "self" (the principal's own pane and what
-// it created, or what those created in turn, with everything they contain)
-// or "home" (the workspace of the principal's pane itself, not what it
-// holds: with spawn, new tabs, panes in new tabs and runs in new tabs).
-type Grant struct{ Right, Scope string }
-
-// Principal is who a connection acts as, resolved once when it connects.
-type Principal struct {
-	ID     string  // Owner, "pane:<id>" or Unknown
-	Pane   string  // a pane principal's pane
-	Grants []Grant // what it holds; the owner holds everything (nil here)
-	// Unattributed: an Unknown principal with no grants because the caller
-	// was started inside a pane or by the daemon and no live pane claims it
-	// (it left its pane, or its pane or daemon is gone); every call it
-	// makes is denied with reason "unattributed".
-	Unattributed bool
-	// HelperPid, with Unattributed: the caller descends from an agent's
-	// shared helper (of agent Helper), which serves several panes, so no
-	// one pane is its; every call is denied.shared_helper
-	// (docs/security.md, "Shared agent helpers").
-	HelperPid int
-	Helper    string
-}
-
-// IsOwner reports whether p holds every right.
-func (p Principal) IsOwner() bool { return p.ID == Owner || p.ID == "" }
+type (
+	Grant     = authz.Grant
+	Principal = authz.Principal
+	Denials   = authz.Denials
+	// SharedHelperSeen and UnattributedCaller are what doctor shows of
+	// callers no pane claims (authz.Callers).
+	SharedHelperSeen   = authz.SharedHelperSeen
+	UnattributedCaller = authz.UnattributedCaller
+)
 
 // OwnerPrincipal is the owner.
-var OwnerPrincipal = Principal{ID: Owner}
+var OwnerPrincipal = authz.OwnerPrincipal
 
 // DefaultPaneGrants are a new pane principal's grants unless its spawn
-// names others (docs/security.md, "Default grants"): read, write and spawn
-// on itself and what it creates (transitively), and spawn of new tabs,
-// panes and runs in its own workspace.
-var DefaultPaneGrants = []Grant{{RightRead, "self"}, {RightWrite, "self"}, {RightSpawn, "self"}, {RightSpawn, "home"}}
+// names others (authz.DefaultPaneGrants).
+var DefaultPaneGrants = authz.DefaultPaneGrants
 
 // authzState is the authorization data of the model; s.mu guards it.
-// Entries outlive their resources, so retained runs and events of removed
-// panes keep being judged as they were (frozen data).
 type authzState struct {
-	creator map[string]string  // resource -> principal id that created it
-	grants  map[string][]Grant // pane id -> its principal's grants
-	parent  map[string]string  // resource -> its container, kept after removal
-	denials map[string]int64   // verb -> denials since start
-	// unattributed: connections of unattributed callers, by name
-	unattributed map[string]*UnattributedCaller
-	// helpers: the shared agent helpers callers descended from, by pid
-	helpers map[int]*SharedHelperSeen
-}
-
-// SharedHelperSeen is an agent's shared helper that callers descended
-// from (doctor): the agent, its pid, the pane it was started from ("" if
-// unknown: first seen after that pane ended), the connections denied, and
-// how to run one helper per pane instead (Adapter.SharedHelperFix).
-type SharedHelperSeen struct {
-	Agent       string
-	Fix         string
-	Pid         int
-	Pane        string
-	Connections int64
-	LastAt      time.Time
-}
-
-// UnattributedCaller counts connections of unattributed processes of one
-// name (/proc/PID/comm) since the daemon started (doctor).
-type UnattributedCaller struct {
-	Name        string
-	Pid         int // the last one's
-	Connections int64
-	LastAt      time.Time
-}
-
-func (a *authzState) init() {
-	if a.creator == nil {
-		a.creator, a.grants, a.parent, a.denials = map[string]string{}, map[string][]Grant{}, map[string]string{}, map[string]int64{}
-	}
+	rules   authz.Table   // creators, pane principals' grants, frozen containment, denials
+	callers authz.Callers // connections of callers no pane claims, and shared helpers
 }
 
 // adopt records a new pane's creator and its principal's grants; s.mu is held.
 func (a *authzState) adopt(p *pane, creator string, grants []Grant) {
-	a.init()
-	if creator == "" {
-		creator = Owner
-	}
-	if grants == nil {
-		grants = DefaultPaneGrants
-	}
-	a.creator["pane:"+p.id] = creator
-	if p.tab != "" { // frozen containment, for after removal
-		a.parent["pane:"+p.id], a.parent["tab:"+p.tab] = "tab:"+p.tab, "workspace:"+p.workspace
-	} else {
-		a.parent["pane:"+p.id] = "workspace:" + p.workspace
-	}
-	a.grants[p.id] = append([]Grant{}, grants...)
+	a.rules.Adopt(p.id, p.tab, p.workspace, creator, grants)
 }
 
 // ownRun records a new run's owner and containment, kept while its record
 // is retained; s.mu is held.
 func (a *authzState) ownRun(r RunStart) {
-	a.init()
-	a.creator["run:"+r.Run] = r.Principal
-	a.parent["run:"+r.Run] = "pane:" + r.Pane
-	if r.Tab != "" {
-		a.parent["pane:"+r.Pane], a.parent["tab:"+r.Tab] = "tab:"+r.Tab, "workspace:"+r.Workspace
-	}
+	a.rules.OwnRun(r.Run, r.Principal, r.Pane, r.Tab, r.Workspace)
 }
 
 // SetCreator records who created resource ("workspace:<id>", "tab:<id>").
 func (s *Service) SetCreator(resource, principal string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.authz.init()
-	s.authz.creator[resource] = principal
+	s.authz.rules.SetCreator(resource, principal)
 }
 
 // PaneOfProcess is the pane a process belongs to ("" for none): the pane
@@ -169,7 +93,7 @@ func (s *Service) PaneOfProcess(pid int) string {
 // and its ancestors whose argv an agent adapter declares a shared helper
 // (agents.SharedHelper), 0 if none; the walk stops at the daemon.
 func sharedHelperOf(pid int) (int, string) {
-	return sharedHelperIn(pid, os.Getpid(), procArgv, func(pid int) int { ppid, _, _ := procStat(pid); return ppid })
+	return sharedHelperIn(pid, os.Getpid(), procs.Argv, func(pid int) int { ppid, _, _ := procs.Stat(pid); return ppid })
 }
 
 // sharedHelperIn is sharedHelperOf over a process tree given by argv and
@@ -182,15 +106,6 @@ func sharedHelperIn(pid, stop int, argv func(int) []string, parent func(int) int
 		pid = parent(pid)
 	}
 	return 0, ""
-}
-
-// procArgv reads a process's argv (nil if gone).
-func procArgv(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 // findPane is PaneOfProcess, and whether pid descends from the daemon.
@@ -223,7 +138,7 @@ func (s *Service) findPane(pid int) (string, bool) {
 	}
 	self := os.Getpid()
 	for i := 0; i < 64 && pid > 1; i++ {
-		ppid, pgrp, sid := procStat(pid)
+		ppid, pgrp, sid := procs.Stat(pid)
 		for _, q := range []int{pid, pgrp, sid} {
 			if id, ok := leaders[q]; ok && q > 1 {
 				return id, true
@@ -275,26 +190,6 @@ func paneOfCgroup(pid int, tree string, groups map[string]string) (string, bool)
 	return "", false
 }
 
-// procStat reads a process's parent, process group and session (0s if gone).
-func procStat(pid int) (ppid, pgrp, sid int) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 4 {
-		return 0, 0, 0
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	pgrp, _ = strconv.Atoi(f[2])
-	sid, _ = strconv.Atoi(f[3])
-	return ppid, pgrp, sid
-}
-
 // ResolvePeer resolves a connected process to its principal
 // (docs/security.md, "Who is calling"). environ reads the pinned process's
 // environment; it is consulted only for an outside caller when outside
@@ -306,8 +201,7 @@ func procStat(pid int) (ppid, pgrp, sid int) {
 // (docs/security.md, "Shared agent helpers").
 func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	if h, kind := sharedHelperOf(pid); h > 0 {
-		s.noteUnattributed(pid)
-		s.noteSharedHelper(h, kind)
+		s.noteCaller(pid, h, kind)
 		return Principal{ID: Unknown, Unattributed: true, HelperPid: h, Helper: kind}
 	}
 	id, inside := s.findPane(pid)
@@ -324,8 +218,8 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	// Identity fails closed: a process started inside a pane or by the
 	// daemon that no live pane claims is never the owner (nor, by its
 	// environment, anyone else).
-	if inside || s.cfg.Mark.marked(pid) {
-		s.noteUnattributed(pid)
+	if inside || s.cfg.Mark.Marked(pid) {
+		s.noteCaller(pid, 0, "")
 		return Principal{ID: Unknown, Unattributed: true}
 	}
 	if s.cfg.OutsideCallers != Unknown {
@@ -340,66 +234,30 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 	}
 	g := s.cfg.UnknownGrants
 	if g == nil {
-		g = []Grant{{RightRead, "*"}}
+		g = []Grant{{Right: RightRead, Scope: "*"}}
 	}
 	return Principal{ID: Unknown, Grants: append([]Grant{}, g...)}
 }
 
-// maxUnattributedNames bounds the names UnattributedCallers keeps.
-const maxUnattributedNames = 64
-
-// noteUnattributed counts a connection of an unattributed process.
-func (s *Service) noteUnattributed(pid int) {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	name := strings.TrimSpace(string(b))
-	if name == "" {
-		name = "?"
-	}
+// noteCaller counts a connection of the unattributed process pid and,
+// with helper > 0, a denied connection through shared helper helper of
+// agent kind, finding the pane it was started from the first time.
+func (s *Service) noteCaller(pid, helper int, kind string) {
+	name := procs.Name(pid)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.authz.init()
-	if s.authz.unattributed == nil {
-		s.authz.unattributed = map[string]*UnattributedCaller{}
-	}
-	u := s.authz.unattributed[name]
-	if u == nil {
-		if len(s.authz.unattributed) >= maxUnattributedNames {
-			return
-		}
-		u = &UnattributedCaller{Name: name}
-		s.authz.unattributed[name] = u
-	}
-	u.Pid, u.LastAt = pid, time.Now()
-	u.Connections++
-}
-
-// maxSharedHelpers bounds the helpers SharedHelpers keeps.
-const maxSharedHelpers = 16
-
-// noteSharedHelper counts a denied connection through shared helper pid
-// of agent kind, and finds the pane it was started from the first time.
-func (s *Service) noteSharedHelper(pid int, kind string) {
-	s.mu.Lock()
-	h := s.authz.helpers[pid]
+	s.authz.callers.NoteUnattributed(name, pid, time.Now())
+	known := helper <= 0 || s.authz.callers.KnowsHelper(helper)
 	s.mu.Unlock()
+	if helper <= 0 {
+		return
+	}
 	pane := ""
-	if h == nil {
-		pane, _ = s.findPane(pid)
+	if !known {
+		pane, _ = s.findPane(helper)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.authz.helpers == nil {
-		s.authz.helpers = map[int]*SharedHelperSeen{}
-	}
-	if h = s.authz.helpers[pid]; h == nil {
-		if len(s.authz.helpers) >= maxSharedHelpers {
-			return
-		}
-		h = &SharedHelperSeen{Agent: kind, Pid: pid, Pane: pane, Fix: sharedHelperFix(kind)}
-		s.authz.helpers[pid] = h
-	}
-	h.Connections++
-	h.LastAt = time.Now()
+	s.authz.callers.NoteHelper(helper, kind, pane, sharedHelperFix(kind), time.Now())
 }
 
 // sharedHelperFix is how to run agent kind's helper once per pane.
@@ -411,153 +269,67 @@ func sharedHelperFix(kind string) string {
 }
 
 // SharedHelpers returns the live shared agent helpers callers descended
-// from (noteSharedHelper), by pid; helpers that exited are dropped.
+// from (noteCaller), by pid; helpers that exited are dropped.
 func (s *Service) SharedHelpers() []SharedHelperSeen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]SharedHelperSeen, 0, len(s.authz.helpers))
-	for pid, h := range s.authz.helpers {
-		if _, ok := agents.SharedHelper(procArgv(pid)); !ok {
-			delete(s.authz.helpers, pid) // exited (or its pid now another program's)
-			continue
-		}
-		out = append(out, *h)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Pid < out[j].Pid })
-	return out
+	return s.authz.callers.Helpers(func(pid int) bool {
+		_, ok := agents.SharedHelper(procs.Argv(pid)) // exited, or its pid now another program's
+		return ok
+	})
 }
 
-// UnattributedCallers returns the counts of noteUnattributed, by name.
+// UnattributedCallers returns the counts of noteCaller, by name.
 func (s *Service) UnattributedCallers() []UnattributedCaller {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]UnattributedCaller, 0, len(s.authz.unattributed))
-	for _, u := range s.authz.unattributed {
-		out = append(out, *u)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return s.authz.callers.Unattributed()
 }
 
 func (s *Service) panePrincipal(id string) Principal {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, ok := s.authz.grants[id]
-	if !ok {
-		g = DefaultPaneGrants
-	}
-	return Principal{ID: "pane:" + id, Pane: id, Grants: append([]Grant{}, g...)}
+	return s.authz.rules.PanePrincipal(id)
 }
 
-// chain is resource followed by its containers, outermost last, as far as
-// the model (or the frozen data of removed resources) knows them; an
-// unknown resource is alone. Workspace refs (handles, names) become ids.
-// s.mu is held.
-func (s *Service) chain(resource string) []string {
+// authzModel is the live model as the authorization rules read it
+// (authz.Model); s.mu is held while they do.
+type authzModel Service
+
+func (m *authzModel) WorkspaceID(ref string) (string, bool) {
+	w, err := (*Service)(m).lookupWorkspace(ref)
+	if err != nil {
+		return "", false
+	}
+	return w.id, true
+}
+
+func (m *authzModel) Container(resource string) string {
 	kind, id, _ := strings.Cut(resource, ":")
-	if kind == "workspace" {
-		if w, err := s.lookupWorkspace(id); err == nil {
-			resource = "workspace:" + w.id
+	switch kind {
+	case "run":
+		if p := m.runs.PaneOf(id); p != "" {
+			return "pane:" + p
 		}
-	}
-	out := []string{resource}
-	for i := 0; i < 4; i++ {
-		kind, id, _ := strings.Cut(out[len(out)-1], ":")
-		next := ""
-		switch kind {
-		case "run":
-			if p := s.runs.PaneOf(id); p != "" {
-				next = "pane:" + p
-			}
-		case "pane":
-			if p, ok := s.panes[id]; ok && p.tab != "" {
-				next = "tab:" + p.tab
-			} else if ok {
-				next = "workspace:" + p.workspace
-			}
-		case "tab":
-			if t, ok := s.tabs[id]; ok {
-				next = "workspace:" + t.workspace
-			}
+	case "pane":
+		if p, ok := m.panes[id]; ok && p.tab != "" {
+			return "tab:" + p.tab
+		} else if ok {
+			return "workspace:" + p.workspace
 		}
-		if next == "" && kind != "run" { // an absent run has no containers
-			next = s.authz.parent[out[len(out)-1]]
-		} else if next != "" {
-			s.authz.init()
-			s.authz.parent[out[len(out)-1]] = next
+	case "tab":
+		if t, ok := m.tabs[id]; ok {
+			return "workspace:" + t.workspace
 		}
-		if next == "" {
-			break
-		}
-		out = append(out, next)
-	}
-	return out
-}
-
-// covers reports whether grant g gives right on the resources of chain
-// (the target first) to principal p; s.mu is held.
-func (s *Service) covers(p Principal, g Grant, right string, chain []string) bool {
-	if g.Right != right || len(chain) == 0 {
-		return false
-	}
-	switch kind, id, _ := strings.Cut(g.Scope, ":"); {
-	case g.Scope == "*":
-		return true
-	case g.Scope == "self":
-		for _, r := range chain {
-			if (p.Pane != "" && r == "pane:"+p.Pane) || s.createdBy(r, p.ID) {
-				return true
-			}
-		}
-	case g.Scope == "home":
-		return p.Pane != "" && chain[0] == s.homeOf(p.Pane)
-	case id == "*":
-		k, _, _ := strings.Cut(chain[0], ":")
-		return k == kind
-	default:
-		for _, r := range chain {
-			if r == g.Scope {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// maxCreators bounds how many creators createdBy follows.
-const maxCreators = 64
-
-// createdBy reports whether principal created resource, or created the
-// pane whose principal created it, and so on (creator rights are
-// transitive); s.mu is held.
-func (s *Service) createdBy(resource, principal string) bool {
-	for i := 0; i < maxCreators; i++ {
-		c, ok := s.authz.creator[resource]
-		if !ok || c == Owner || c == "" {
-			return false
-		}
-		if c == principal {
-			return true
-		}
-		if !strings.HasPrefix(c, "pane:") {
-			return false
-		}
-		resource = c
-	}
-	return false
-}
-
-// homeOf is "workspace:<id>" of pane's workspace (kept after its removal);
-// s.mu is held.
-func (s *Service) homeOf(pane string) string {
-	if p, ok := s.panes[pane]; ok {
-		return "workspace:" + p.workspace
-	}
-	c := s.chain("pane:" + pane)
-	if last := c[len(c)-1]; strings.HasPrefix(last, "workspace:") {
-		return last
 	}
 	return ""
+}
+
+func (m *authzModel) PaneWorkspace(pane string) (string, bool) {
+	if p, ok := m.panes[pane]; ok {
+		return p.workspace, true
+	}
+	return "", false
 }
 
 // Allowed reports whether p holds right on resource ("<kind>:<id>").
@@ -571,30 +343,7 @@ func (s *Service) Allowed(p Principal, right, resource string) bool {
 }
 
 func (s *Service) allowedLocked(p Principal, right, resource string) bool {
-	if p.IsOwner() {
-		return true
-	}
-	s.authz.init()
-	c := s.chain(resource)
-	for _, g := range p.Grants {
-		if s.covers(p, g, right, c) {
-			return true
-		}
-	}
-	return false
-}
-
-// HoldsAny reports whether p holds right on some scope (the dispatch gate).
-func (p Principal) HoldsAny(right string) bool {
-	if p.IsOwner() {
-		return true
-	}
-	for _, g := range p.Grants {
-		if g.Right == right {
-			return true
-		}
-	}
-	return false
+	return s.authz.rules.Allowed((*authzModel)(s), p, right, resource)
 }
 
 // Authorize returns nil if p holds right on resource, else a denied.<right>
@@ -607,47 +356,47 @@ func (s *Service) Authorize(p Principal, verb, right, resource string) error {
 	return s.Deny(p, verb, right, resource)
 }
 
-// Deny records and returns a denial (see Authorize).
+// Deny records and returns a denial (see Authorize; authz.Principal.Denied).
 func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
 	s.mu.Lock()
-	s.authz.init()
-	s.authz.denials[verb]++
+	s.authz.rules.CountDenial(verb)
 	s.mu.Unlock()
-	// The reply names neither the resource nor whether it exists, so a
-	// missing target and a forbidden one are denied identically.
+	fix := ""
 	if p.HelperPid > 0 {
-		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "shared_helper", "helper_pid", p.HelperPid)
-		fix := sharedHelperFix(p.Helper)
-		return newError(errcode.DeniedSharedHelper, map[string]any{"right": right, "reason": "shared_helper", "agent": p.Helper, "helper_pid": p.HelperPid},
-			"the caller runs under %s's shared helper (pid %d), which serves the agents of several panes, so it acts for none and is denied: %s",
-			p.Helper, p.HelperPid, fix)
+		fix = sharedHelperFix(p.Helper)
 	}
-	if p.Unattributed {
-		s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource, "reason", "unattributed")
-		return newError(errcode.Code("denied."+right), map[string]any{"right": right, "reason": "unattributed"},
-			"the caller was started inside a pane (or by the daemon) but no live pane claims it: it is denied, never the owner")
+	e, attrs := p.Denied(right, fix)
+	s.log.Log(context.Background(), LevelNotice, "denied", append([]any{"principal", p.ID, "verb", verb, "right", right, "resource", resource}, attrs...)...)
+	return e
+}
+
+// CheckDelegation reports whether caller may give grants to a pane it
+// creates (docs/security.md, "Grants"). Errors: invalid_params.grants,
+// denied.delegation (nothing is created; the denial is audited under verb).
+func (s *Service) CheckDelegation(caller Principal, verb string, grants []Grant) error {
+	if err := authz.CheckGrants(grants); err != nil {
+		return err
 	}
-	s.log.Log(context.Background(), LevelNotice, "denied", "principal", p.ID, "verb", verb, "right", right, "resource", resource)
-	return newError(errcode.Code("denied."+right), map[string]any{"right": right}, "%s needs %s on its target", p.ID, right)
+	if caller.IsOwner() {
+		return nil
+	}
+	s.mu.Lock()
+	g, over := s.authz.rules.Exceeding((*authzModel)(s), caller, grants)
+	s.mu.Unlock()
+	if over {
+		e := s.Deny(caller, verb, "delegation", g.Right+" on "+g.Scope)
+		e.Message = "a grant exceeds the caller's own: " + g.Right + " on " + g.Scope
+		return e
+	}
+	return nil
 }
 
 // LevelNotice is slog's level for audit lines: between info and warning.
 const LevelNotice = slog.Level(2)
 
-// Denials counts the denials since the daemon started, by verb.
-type Denials struct {
-	Verb  string
-	Count int64
-}
-
 // DenialCounts returns the denials by verb, sorted by verb.
 func (s *Service) DenialCounts() []Denials {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Denials, 0, len(s.authz.denials))
-	for v, n := range s.authz.denials {
-		out = append(out, Denials{v, n})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Verb < out[j].Verb })
-	return out
+	return s.authz.rules.DenialCounts()
 }

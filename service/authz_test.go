@@ -36,15 +36,15 @@ func TestGrantScopesCoverWhatTheyContain(t *testing.T) {
 		{"self: its workspace", pa, RightRead, "workspace:" + w.ID, false},
 		{"self: a missing pane", pa, RightRead, "pane:pane_000000000000", false},
 		{"self: admin", pa, RightAdmin, "*", false},
-		{"workspace scope covers its tab and panes", with(Grant{RightRead, "workspace:" + w.ID}), RightRead, "pane:" + a.ID, true},
-		{"by handle too", with(Grant{RightRead, "workspace:" + w.ID}), RightRead, "workspace:" + w.Handle, true},
-		{"workspace scope: not another's", with(Grant{RightRead, "workspace:" + w.ID}), RightRead, "pane:" + c.ID, false},
-		{"tab scope", with(Grant{RightRead, "tab:" + a.Tab}), RightRead, "pane:" + a.ID, true},
-		{"right must match", with(Grant{RightRead, "*"}), RightWrite, "pane:" + a.ID, false},
-		{"pane:* covers panes", with(Grant{RightRead, "pane:*"}), RightRead, "pane:" + c.ID, true},
-		{"pane:* covers a missing pane", with(Grant{RightRead, "pane:*"}), RightRead, "pane:pane_000000000000", true},
-		{"pane:* does not cover runs", with(Grant{RightRead, "pane:*"}), RightRead, "run:r0", false},
-		{"run:* covers runs", with(Grant{RightRead, "run:*"}), RightRead, "run:r7", true},
+		{"workspace scope covers its tab and panes", with(Grant{Right: RightRead, Scope: "workspace:" + w.ID}), RightRead, "pane:" + a.ID, true},
+		{"by handle too", with(Grant{Right: RightRead, Scope: "workspace:" + w.ID}), RightRead, "workspace:" + w.Handle, true},
+		{"workspace scope: not another's", with(Grant{Right: RightRead, Scope: "workspace:" + w.ID}), RightRead, "pane:" + c.ID, false},
+		{"tab scope", with(Grant{Right: RightRead, Scope: "tab:" + a.Tab}), RightRead, "pane:" + a.ID, true},
+		{"right must match", with(Grant{Right: RightRead, Scope: "*"}), RightWrite, "pane:" + a.ID, false},
+		{"pane:* covers panes", with(Grant{Right: RightRead, Scope: "pane:*"}), RightRead, "pane:" + c.ID, true},
+		{"pane:* covers a missing pane", with(Grant{Right: RightRead, Scope: "pane:*"}), RightRead, "pane:pane_000000000000", true},
+		{"pane:* does not cover runs", with(Grant{Right: RightRead, Scope: "pane:*"}), RightRead, "run:r0", false},
+		{"run:* covers runs", with(Grant{Right: RightRead, Scope: "run:*"}), RightRead, "run:r7", true},
 		{"the owner holds everything", OwnerPrincipal, RightAdmin, "*", true},
 	} {
 		if got := s.Allowed(tc.p, tc.right, tc.resource); got != tc.want {
@@ -57,19 +57,19 @@ func TestGrantScopesCoverWhatTheyContain(t *testing.T) {
 func TestDelegationStaysWithinTheCallersGrants(t *testing.T) {
 	s := newTestService(t)
 	w, _ := s.CreateWorkspace("w", t.TempDir())
-	p := Principal{ID: "pane:x", Pane: "x", Grants: []Grant{{RightRead, "workspace:" + w.ID}, {RightWrite, "self"}, {RightSpawn, "pane:*"}}}
-	for _, g := range []Grant{{RightRead, "workspace:" + w.ID}, {RightWrite, "self"}, {RightSpawn, "pane:*"}} {
+	p := Principal{ID: "pane:x", Pane: "x", Grants: []Grant{{Right: RightRead, Scope: "workspace:" + w.ID}, {Right: RightWrite, Scope: "self"}, {Right: RightSpawn, Scope: "pane:*"}}}
+	for _, g := range []Grant{{Right: RightRead, Scope: "workspace:" + w.ID}, {Right: RightWrite, Scope: "self"}, {Right: RightSpawn, Scope: "pane:*"}} {
 		if err := s.CheckDelegation(p, "v", []Grant{g}); err != nil {
 			t.Errorf("%+v within the caller's: %v", g, err)
 		}
 	}
-	for _, g := range []Grant{{RightRead, "*"}, {RightWrite, "workspace:" + w.ID}, {RightAdmin, "self"}, {RightSpawn, "*"}, {RightRead, "workspace:*"}} {
+	for _, g := range []Grant{{Right: RightRead, Scope: "*"}, {Right: RightWrite, Scope: "workspace:" + w.ID}, {Right: RightAdmin, Scope: "self"}, {Right: RightSpawn, Scope: "*"}, {Right: RightRead, Scope: "workspace:*"}} {
 		err := s.CheckDelegation(p, "v", []Grant{g})
 		if e, ok := err.(*Error); !ok || e.Code != "denied.delegation" {
 			t.Errorf("%+v beyond the caller's: %v", g, err)
 		}
 	}
-	if e, ok := s.CheckDelegation(OwnerPrincipal, "v", []Grant{{"fly", "*"}}).(*Error); !ok || e.Code != "invalid_params.grants" {
+	if e, ok := s.CheckDelegation(OwnerPrincipal, "v", []Grant{{Right: "fly", Scope: "*"}}).(*Error); !ok || e.Code != "invalid_params.grants" {
 		t.Errorf("a bad right: %v", e)
 	}
 	if d := s.DenialCounts(); len(d) != 1 || d[0].Verb != "v" || d[0].Count != 5 {

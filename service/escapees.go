@@ -5,10 +5,10 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/procs"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,46 +22,12 @@ import (
 // pinned by pidfd and stopped with the termination sequence; those still
 // alive after it are what the pane is counted as having left running.
 
-// minMarkRoom is how far below the daemon's reference the instance marks
-// may go: with a smaller reference (a hard RLIMIT_RTTIME someone set) the
-// values could meet limits set on purpose, and instances get no mark.
-// Room for 2^32 instances of each of 2^23 pids (Linux's pid_max is at
-// most 2^22).
-const minMarkRoom = 1 << 56
-
-// markSeq numbers the instances given a mark by this process, across
-// every Service in it.
-var markSeq atomic.Int64
+// PaneMark is the mark of the daemon's processes (procs.Mark).
+type PaneMark = procs.Mark
 
 // sweepRounds bounds the rounds of a sweep: a process that forks while it
 // is being stopped is found by the next round's scan.
 const sweepRounds = 3
-
-// newInstanceMark returns the mark of a new process instance: below the
-// daemon's own by its pid times 2^32 plus the instance's number in this
-// process, so never the daemon's, never another instance's, and never an
-// instance's of another daemon running beside it with the same reference.
-// 0: none (no mark, or no room for one).
-func (m PaneMark) newInstanceMark() uint64 {
-	if m.Reference < minMarkRoom {
-		return 0
-	}
-	n := markSeq.Add(1)
-	if n >= 1<<32 {
-		return 0
-	}
-	return m.Reference - 1 - uint64(os.Getpid())<<32 - uint64(n)
-}
-
-// instanceRange is the range lo < mark <= hi of the instance marks a daemon
-// with this pid gives (newInstanceMark); empty (0, 0) without room for them.
-func instanceRange(m PaneMark, pid int) (lo, hi uint64) {
-	if m.Reference < minMarkRoom || pid <= 0 {
-		return 0, 0
-	}
-	hi = m.Reference - 1 - uint64(pid)<<32 - 1
-	return hi - (1<<32 - 1), hi
-}
 
 // markScanner finds the processes carrying given marks. One scan of /proc
 // runs at a time, outside every lock of the model; the requests that

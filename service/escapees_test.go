@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/signaltty/signaltty/service/procs"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,7 +21,7 @@ import (
 func newMarkedService(t *testing.T) *Service {
 	t.Helper()
 	var l unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_RTTIME, &l); err != nil || l.Max < minMarkRoom {
+	if err := unix.Getrlimit(unix.RLIMIT_RTTIME, &l); err != nil || l.Max < procs.MinRoom {
 		t.Skipf("RLIMIT_RTTIME hard limit %d: no room for pane marks", l.Max)
 	}
 	s := New(Config{Version: "test", Address: "unix:/nonexistent", Environ: os.Environ(), Logger: quiet, Mark: PaneMark{Reference: l.Max}})

@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/signaltty/signaltty/service/procs"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,7 +18,7 @@ import (
 // terminal, but a descendant that ignores SIGHUP, or left the leader's
 // process group, keeps running. Even a clean stop signals only each pane's
 // process group while its leader runs. Each of them carries the pane mark of the
-// daemon that started it (mark.go), a value chosen at random for that
+// daemon that started it (PaneMark), a value chosen at random for that
 // daemon instance and written to the state directory's lock record, so the
 // next daemon of the same state directory finds them: processes of the
 // user whose hard RLIMIT_RTTIME is exactly that value.
@@ -203,11 +203,11 @@ func pin(p LeftoverProcess, mark daemonMarks) (leftoverTarget, bool) {
 	if err != nil {
 		return leftoverTarget{}, false
 	}
-	if st, ok := procStartTime(p.Pid); !ok || st != p.start {
+	if st, ok := procs.StartTime(p.Pid); !ok || st != p.start {
 		unix.Close(fd)
 		return leftoverTarget{}, false
 	}
-	if hard, ok := hardRTTime(p.Pid); !ok || !mark.has(hard) {
+	if hard, ok := procs.HardRTTime(p.Pid); !ok || !mark.has(hard) {
 		unix.Close(fd)
 		return leftoverTarget{}, false
 	}
@@ -296,8 +296,7 @@ func (s *Service) LeftoverMarks() []PreviousDaemon {
 
 // daemonMarks are the hard RLIMIT_RTTIME values of one daemon's processes:
 // its own mark, which its panes' processes inherit, and the range of the
-// marks it gives each process instance of a pane (escapees.go,
-// newInstanceMark), which its pid names.
+// marks it gives each process instance of a pane (procs.Mark.NewInstance), which its pid names.
 type daemonMarks struct {
 	value uint64
 	// lo < hard <= hi is the instance range; empty when lo == hi.
@@ -310,7 +309,7 @@ type daemonMarks struct {
 func (s *Service) marksOf(e PreviousDaemon) daemonMarks {
 	m := daemonMarks{value: e.Mark}
 	if e.Pid != os.Getpid() {
-		m.lo, m.hi = instanceRange(s.cfg.Mark, e.Pid)
+		m.lo, m.hi = s.cfg.Mark.InstanceRange(e.Pid)
 	}
 	return m
 }
@@ -344,41 +343,16 @@ func scanMarked(mark daemonMarks) []LeftoverProcess {
 		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != uid {
 			continue
 		}
-		if hard, ok := hardRTTime(pid); !ok || !mark.has(hard) {
+		if hard, ok := procs.HardRTTime(pid); !ok || !mark.has(hard) {
 			continue
 		}
-		start, ok := procStartTime(pid)
+		start, ok := procs.StartTime(pid)
 		if !ok {
 			continue // gone, or a zombie
 		}
-		b, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
-		name := strings.TrimSpace(string(b))
-		if name == "" {
-			name = "?"
-		}
-		out = append(out, LeftoverProcess{Pid: pid, Name: name, start: start})
+		out = append(out, LeftoverProcess{Pid: pid, Name: procs.Name(pid), start: start})
 	}
 	return out
-}
-
-// procStartTime is field 22 of /proc/PID/stat (start time, clock ticks
-// after boot); false when the process is gone or a zombie.
-func procStartTime(pid int) (uint64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:]) // field 3 (state) onwards
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(f[19], 10, 64)
-	return v, err == nil
 }
 
 func leftoverPids(ps []LeftoverProcess) []int {
@@ -398,6 +372,6 @@ func (s *Service) OwnLeftovers() bool {
 		return false
 	}
 	m := daemonMarks{value: s.cfg.Mark.Value}
-	m.lo, m.hi = instanceRange(s.cfg.Mark, os.Getpid())
+	m.lo, m.hi = s.cfg.Mark.InstanceRange(os.Getpid())
 	return len(scanMarked(m)) > 0
 }

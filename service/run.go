@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/authz"
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/snapshot"
@@ -42,7 +43,7 @@ const RunIDFile = runs.IDFile
 
 // Principal is who a connection acts as. Until grants exist every peer
 // with the daemon's uid is the owner.
-const Owner = "owner"
+const Owner = authz.Owner
 
 // RunRequest is the input of StartRun (docs/run-wait.md, "Start").
 type RunRequest struct {
@@ -306,9 +307,6 @@ func (s *Service) ListRuns(paneID, key, after string, limit int) ([]Run, string,
 // ListRunsFor is ListRuns as caller sees it: only runs it may read, and
 // with key only its own key's run (docs/security.md).
 func (s *Service) ListRunsFor(caller Principal, paneID, key, after string, limit int) ([]Run, string, error) {
-	if caller.ID == "" {
-		caller = OwnerPrincipal
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out, next, err := s.runs.List(paneID, key, caller.ID, after, limit, func(id string) bool {

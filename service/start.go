@@ -89,7 +89,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
 	}
 	st.termCfg.Budget = s.limits.history // every pane's rows together (limits.go)
-	inst.mark = s.cfg.Mark.newInstanceMark()
+	inst.mark = s.cfg.Mark.NewInstance()
 	st.cfg.Mark = inst.mark
 	st.cgroupName, st.limits = cgroupName(p.id), p.limits
 	s.starts.Add(1)

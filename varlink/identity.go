@@ -25,8 +25,9 @@ import (
 // Resolver resolves a pinned peer process to its principal.
 type Resolver func(pid int, environ func() []byte) service.Principal
 
-// SetResolver sets how connections resolve to principals; without one
-// every peer is the owner.
+// SetResolver sets how connections resolve to principals; without one a
+// peer whose credentials carry the daemon's uid is the owner and any
+// other peer is nobody.
 func (s *Server) SetResolver(r Resolver) { s.resolve = r }
 
 // peer is a connection's pinned process and principal.
@@ -68,7 +69,10 @@ func (s *Server) pin(c *net.UnixConn, cred *unix.Ucred) (*peer, error) {
 		p.close()
 		return nil, fmt.Errorf("pidfd names pid %d, credentials %d", got, cred.Pid)
 	}
-	p.principal = service.OwnerPrincipal
+	p.principal = nobody
+	if s.resolve == nil && int(cred.Uid) == s.uid {
+		p.principal = service.OwnerPrincipal
+	}
 	if s.resolve != nil {
 		p.principal = s.resolve(p.pid, func() []byte {
 			b, _ := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ")
@@ -106,26 +110,33 @@ func pidfdPid(fd int) int {
 
 type principalKey struct{}
 
+// nobody is the principal of a caller whose identity was not established
+// (a connection not served by Server, or a context that carries no
+// principal): an unknown caller with no grants, denied every right
+// (docs/security.md, "Who is calling").
+var nobody = service.Principal{ID: service.Unknown}
+
 // withPrincipal returns ctx carrying the principal of call's connection.
 func withPrincipal(ctx context.Context, call vl.Call) context.Context {
 	return context.WithValue(ctx, principalKey{}, callPrincipal(call))
 }
 
-// callPrincipal is the principal of the connection a call came on (the
-// owner for connections not served by Server, such as in-process tests).
+// callPrincipal is the principal of the connection a call came on (nobody
+// for connections not served by Server).
 func callPrincipal(call vl.Call) service.Principal {
 	if gc, ok := call.Conn.(vl.GetNetConn); ok {
 		if c, ok := gc.NetConn().(*conn); ok && c.peer != nil {
 			return c.peer.principal
 		}
 	}
-	return service.OwnerPrincipal
+	return nobody
 }
 
-// principalOf is the caller's principal in a handler.
+// principalOf is the caller's principal in a handler; nobody when ctx
+// carries none.
 func principalOf(ctx context.Context) service.Principal {
 	if p, ok := ctx.Value(principalKey{}).(service.Principal); ok {
 		return p
 	}
-	return service.OwnerPrincipal
+	return nobody
 }

@@ -1,6 +1,7 @@
 package varlink
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/signaltty/signaltty/service"
+	vl "github.com/varlink/go/varlink"
 	"golang.org/x/sys/unix"
 )
 
@@ -88,5 +90,65 @@ func TestPeerOfAnotherUidIsRefused(t *testing.T) {
 	s := &Server{log: slog.New(slog.DiscardHandler), uid: os.Getuid() + 1}
 	if cred := s.peerAllowed(c.(*net.UnixConn)); cred != nil {
 		t.Errorf("a peer of another uid was admitted: %+v", cred)
+	}
+}
+
+// A call whose identity was not established is denied: a connection not
+// served by Server, a context without a principal, and a peer of another
+// uid with no resolver all act as nobody, never as the owner
+// (docs/security.md, "Who is calling").
+func TestCallWithNoPrincipalIsDenied(t *testing.T) {
+	svc := service.New(service.Config{})
+	for name, p := range map[string]service.Principal{
+		"connection not served by Server": callPrincipal(vl.Call{}),
+		"context without a principal":     principalOf(context.Background()),
+	} {
+		if p.IsOwner() {
+			t.Errorf("%s: acts as the owner", name)
+		}
+		if err := svc.Authorize(p, "dev.signaltty.Server.GetStatus", service.RightRead, "*"); err == nil {
+			t.Errorf("%s: allowed", name)
+		}
+	}
+
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := net.Dial("unix", ln.Addr().String()); err == nil {
+			defer c.Close()
+			buf := make([]byte, 1)
+			c.Read(buf)
+		}
+	}()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := &Server{log: slog.New(slog.DiscardHandler), uid: os.Getuid()}
+	cred := s.peerAllowed(c.(*net.UnixConn))
+	if cred == nil {
+		t.Fatal("no credentials")
+	}
+	own, err := s.pin(c.(*net.UnixConn), cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own.close()
+	if !own.principal.IsOwner() {
+		t.Errorf("a peer of the daemon's uid is %+v, want the owner", own.principal)
+	}
+	other := *cred
+	other.Uid++
+	p, err := s.pin(c.(*net.UnixConn), &other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.close()
+	if p.principal.IsOwner() {
+		t.Errorf("a peer of another uid is the owner")
 	}
 }

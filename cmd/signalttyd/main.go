@@ -23,6 +23,7 @@ import (
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/procs"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/varlink"
 	addr "github.com/signaltty/signaltty/varlink/address"
@@ -114,7 +115,7 @@ func run(log *slog.Logger, address string) error {
 
 	// Before any process is started: everything the daemon starts carries
 	// the pane mark (docs/security.md, "The pane mark").
-	mark, err := service.MarkProcesses(stateLockHeld.marks()...)
+	mark, err := procs.MarkProcesses(stateLockHeld.marks()...)
 	if err != nil {
 		log.Warn("no pane mark: processes that leave a pane are told apart by ancestry and cgroup only", "err", err)
 	}

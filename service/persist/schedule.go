@@ -10,7 +10,7 @@ import (
 const SaveDebounce = 2 * time.Second
 
 // DefaultSaveOutputInterval is the daemon's output save interval unless
-// configured otherwise (docs/persistence.md, "What is saved when").
+// configured otherwise (docs/persistence.md, "When").
 const DefaultSaveOutputInterval = 30 * time.Second
 
 // MaxInterval is the longest save or output save interval.

@@ -27,7 +27,7 @@ func savedTail(t *term.Terminal) ([]string, int64) {
 
 // Tails remembers, per terminal, its change counter (term.Terminal.Changes)
 // when its tail was last saved, so that a save offers the store only the
-// tails that changed (docs/persistence.md, "What is saved when"). The
+// tails that changed (docs/persistence.md, "When"). The
 // caller serialises saves; a Tails is used by one save at a time.
 type Tails struct {
 	at map[*term.Terminal]uint64
