@@ -130,8 +130,8 @@ INNER
   # unshare itself is ended, as the trap below does).
   unshare --mount --propagation private --pid --fork --kill-child sh -c '
     R=$1
-    mount -t proc proc "$R/proc" && mount --rbind /dev "$R/dev" && mount --rbind /sys "$R/sys" &&
-    mount -t tmpfs -o mode=755 tmpfs "$R/run" && mount -t tmpfs -o mode=1777 tmpfs "$R/tmp" || exit 1
+    mount -n -t proc proc "$R/proc" && mount -n --rbind /dev "$R/dev" && mount -n --rbind /sys "$R/sys" &&
+    mount -n -t tmpfs -o mode=755 tmpfs "$R/run" && mount -n -t tmpfs -o mode=1777 tmpfs "$R/tmp" || exit 1
     exec chroot "$R" env -i TERM=dumb bash /run-inside.sh' sh "$R" >"$OUT/$who.log" 2>&1 </dev/null &
   inner=$!
   wait "$inner"

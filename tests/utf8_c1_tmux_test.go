@@ -173,7 +173,12 @@ func TestCharactersHoldingC1BytesDoAsInTmux(t *testing.T) {
 		want := m.waitRow(t, "END-OF-SCREEN")
 		w := d.CreateWorkspace(t, "c1screen")
 		p := d.Spawn(t, append(ws(w), "--cols", "200", "--history-rows", "100000"), "sh", "-c", cmd)
-		d.WaitLine(t, p.ID, "END-OF-SCREEN")
+		// Over a million code points: a -race daemon on a loaded machine
+		// takes longer than the usual poll to draw them.
+		harness.Eventually(t, 2*time.Minute, "the pane shows END-OF-SCREEN", func() (bool, string) {
+			c := d.Capture(t, p.ID)
+			return c.HasLine("END-OF-SCREEN"), c.Dump()
+		})
 		got := paneRows(t, d, p.ID)
 		if len(got) != len(want) {
 			t.Errorf("%d rows, tmux %d", len(got), len(want))

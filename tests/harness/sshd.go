@@ -162,9 +162,9 @@ func sshdCommand(dir, sshd string, args ...string) *exec.Cmd {
 if ! getent passwd sshd >/dev/null; then
   cp /etc/passwd "$0/passwd"
   echo 'sshd:x:65534:65534:sshd privilege separation:/run/sshd:/usr/sbin/nologin' >>"$0/passwd"
-  mount --bind "$0/passwd" /etc/passwd
+  mount -n --bind "$0/passwd" /etc/passwd
 fi
-if [ ! -d /run/sshd ]; then mount -t tmpfs -o mode=755,size=1m tmpfs /run && mkdir -m 755 /run/sshd; fi
+if [ ! -d /run/sshd ]; then mount -n -t tmpfs -o mode=755,size=1m tmpfs /run && mkdir -m 755 /run/sshd; fi
 exec "$@"`
 	return exec.Command("unshare", append([]string{"-m", "--propagation", "private", "sh", "-c", script, dir, sshd}, args...)...)
 }
