@@ -13,6 +13,7 @@ import (
 	"time"
 
 	vl "github.com/varlink/go/varlink"
+	"golang.org/x/sys/unix"
 )
 
 // pair serves one end of a socket pair with a Server and returns the other
@@ -47,10 +48,28 @@ func servePair(tb testing.TB, s *Server) (*net.UnixConn, <-chan struct{}) {
 		}
 		conns[i] = c.(*net.UnixConn)
 	}
+	// Pinned as the server pins an accepted connection: the test process
+	// has the daemon's uid, so it is the owner.
+	raw, err := conns[0].SyscallConn()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cred *unix.Ucred
+	if err := raw.Control(func(fd uintptr) { cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil {
+		tb.Fatal(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := s.pin(conns[0], cred)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		(&clientConn{c: &conn{UnixConn: conns[0]}, s: s}).serve()
+		defer p.close()
+		(&clientConn{c: &conn{UnixConn: conns[0], peer: p}, s: s}).serve()
 		conns[0].Close()
 	}()
 	tb.Cleanup(func() { conns[1].Close(); <-done })
