@@ -12,13 +12,14 @@ import (
 	"time"
 
 	creack "github.com/creack/pty"
+	"github.com/signaltty/signaltty/service/request"
 	"golang.org/x/sys/unix"
 )
 
 // Bounds of Config.Cols and Config.Rows (and of Resize), in cells.
 const (
 	minCells = 1
-	maxCells = 1000
+	maxCells = request.MaxSize
 )
 
 // Start starts cfg.Argv on a new PTY of cfg.Cols×cfg.Rows

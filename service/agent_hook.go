@@ -6,6 +6,7 @@ import (
 
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // How a pane's agent tells the daemon who it is and what it does
@@ -44,7 +45,7 @@ const maxEventName = 128
 // pane that does not exist, without a ClientPid).
 func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	r.Agent = agents.Normalize(r.Agent)
-	if err := checkKind("agent", r.Agent); err != nil {
+	if err := request.CheckKind("agent", r.Agent); err != nil {
 		return HookResult{}, err
 	}
 	ad, ok := agents.Lookup(r.Agent)
@@ -88,14 +89,14 @@ func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResu
 		res.Accepted, res.Reason = false, "unrecognized_hook"
 		return res
 	}
-	if id := ad.SessionID(r.Payload); id != "" && checkSessionID(id) == nil {
+	if id := ad.SessionID(r.Payload); id != "" && request.CheckSessionID(id) == nil {
 		s.setSession(p, ad.Kind, id, nil)
 	} else if !p.agent.hasAgent() || p.agent.kind == agents.KindGeneric {
 		p.agent.kind = ad.Kind
 		s.touch(p) // no event (records.go)
 		s.markDirty()
 	}
-	if m := ad.Model(r.Payload); m != "" && len(m) <= maxModel && m != p.agent.model {
+	if m := ad.Model(r.Payload); m != "" && len(m) <= request.MaxModel && m != p.agent.model {
 		p.agent.model = m
 		s.touch(p) // no event (records.go)
 	}
@@ -200,20 +201,20 @@ type ReportRequest struct {
 // .model; not_found.pane (no pane given and none found from the caller's
 // ancestry, or an unknown one).
 func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
-	if err := checkSessionID(r.Session); err != nil {
+	if err := request.CheckSessionID(r.Session); err != nil {
 		return Pane{}, err
 	}
 	r.Agent = agents.Normalize(r.Agent)
-	if err := checkKind("agent", r.Agent); err != nil {
+	if err := request.CheckKind("agent", r.Agent); err != nil {
 		return Pane{}, err
 	}
 	if r.ResumeArgv != nil {
-		if err := checkResumeArgv(r.ResumeArgv); err != nil {
+		if err := request.CheckResumeArgv(r.ResumeArgv); err != nil {
 			return Pane{}, err
 		}
 	}
-	if len(r.Model) > maxModel || strings.ContainsFunc(r.Model, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
-		return Pane{}, invalid("model", "invalid", "model must be at most %d printable bytes", maxModel)
+	if len(r.Model) > request.MaxModel || strings.ContainsFunc(r.Model, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return Pane{}, invalid("model", "invalid", "model must be at most %d printable bytes", request.MaxModel)
 	}
 	id := r.Pane
 	if id == "" {

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/signaltty/signaltty/service/request"
 )
 
 func TestSlug(t *testing.T) {
@@ -112,11 +114,11 @@ func TestCheckRequestEnv(t *testing.T) {
 
 func TestParseSignal(t *testing.T) {
 	for _, name := range []string{"term", "SIGTERM", "Term"} {
-		if sig, err := parseSignal(name, 0); err != nil || sig.String() != "terminated" {
-			t.Errorf("parseSignal(%q) = %v, %v", name, sig, err)
+		if sig, err := request.ParseSignal(name, 0); err != nil || sig.String() != "terminated" {
+			t.Errorf("request.ParseSignal(%q) = %v, %v", name, sig, err)
 		}
 	}
-	if _, err := parseSignal("SIGSEGV", 0); err == nil || err.Code != "invalid_params.signal" {
+	if _, err := request.ParseSignal("SIGSEGV", 0); err == nil || err.Code != "invalid_params.signal" {
 		t.Errorf("SIGSEGV accepted: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/events"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -147,7 +148,7 @@ func (s *Service) SendInput(ctx context.Context, id string, data []byte) (int, e
 
 // ResizePane sets a live pane's PTY size (Mux.ResizePane).
 func (s *Service) ResizePane(id string, cols, rows int) (Pane, error) {
-	if err := checkSize(cols, rows); err != nil {
+	if err := request.CheckSize(cols, rows); err != nil {
 		return Pane{}, err
 	}
 	p, proc, err := s.livePane(id)
@@ -168,7 +169,7 @@ func (s *Service) ResizePane(id string, cols, rows int) (Pane, error) {
 
 // SignalPane sends a signal to a live pane's process group (Mux.SignalPane).
 func (s *Service) SignalPane(id, name string) error {
-	sig, err := parseSignal(name, 0)
+	sig, err := request.ParseSignal(name, 0)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/authz"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/snapshot"
 	"golang.org/x/sys/unix"
@@ -321,7 +322,7 @@ func (s *Service) ListRunsFor(caller Principal, paneID, key, after string, limit
 // CancelRun stops a run (Run.Cancel) and returns its completed record; a
 // completed run's record is returned unchanged.
 func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.Duration) (Run, error) {
-	sig, err := parseStop(signal, grace)
+	sig, err := request.ParseStop(signal, grace)
 	if err != nil {
 		return Run{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/service/runs"
 )
 
@@ -93,7 +94,7 @@ type runNumber struct {
 }
 
 func runNumbers() []runNumber {
-	keyOK := func(n int64) bool { return runKey.MatchString(strings.Repeat("a", int(n))) }
+	keyOK := func(n int64) bool { return request.CheckRunKey(strings.Repeat("a", int(n))) == nil }
 	configRange := func(set func(n int64) *Error) []int64 {
 		lo, hi := rangeOf(1, func(n int64) bool { return set(n) == nil })
 		return []int64{lo, hi}
@@ -106,27 +107,27 @@ func runNumbers() []runNumber {
 	return []runNumber{
 		{"key length", []int64{boundOf(1, 1<<20, keyOK)},
 			`'key': 1 to (\d+) bytes of`, `key: 1–(\d+) bytes of`},
-		{"shell size", []int64{maxShell}, `'shell': 1 to (\d+) bytes without NUL`, ""},
+		{"shell size", []int64{request.MaxShell}, `'shell': 1 to (\d+) bytes without NUL`, ""},
 		{"cols and rows", []int64{MinSize, MaxSize, DefaultCols, DefaultRows},
 			`'cols', 'rows': (\d+)\.\.(\d+) each, default (\d+)×(\d+)`,
 			`cols, rows: (\d+)\.\.(\d+) \(default (\d+)×(\d+)\)`},
-		{"deadline_ms", []int64{1, maxDeadlineMs, ms(pty.DefaultGrace)},
+		{"deadline_ms", []int64{1, request.MaxDeadlineMs, ms(pty.DefaultGrace)},
 			`'deadline_ms': (\d+)\.\.(\d+)\. That long after the start the run is terminated with cause 'deadline' \(SIGHUP, (\d+) ms grace`,
 			`deadline_ms: (\d+)\.\.(\d+); the run is then terminated \(SIGHUP, (\d+) ms grace`},
-		{"output_rows", []int64{0, maxOutputRows, defOutputRows},
+		{"output_rows", []int64{0, request.MaxOutputRows, request.DefaultOutputRows},
 			`'output_rows' \((\d+)\.\.(\d+), default (\d+)\)`, `output_rows \((\d+)\.\.(\d+), default (\d+)\)`},
-		{"output_bytes", []int64{0, maxOutputBytes, defOutputBytes},
+		{"output_bytes", []int64{0, request.MaxOutputBytes, request.DefaultOutputBytes},
 			`'output_bytes' \((\d+)\.\.(\d+), default (\d+)\)`, `output_bytes \((\d+)\.\.(\d+), default (\d+)\)`},
 		{"env sizes", []int64{maxEnvVars, maxEnvBytes >> 10}, `At most (\d+) of each; 'env' at most (\d+) KiB`, ""},
 		{"run id lease", []int64{runs.IDLeaseSize}, `reserves run ids ahead, ([\d,]+) at a time`, ""},
-		{"wait timeout_ms", []int64{0, runWaitMax},
+		{"wait timeout_ms", []int64{0, request.MaxWaitMs},
 			`'timeout_ms' \((\d+)\.\.(\d+)\): when it passes first`, `timeout_ms \((\d+)\.\.(\d+); 0 checks without waiting`},
 		{"cancel grace_ms", []int64{ms(pty.DefaultGrace), ms(MaxGrace)},
 			`'grace_ms' default (\d+), at most (\d+)\)`, ""},
 		{"cancel grace_ms range", []int64{ms(pty.DefaultGrace), 0, ms(MaxGrace)},
 			"", `SIGKILL after grace_ms \(default (\d+), (\d+)\.\.(\d+)\)`},
 		{"kill wait", []int64{ms(pty.DefaultKillWait)}, `If the leader is not reaped (\d+) ms after SIGKILL`, ""},
-		{"record lines", []int64{maxOutputBytes}, `A record.s lines are at most (\d+) bytes`, ""},
+		{"record lines", []int64{request.MaxOutputBytes}, `A record.s lines are at most (\d+) bytes`, ""},
 		{"argv0", []int64{int64(len(argv0([]string{strings.Repeat("a", 1<<16)})))}, `'argv0' is the last path element of 'argv\[0\]', cut to (\d+) bytes`, ""},
 		{"max_active", append(cfgMaxActive, int64(DefaultRunConfig.MaxActive)), `\| 'max_active' \| (\d+)\.\.(\d+) \| (\d+) \|`, ""},
 		{"retain_count", append(cfgRetainCount, int64(DefaultRunConfig.RetainCount)), `\| 'retain_count' \| (\d+)\.\.(\d+) \| (\d+) \|`, ""},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,7 +17,7 @@ import (
 // without a process is returned as it is; one that is starting is
 // terminated once its start is decided.
 func (s *Service) KillPane(ctx context.Context, id, signal string, grace time.Duration) (Pane, error) {
-	sig, err := parseStop(signal, grace)
+	sig, err := request.ParseStop(signal, grace)
 	if err != nil {
 		return Pane{}, err
 	}

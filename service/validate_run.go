@@ -2,25 +2,18 @@ package service
 
 import (
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // Checks of a run's start request (Run.Start), made once, before any effect.
 
-var runKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
-// Bounds of a run request (docs/run-wait.md, "Start").
+// Output bounds of a run without its own (request.DefaultOutputRows and
+// request.DefaultOutputBytes).
 const (
-	maxShell       = 65536
-	maxDeadlineMs  = 86400000
-	maxOutputRows  = 1000
-	maxOutputBytes = 262144
-	defOutputRows  = 100
-	defOutputBytes = 65536
-	runWaitMax     = 86400000
+	defOutputRows  = request.DefaultOutputRows
+	defOutputBytes = request.DefaultOutputBytes
 )
 
 // checkRun checks a start request in the order docs/run-wait.md, "Order of
@@ -89,17 +82,17 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 			reason = "exclusive"
 		}
 		return newError("invalid_params.command", map[string]any{"param": "command", "reason": reason}, "give exactly one of argv and shell")
-	case r.Shell != nil && (len(*r.Shell) == 0 || len(*r.Shell) > maxShell):
-		return newError("invalid_params.command", map[string]any{"param": "shell", "reason": "size"}, "shell must be 1..%d bytes", maxShell)
-	case r.Shell != nil && strings.IndexByte(*r.Shell, 0) >= 0:
-		return newError("invalid_params.command", map[string]any{"param": "shell", "reason": "nul"}, "shell contains a NUL byte")
 	}
-	if !runKey.MatchString(r.Key) {
-		return newError("invalid_params.key", map[string]any{"param": "key", "reason": "syntax"},
-			"key must be 1..128 bytes of [A-Za-z0-9._:-]")
+	if r.Shell != nil {
+		if err := request.CheckShell(*r.Shell); err != nil {
+			return err
+		}
+	}
+	if err := request.CheckRunKey(r.Key); err != nil {
+		return err
 	}
 	if r.Argv != nil {
-		if err := checkArgv(r.Argv); err != nil {
+		if err := request.CheckArgv(r.Argv); err != nil {
 			return err
 		}
 	}
@@ -111,20 +104,14 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 	if r.Pane != "" && (r.Cols != nil || r.Rows != nil) {
 		return invalid("size", "misplaced", "a split pane's size comes from the pane it splits")
 	}
-	if err := checkSizeOpt(r.Cols, r.Rows); err != nil {
+	if err := request.CheckSizeOpt(r.Cols, r.Rows); err != nil {
 		return err
 	}
-	if r.DeadlineMs != nil && (*r.DeadlineMs < 1 || *r.DeadlineMs > maxDeadlineMs) {
-		return invalid("deadline_ms", "range", "deadline_ms must be 1..%d", maxDeadlineMs)
-	}
-	if r.OutputRows != nil && (*r.OutputRows < 0 || *r.OutputRows > maxOutputRows) {
-		return invalid("output_rows", "range", "output_rows must be 0..%d", maxOutputRows)
-	}
-	if r.OutputBytes != nil && (*r.OutputBytes < 0 || *r.OutputBytes > maxOutputBytes) {
-		return invalid("output_bytes", "range", "output_bytes must be 0..%d", maxOutputBytes)
+	if err := request.CheckRunBounds(r.DeadlineMs, r.OutputRows, r.OutputBytes); err != nil {
+		return err
 	}
 	if r.Cwd != "" {
-		if err := checkCwdSyntax(r.Cwd); err != nil {
+		if err := request.CheckCwdSyntax(r.Cwd); err != nil {
 			return err
 		}
 	}

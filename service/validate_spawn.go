@@ -1,22 +1,20 @@
 package service
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/signaltty/signaltty/cgroup"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // Checks of a spawn request (Mux.SpawnPane, and the spawn a run makes):
 // made once, here, before the model is looked at; nothing after them
 // checks the request again (the pty layer trusts what it is given).
 
-// Size limits of a pane, in cells.
+// Size limits of a pane, in cells (request.MinSize .. request.MaxSize).
 const (
-	MinSize     = 1
-	MaxSize     = 1000
-	DefaultCols = 80
-	DefaultRows = 24
+	MinSize     = request.MinSize
+	MaxSize     = request.MaxSize
+	DefaultCols = request.DefaultCols
+	DefaultRows = request.DefaultRows
 )
 
 // SpawnRequest is the input of SpawnPane. Exactly one of Workspace (a new
@@ -62,7 +60,7 @@ type spawnSpec struct {
 // checkSpawn validates a spawn request. Errors: invalid_params.argv,
 // .target, .size, .cwd, .env.
 func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
-	if err := checkArgv(r.Argv); err != nil {
+	if err := request.CheckArgv(r.Argv); err != nil {
 		return spawnSpec{}, err
 	}
 	n := 0
@@ -83,11 +81,11 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 	case r.Split != "" && (r.Cols != nil || r.Rows != nil):
 		return spawnSpec{}, invalid("size", "misplaced", "a split pane's size comes from the pane it splits")
 	}
-	if err := checkSizeOpt(r.Cols, r.Rows); err != nil {
+	if err := request.CheckSizeOpt(r.Cols, r.Rows); err != nil {
 		return spawnSpec{}, err
 	}
 	if r.Cwd != "" {
-		if err := checkCwdSyntax(r.Cwd); err != nil {
+		if err := request.CheckCwdSyntax(r.Cwd); err != nil {
 			return spawnSpec{}, err
 		}
 		cwd, err := checkDir("cwd", r.Cwd)
@@ -112,49 +110,5 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 	return spec, nil
 }
 
-func checkSize(cols, rows int) *Error {
-	if cols < MinSize || cols > MaxSize || rows < MinSize || rows > MaxSize {
-		return newError("invalid_params.size", map[string]any{"param": "size", "reason": "range", "min": MinSize, "max": MaxSize},
-			"size %dx%d is outside %d..%d", cols, rows, MinSize, MaxSize)
-	}
-	return nil
-}
-
-// checkSizeOpt checks a requested size; absent parts are the defaults.
-func checkSizeOpt(cols, rows *int) *Error {
-	c, r := DefaultCols, DefaultRows
-	if cols != nil {
-		c = *cols
-	}
-	if rows != nil {
-		r = *rows
-	}
-	return checkSize(c, r)
-}
-
-// checkCwdSyntax checks a requested working directory without looking at
-// the disk: absolute, no NUL byte (invalid_params.cwd). Whether it is an
-// existing directory is checked when the process is started (a spawn also
-// checks it first).
-func checkCwdSyntax(cwd string) *Error {
-	if strings.IndexByte(cwd, 0) >= 0 {
-		return invalid("cwd", "nul", "cwd contains a NUL byte")
-	}
-	if !filepath.IsAbs(cwd) {
-		return invalid("cwd", "relative", "cwd is not an absolute path")
-	}
-	return nil
-}
-
-// checkArgv checks a command: a program named, no NUL byte.
-func checkArgv(argv []string) *Error {
-	if len(argv) == 0 || argv[0] == "" {
-		return invalid("argv", "missing", "argv must name a program")
-	}
-	for _, a := range argv {
-		if strings.IndexByte(a, 0) >= 0 {
-			return invalid("argv", "nul", "argv contains a NUL byte")
-		}
-	}
-	return nil
-}
+// Termination limits (request.MaxGrace).
+const MaxGrace = request.MaxGrace

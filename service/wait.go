@@ -10,6 +10,7 @@ import (
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/events"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // Waiting on a pane's agent (Mux.Wait; docs/agents.md, "Waiting"). A wait
@@ -38,10 +39,10 @@ type WaitResult struct {
 	Baseline      WaitBaseline
 }
 
-// Wait bounds.
+// Wait bounds (request.DefaultWaitMs, request.MaxWaitMs).
 const (
-	DefaultPaneWait = time.Hour
-	MaxPaneWait     = 24 * time.Hour
+	DefaultPaneWait = request.DefaultWaitMs * time.Millisecond
+	MaxPaneWait     = request.MaxWaitMs * time.Millisecond
 )
 
 // waitTargets are the values `until` accepts besides lifecycles and attentions.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/service"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 	runv "github.com/signaltty/signaltty/varlink/devsignalttyrun"
 )
 
@@ -66,8 +67,8 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 	}
 	timeout := time.Duration(-1)
 	if timeoutMs != nil {
-		if *timeoutMs < 0 || *timeoutMs > 86400000 {
-			return r.fail(ctx, c, service.Invalid("timeout_ms", "range", "timeout_ms must be 0..86400000"))
+		if err := request.CheckWaitMs(*timeoutMs); err != nil {
+			return r.fail(ctx, c, err)
 		}
 		timeout = time.Duration(*timeoutMs) * time.Millisecond
 	}

@@ -20,9 +20,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // version is the signaltty version, set by the build (meson: -X main.version).
@@ -35,7 +37,7 @@ func main() {
 func run(args []string) int {
 	fs := flag.NewFlagSet("signaltty-mcp", flag.ContinueOnError)
 	addr := fs.String("address", "", "daemon address (default $SIGNALTTY_ADDRESS or unix:$XDG_RUNTIME_DIR/signaltty/dev.signaltty)")
-	waitCap := fs.Int64("wait-cap-ms", mcpWaitCap, "longest run_wait and pane_wait of one call, in ms (at most 1500000)")
+	waitCap := fs.Int64("wait-cap-ms", request.MCPWaitCapMs, "longest run_wait and pane_wait of one call, in ms (at most "+strconv.Itoa(request.MaxMCPWaitCapMs)+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -48,10 +50,10 @@ func run(args []string) int {
 		s.address = daemon.DefaultAddress()
 	}
 	if s.waitCap <= 0 {
-		s.waitCap = mcpWaitCap
+		s.waitCap = request.MCPWaitCapMs
 	}
-	if s.waitCap > maxWaitCap {
-		s.waitCap = maxWaitCap
+	if s.waitCap > request.MaxMCPWaitCapMs {
+		s.waitCap = request.MaxMCPWaitCapMs
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

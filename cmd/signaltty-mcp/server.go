@@ -12,17 +12,6 @@ import (
 	"github.com/signaltty/signaltty/varlink/mcpschema"
 )
 
-// mcpWaitCap is the default and longest run_wait and pane_wait of one
-// tool call, in ms (docs/mcp.md, "Long waits"): under the 2 minutes after
-// which Claude Code moves a call of its main conversation to the
-// background, and under Codex's default tool timeout of 300 s. A wait that
-// ends at it is a normal result that says how to continue.
-const mcpWaitCap = 110000
-
-// maxWaitCap is the largest --wait-cap-ms: under the 30 minutes after which
-// Claude Code gives up on a stdio call.
-const maxWaitCap = 25 * 60 * 1000
-
 // progressEvery is how often a wait sends a progress notification when the
 // client gave a progress token.
 const progressEvery = 5 * time.Second

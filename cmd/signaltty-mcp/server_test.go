@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/varlink/mcpschema"
 )
 
@@ -23,7 +24,7 @@ func connectMCP(t *testing.T, a *server) *mcp.ClientSession {
 }
 
 func TestMCPListsEveryGeneratedTool(t *testing.T) {
-	s := connectMCP(t, &server{address: "unix:/nonexistent/signaltty.sock", waitCap: mcpWaitCap})
+	s := connectMCP(t, &server{address: "unix:/nonexistent/signaltty.sock", waitCap: request.MCPWaitCapMs})
 	res, err := s.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func TestMCPListsEveryGeneratedTool(t *testing.T) {
 func TestMCPToolErrorIsTheJSONErrorLine(t *testing.T) {
 	t.Setenv("SIGNALTTY_NO_AUTOSTART", "1")
 	addr := "unix:/nonexistent/signaltty.sock"
-	s := connectMCP(t, &server{address: addr, waitCap: mcpWaitCap})
+	s := connectMCP(t, &server{address: addr, waitCap: request.MCPWaitCapMs})
 	res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "status"})
 	if err != nil {
 		t.Fatal(err)

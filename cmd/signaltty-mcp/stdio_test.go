@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // lineSession serves the tools on a lineTransport fed by the test: send
@@ -29,7 +30,7 @@ func startLineSession(t *testing.T) *lineSession {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := &lineSession{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan error, 1)}
-	a := &server{address: "unix:/nonexistent/signaltty.sock", waitCap: mcpWaitCap}
+	a := &server{address: "unix:/nonexistent/signaltty.sock", waitCap: request.MCPWaitCapMs}
 	go func() {
 		s.done <- a.serve(t.Context(), &lineTransport{r: inR, w: outW})
 		outW.Close()

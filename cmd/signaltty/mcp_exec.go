@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/signaltty/signaltty/cmd/internal/daemon"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/spf13/cobra"
 )
 
@@ -20,9 +21,6 @@ const mcpServer = "signaltty-mcp"
 // libexecdir is where the build installs signaltty-mcp (meson sets it with
 // -ldflags -X main.libexecdir=...; empty: not searched).
 var libexecdir = ""
-
-// mcpWaitCap is the default longest run_wait in MCP, in ms (docs/mcp.md, "Long waits").
-const mcpWaitCap = 110000
 
 // mcpCmd replaces this process with signaltty-mcp (docs/mcp.md, "The
 // server program"), passing --address and its own flags on; standard
@@ -37,7 +35,7 @@ makes the varlink call of the signaltty command of the same name (run,
 run_wait, pane_capture, ...) and returns exactly the record that command
 prints with --json, as structured content and as JSON text; a failure is a
 tool error whose text is the --json error line {"error":{code,message,data}}.
-run_wait waits at most 50000 ms per call (MCP clients' call limits).
+run_wait waits at most ` + strconv.Itoa(request.MCPWaitCapMs) + ` ms per call (MCP clients' call limits).
 Register it with an agent: claude mcp add -s user signaltty -- signaltty mcp.
 The server is the program signaltty-mcp, found next to signaltty, in the
 install's libexec directory or in $PATH.`,
@@ -61,7 +59,7 @@ install's libexec directory or in $PATH.`,
 	}
 	// A lower run_wait cap suits a client with a shorter call limit; it
 	// cannot be raised.
-	c.Flags().Int64Var(&waitCap, "wait-cap-ms", mcpWaitCap, "longest run_wait and pane_wait of one call, in ms (at most 1500000; docs/mcp.md)")
+	c.Flags().Int64Var(&waitCap, "wait-cap-ms", request.MCPWaitCapMs, "longest run_wait and pane_wait of one call, in ms (at most "+strconv.Itoa(request.MaxMCPWaitCapMs)+"; docs/mcp.md)")
 	return c
 }
 

@@ -1,5 +1,19 @@
 package mcpschema
 
+import (
+	"strconv"
+
+	"github.com/signaltty/signaltty/service/request"
+)
+
+// The wait bounds the tool texts state, in ms: the MCP cap of one call and
+// the varlink default and maximum they replace in the IDL text.
+var (
+	mcpCap  = strconv.Itoa(request.MCPWaitCapMs)
+	waitMax = strconv.Itoa(request.MaxWaitMs)
+	waitDef = strconv.Itoa(request.DefaultWaitMs)
+)
+
 // tool is one MCP tool: the varlink method it calls, the CLI command that
 // makes the same call, and what an agent must know before calling it
 // (hint, put before the method's IDL documentation). params overrides the
@@ -78,15 +92,15 @@ var tools = []tool{
 			"From an agent's pane, pass your own pane's workspace (pane_get of your pane names it): the run gets a new tab there; other workspaces and other agents' panes are denied.spawn by default."},
 	{name: "run_wait", omit: recordOmit, omitDefault: recordDefaults, method: "dev.signaltty.Run.Wait", cli: "signaltty run wait --run R [--timeout-ms N]",
 		hint: "Block until a run completes and return its record with outcome, status and the last rows of output. " +
-			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms, unless the server was started with another --wait-cap-ms); when the wait ends first, the result is not an error but the record as it is now (state running), output_so_far (the pane's screen now, as pane_capture returns it), wait_ended \"timeout\" and next: call run_wait again. " +
+			"In MCP one call waits at most timeout_ms (default and maximum " + mcpCap + " ms, unless the server was started with another --wait-cap-ms); when the wait ends first, the result is not an error but the record as it is now (state running), output_so_far (the pane's screen now, as pane_capture returns it), wait_ended \"timeout\" and next: call run_wait again. " +
 			"With a progress token, a progress notification comes every 5 s while waiting. " +
 			"A wait never stops the command (use run_cancel). Trust outcome and status, never the screen text. " +
 			"When output.complete is false, earlier rows exist: read them with pane_capture (rows [output.oldest, output.start)). " +
 			recordHint,
-		params: map[string]string{"timeout_ms": "How long this call waits, in ms: 0 checks without waiting; default and maximum 110000 in MCP (larger values are lowered to it).",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms: 0 checks without waiting; default and maximum " + mcpCap + " in MCP (larger values are lowered to it).",
 			"trim": "Leave trailing spaces out of the rows: default true in MCP (pass false for rows padded to the pane width, as varlink and --json give them)."},
 		doc: map[string]string{
-			"timeout_ms\n(0..86400000; 0 checks without waiting; absent waits without limit) ends\nonly the wait, with timeout.wait (data: run, state).":                            "timeout_ms\n(in MCP at most the server's cap, 110000 by default, which is also the default;\n0 checks without waiting) ends only the wait: MCP then returns the current\nrecord with wait_ended \"timeout\" and next.",
+			"timeout_ms\n(0.." + waitMax + "; 0 checks without waiting; absent waits without limit) ends\nonly the wait, with timeout.wait (data: run, state).":                     "timeout_ms\n(in MCP at most the server's cap, " + mcpCap + " by default, which is also the default;\n0 checks without waiting) ends only the wait: MCP then returns the current\nrecord with wait_ended \"timeout\" and next.",
 			"Called with \"more\", a reply with the current record (continues) is sent\nevery 10 s until the final one, so a client's own call timeout need not\nend a long wait. ": "",
 			"(data.reason \"expired\" or \"unknown\"), timeout.wait,": "(data.reason \"expired\" or \"unknown\"),",
 		}, ann: reads},
@@ -132,24 +146,24 @@ var tools = []tool{
 		hint: "Clear a pane's attention once you have looked at what it wanted.", ann: renames},
 	{name: "pane_wait", method: "dev.signaltty.Mux.Wait", cli: "signaltty pane wait --pane P --until STATE[,STATE...] [--after BASELINE]",
 		hint: "Block until another agent's pane reaches a state (done, blocked, input_required, …). Pass after (the wait_baseline of pane_get, or the baseline of the previous pane_wait) so that only a transition after it counts. " +
-			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); a wait that ends there is not an error but a result with outcome and wait_ended \"timeout\", the pane's lifecycle and attention now, and next: call again with baseline as after. With a progress token, a progress notification comes every 5 s. A wait never acts on the pane. " +
+			"In MCP one call waits at most timeout_ms (default and maximum " + mcpCap + " ms); a wait that ends there is not an error but a result with outcome and wait_ended \"timeout\", the pane's lifecycle and attention now, and next: call again with baseline as after. With a progress token, a progress notification comes every 5 s. A wait never acts on the pane. " +
 			"To wait for what a pane prints, use pane_wait_output.",
-		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
-		doc: map[string]string{"timeout_ms: default 3600000, at most 86400000.": "timeout_ms: in MCP, default and at most the\nserver's cap (110000 unless set otherwise), where the wait ends with\noutcome \"timeout\".",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum " + mcpCap + " in MCP (larger values are lowered to it)."},
+		doc: map[string]string{"timeout_ms: default " + waitDef + ", at most " + waitMax + ".": "timeout_ms: in MCP, default and at most the\nserver's cap (" + mcpCap + " unless set otherwise), where the wait ends with\noutcome \"timeout\".",
 			"baseline), timeout.wait, unavailable.journal": "baseline), unavailable.journal"}, ann: reads},
 	{name: "pane_send_wait", method: "dev.signaltty.Mux.SendWait", cli: "signaltty pane wait --pane P --send TEXT [--match RE] [--quiet-ms N]",
 		hint: "Type input into a pane and wait for what it prints, in one call: the way to answer a prompt, drive a REPL or an installer. " +
 			"Pass match (a regular expression tested on each row that changed since just before the input, without trailing spaces, so a prompt's trailing space is gone: \"^>>>$\" is the next Python prompt, \"\\\\?$\" a question), quiet_ms (the pane printed nothing for that long), or both; the process's exit always ends the wait. " +
 			"The result has outcome (matched, quiet, exited, timeout), the changed rows only (lines, from row first) and baseline, which pane_wait_output takes as after to wait for more. " +
-			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next: call pane_wait_output with after baseline to go on. With a progress token, a progress notification comes every 5 s.",
-		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
+			"In MCP one call waits at most timeout_ms (default and maximum " + mcpCap + " ms); outcome timeout is a normal result with the rows so far and next: call pane_wait_output with after baseline to go on. With a progress token, a progress notification comes every 5 s.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum " + mcpCap + " in MCP (larger values are lowered to it)."},
 	},
 	{name: "pane_wait_output", method: "dev.signaltty.Mux.WaitOutput", cli: "signaltty pane wait --pane P [--match RE] [--quiet-ms N] [--after BASELINE]",
 		hint: "Wait for what a pane prints, without typing anything: until a row that changed since after (the baseline of pane_send, pane_send_wait or a previous pane_wait_output; default: the screen now) matches match, or the pane was quiet for quiet_ms, or its process exited. " +
 			"Rows are tested and returned without trailing spaces; only changed rows come back. To see everything a new pane printed, pass after {\"epoch\":0,\"row\":0,\"digest\":\"\"}. " +
-			"In MCP one call waits at most timeout_ms (default and maximum 110000 ms); outcome timeout is a normal result with the rows so far and next. With a progress token, a progress notification comes every 5 s.",
-		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum 110000 in MCP (larger values are lowered to it)."},
-		doc:    map[string]string{"timeout_ms (default 3600000, at most\n86400000)": "timeout_ms (in MCP at most the\nserver's cap, 110000 unless set otherwise, which is also the default)"},
+			"In MCP one call waits at most timeout_ms (default and maximum " + mcpCap + " ms); outcome timeout is a normal result with the rows so far and next. With a progress token, a progress notification comes every 5 s.",
+		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum " + mcpCap + " in MCP (larger values are lowered to it)."},
+		doc:    map[string]string{"timeout_ms (default " + waitDef + ", at most\n" + waitMax + ")": "timeout_ms (in MCP at most the\nserver's cap, " + mcpCap + " unless set otherwise, which is also the default)"},
 		ann:    reads},
 	{name: "notify", method: "dev.signaltty.Mux.Notify", cli: "signaltty notify [--pane P | --workspace W] --title T [--body B] [--severity info|warning|error]",
 		hint: "Leave a notification for the human (about a pane: its attention rises with the severity). Use it to ask for a decision or report something they must see; do not spam.", ann: adds},

@@ -1,0 +1,10 @@
+// Package request owns the bounds of every request the daemon accepts and
+// the checks of a request's values that need no daemon state: sizes,
+// commands, working directories, signals and grace periods, agent kinds
+// and reported identity, run keys and wait timeouts. Each check takes plain
+// values and returns nil or an *errcode.Error with an invalid_params code
+// (docs/limits.md, "Panes, input, events, captures and rows";
+// docs/run-wait.md, "Start"). The bounds are exported constants so that
+// the adapters, the command-line help and the MCP schema state the same
+// numbers the checks enforce.
+package request
