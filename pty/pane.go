@@ -106,6 +106,7 @@ func newPane(cfg Config, master *os.File, pidfd, pid int) *Pane {
 		Replies:      replyWriter{p},
 		OnEvent:      cfg.OnEvent,
 		Parker:       cfg.Parker,
+		Memory:       cfg.Memory,
 	})
 
 	// The pidfd must be non-blocking for the netpoller; os.NewFile then

@@ -43,6 +43,9 @@ type Config struct {
 	// Parker, when set, releases the terminal's emulator while its output
 	// is idle (term.Config.Parker).
 	Parker *term.Parker
+	// Memory is the emulator pool and idle watch the terminal uses; nil is
+	// term.SharedMemory() (term.Config.Memory).
+	Memory *term.Memory
 	// OnExit is called once, after the leader was reaped and the output it
 	// wrote before exiting was emulated. It runs on its own goroutine.
 	OnExit func(ExitStatus)

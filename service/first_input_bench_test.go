@@ -20,8 +20,8 @@ import (
 func BenchmarkFirstSendInput1000(b *testing.B) {
 	for _, pooled := range []bool{true, false} {
 		b.Run(fmt.Sprintf("pool=%v", pooled), func(b *testing.B) {
-			term.SetEmulatorPool(pooled)
-			defer term.SetEmulatorPool(true)
+			term.SharedMemory().SetPool(pooled)
+			defer term.SharedMemory().SetPool(true)
 			s := newBenchService(b)
 			w, err := s.CreateWorkspace("bench", "")
 			if err != nil {

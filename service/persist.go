@@ -301,7 +301,7 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 		tails = streamTail(changed)
 	}
 	res, err := store.SaveFunc(snap, tails)
-	term.NoteWork() // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
+	term.SharedMemory().NoteWork() // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
 	for _, r := range changed {
 		if r.moved { // rows of a later epoch than the document's: write them again next time
 			delete(at, r.t)

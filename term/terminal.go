@@ -115,6 +115,7 @@ type Terminal struct {
 	// Idle release (park.go): parker releases the emulator of a terminal
 	// idle since lastOut; parked is what rebuilds it.
 	parker  *Parker
+	mem     *Memory // emulator pool and idle watch (memory.go)
 	parked  *parkedState
 	lastOut time.Time
 	queued  bool // in parker's queue
@@ -173,6 +174,7 @@ func NewTerminal(cfg Config) *Terminal {
 		replies:    cfg.Replies,
 		budget:     cfg.Budget,
 		parker:     cfg.Parker,
+		mem:        cfg.Memory.orShared(),
 	}
 	t.hostless.Store(true) // lazy
 	t.tr.init()
@@ -197,7 +199,7 @@ func (t *Terminal) hostLocked() *vtHost {
 		h.attach(t, t.cols, t.rows)
 		return h
 	}
-	return pool.take(t, t.cols, t.rows)
+	return t.mem.pool.take(t, t.cols, t.rows)
 }
 
 func clampDim(n int) int { return min(max(n, 1), maxDim) }
@@ -359,9 +361,9 @@ func (t *Terminal) clearHistory() {
 func (t *Terminal) Write(p []byte) {
 	var spare *vtHost
 	if len(p) > 0 {
-		idleFree.noteOutput() // idlefree.go
+		t.mem.idle.noteOutput() // idlefree.go
 		if t.hostless.Load() {
-			spare = pool.reserve(true)
+			spare = t.mem.pool.reserve(true)
 		}
 	}
 	t.mu.Lock()
@@ -370,7 +372,7 @@ func (t *Terminal) Write(p []byte) {
 		t.spare = spare
 		defer func() { // unused: something else gave it one meanwhile, or it was released
 			if t.spare != nil {
-				pool.unreserve(t.spare)
+				t.mem.pool.unreserve(t.spare)
 				t.spare = nil
 			}
 		}()
@@ -1000,7 +1002,7 @@ func (t *Terminal) releaseLocked() {
 		frozen[y] = t.screenRow(y, true)
 	}
 	t.frozen, t.frozenAlt = frozen, e.IsAltScreen()
-	pool.give(t.host)
+	t.mem.pool.give(t.host)
 	t.host = nil
 	t.emu = nil
 	t.line = nil
