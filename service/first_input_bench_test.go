@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/signaltty/signaltty/term"
 )
 
 // BenchmarkFirstSendInput1000: the first SendInput to each of 1,000 live
@@ -20,9 +18,8 @@ import (
 func BenchmarkFirstSendInput1000(b *testing.B) {
 	for _, pooled := range []bool{true, false} {
 		b.Run(fmt.Sprintf("pool=%v", pooled), func(b *testing.B) {
-			term.SetEmulatorPool(pooled)
-			defer term.SetEmulatorPool(true)
 			s := newBenchService(b)
+			s.memory.SetPool(pooled)
 			w, err := s.CreateWorkspace("bench", "")
 			if err != nil {
 				b.Fatal(err)

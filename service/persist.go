@@ -286,7 +286,7 @@ func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) 
 	// read only when the store comes to write its tail.
 	tails := ps.tails.Begin(snap.Panes, terms)
 	res, err := store.SaveFunc(snap, tails.Func())
-	term.NoteWork() // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
+	s.memory.NoteWork() // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
 	tails.End(err == nil && res.TailErr == nil)
 
 	s.mu.Lock()

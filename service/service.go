@@ -86,6 +86,7 @@ type Service struct {
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
 	limits       limitState      // limits.go
 	parker       *term.Parker    // releases idle panes' emulators (emulator_release.go)
+	memory       *term.Memory    // the panes' emulator pool and idle memory return
 	// childBase is cfg.Environ as every pane child gets it (env.go).
 	childBase []string
 }
@@ -98,7 +99,7 @@ func New(cfg Config) *Service {
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
 		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, settings: persist.NewSettings(), startProcess: pty.Start,
-		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter),
+		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter), memory: term.NewMemory(),
 	}
 	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
 	s.childBase = childBase(cfg.Environ)

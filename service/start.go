@@ -86,6 +86,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	st.termCfg = term.Config{
 		HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
 		Parker:  s.parker,
+		Memory:  s.memory,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
 	}
 	st.termCfg.Budget = s.limits.history // every pane's rows together (limits.go)

@@ -15,8 +15,13 @@
 // store (text plus style runs), bounded by a row count and a byte budget
 // that drop the oldest rows first; the screen rows follow them.
 //
+// Terminals share a Memory: the pool their emulators come from and go
+// back to, and the watch that returns the memory a burst of output leaves
+// to the system once output is quiet (docs/limits.md, "Memory handed
+// back"). Config.Memory nil is the process's shared Memory.
+//
 // Some defects of the emulator are worked around (see Terminal), and long
-// runs of line output skip its per-line scrolling (fastpath.go) with the
+// runs of line output skip its per-line scrolling with the
 // same result, which differential tests against the emulator alone check
 // cell by cell.
 package term

@@ -23,7 +23,7 @@ import (
 // (debug.FreeOSMemory), at most once per idleFreeInterval.
 //
 // Output arms the watch, and so does other work that leaves garbage
-// (NoteWork: a snapshot save). It costs an atomic load per Write, and one
+// (Memory.NoteWork: a snapshot save). It costs an atomic load per Write, and one
 // timer while output continues (a wake-up every idleFreeQuiet); a quiet
 // daemon has no timer at all.
 const (
@@ -32,9 +32,6 @@ const (
 	idleFreeMin      = 4 << 20
 	idleFreeBusy     = 1 << 20 // allocated in one period: not quiet
 )
-
-// idleFree is the process's watch (one heap, one watch).
-var idleFree idleWatch
 
 // idleWatch arms a timer on the first output after a quiet period, and on
 // each firing either sees that output continued (and waits again) or that
@@ -59,20 +56,6 @@ type idleWatch struct {
 	worth  func() bool
 	free   func()
 }
-
-// SetIdleFree turns returning memory after a burst of output on (the
-// default) or off, for measurements that compare the two.
-func SetIdleFree(on bool) {
-	idleFree.mu.Lock()
-	defer idleFree.mu.Unlock()
-	idleFree.off = !on
-	idleFree.active.Store(false) // the next output arms the watch
-}
-
-// NoteWork tells the watch that the process did work that leaves garbage
-// other than output (a snapshot save, say), so that the memory it leaves is
-// returned once the process is quiet. Cheap; safe for concurrent use.
-func NoteWork() { idleFree.noteOutput() }
 
 // noteOutput is called by Terminal.Write; cheap when output is continuing.
 func (w *idleWatch) noteOutput() {

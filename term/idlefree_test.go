@@ -144,14 +144,14 @@ func TestReclaimableCountsUncollectedGarbage(t *testing.T) {
 func TestTerminalOutputArmsTheIdleFreeWatchUntilQuiet(t *testing.T) {
 	term := NewTerminal(Config{Cols: 80, Rows: 24})
 	defer term.Close()
-	_, _, fires0 := idleFree.state()
+	_, _, fires0 := shared.idle.state()
 	term.Write([]byte("hello\r\n"))
-	if armed, _, _ := idleFree.state(); !armed {
+	if armed, _, _ := shared.idle.state(); !armed {
 		t.Fatal("output did not arm the watch")
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		armed, _, fires := idleFree.state()
+		armed, _, fires := shared.idle.state()
 		if !armed && fires > fires0 {
 			break
 		}

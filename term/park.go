@@ -381,7 +381,7 @@ func (t *Terminal) parkLocked() bool {
 
 	t.parked = st
 	t.hostless.Store(true) // the next output rebuilds it
-	pool.give(t.host)
+	t.mem.pool.give(t.host)
 	t.host, t.emu = nil, nil
 	t.fs = fastState{}
 	t.line = nil

@@ -304,7 +304,7 @@ func TestPooledEmulatorBehavesAsANewOne(t *testing.T) {
 		old.Close()
 		var fresh, used repliesBuf
 		a := NewTerminal(Config{Cols: 100, Rows: 30, Replies: &fresh})
-		if !pool.takeHost(h) {
+		if !shared.pool.takeHost(h) {
 			if !alt {
 				t.Fatalf("stream %d: host not given back", i)
 			}

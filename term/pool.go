@@ -54,19 +54,8 @@ type emuPool struct {
 	made   int // hosts made (for tests)
 	// serialWaits counts reserve(true) calls waiting for making (for tests)
 	serialWaits atomic.Int32
-	off         bool // SetEmulatorPool(false): made on demand, never reused
+	off         bool // Memory.SetPool(false): made on demand, never reused
 }
-
-// SetEmulatorPool turns the emulator pool on (the default) or off (each
-// terminal makes its emulator when it needs one and drops it after), for
-// measurements that compare the two.
-func SetEmulatorPool(on bool) {
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	pool.off = !on
-}
-
-var pool emuPool
 
 // newHost makes an emulator with our handlers and its reply pump.
 func newHost() *vtHost {

@@ -12,20 +12,20 @@ import (
 func TestFirstOutputWaitingForAnEmulatorDoesNotHoldTheTerminal(t *testing.T) {
 	tm := NewTerminal(Config{Cols: 80, Rows: 24})
 	defer tm.Close()
-	pool.reserve(false) // the pool and its filler exist
-	pool.making.Lock()  // nothing can be made in turn now, by the filler either
-	pool.mu.Lock()
-	kept := pool.free
-	pool.free = nil
-	pool.mu.Unlock()
+	shared.pool.reserve(false) // the pool and its filler exist
+	shared.pool.making.Lock()  // nothing can be made in turn now, by the filler either
+	shared.pool.mu.Lock()
+	kept := shared.pool.free
+	shared.pool.free = nil
+	shared.pool.mu.Unlock()
 	wrote := make(chan struct{})
 	go func() {
 		tm.Write([]byte("hello\r\n"))
 		close(wrote)
 	}()
-	for deadline := time.Now().Add(10 * time.Second); pool.serialWaits.Load() == 0; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); shared.pool.serialWaits.Load() == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			pool.making.Unlock()
+			shared.pool.making.Unlock()
 			t.Fatal("the first output never waited for an emulator")
 		}
 	}
@@ -42,12 +42,12 @@ func TestFirstOutputWaitingForAnEmulatorDoesNotHoldTheTerminal(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Error("resize and capture waited for the pool with the first output")
 	}
-	pool.making.Unlock()
+	shared.pool.making.Unlock()
 	<-wrote
 	<-done
-	pool.mu.Lock()
-	pool.free = append(pool.free, kept...)
-	pool.mu.Unlock()
+	shared.pool.mu.Lock()
+	shared.pool.free = append(shared.pool.free, kept...)
+	shared.pool.mu.Unlock()
 	c, err := tm.Capture(CaptureRequest{})
 	if cols, _ := tm.Size(); err != nil || len(c.Lines) == 0 || !strings.HasPrefix(c.Lines[0], "hello ") || cols != 100 {
 		t.Errorf("after the wait: %v, cols %d, lines %q", err, cols, c.Lines)

@@ -716,7 +716,7 @@ func TestReleaseKeepsCapture(t *testing.T) {
 }
 
 // TestReleaseFreesEmulator: once released, the terminal holds no
-// emulator: it is back in the pool, reset (pool.go), or nothing keeps it
+// emulator: it is back in the pool, reset (shared.pool.go), or nothing keeps it
 // (and its 4 MiB parser buffer) alive and its goroutines end.
 func TestReleaseFreesEmulator(t *testing.T) {
 	term := NewTerminal(Config{Cols: 80, Rows: 24, HistoryRows: 100, HistoryBytes: 1 << 20, Replies: io.Discard})
@@ -735,7 +735,7 @@ func TestReleaseFreesEmulator(t *testing.T) {
 	if c := capture(t, term, nil, nil); !strings.HasPrefix(c.Lines[0], "hello") {
 		t.Fatalf("after release: %q", c.Lines[0])
 	}
-	pooled := pool.takeHost(h)
+	pooled := shared.pool.takeHost(h)
 	if pooled {
 		h.close() // pooled: what follows checks it can be freed
 		h = nil

@@ -45,6 +45,9 @@ type Config struct {
 	// it on the next output, resize, capture or frame (park.go,
 	// docs/emulator-release.md).
 	Parker *Parker
+	// Memory is where the terminal takes its emulator from and gives it
+	// back to, and the idle watch its output arms; nil is SharedMemory().
+	Memory *Memory
 	// OnEvent, when not nil, receives observations synchronously from inside
 	// Write, in output order; it must not block and must not call back into
 	// the Terminal.
