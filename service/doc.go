@@ -19,28 +19,23 @@
 // (observations, exits) with their own locks held, so the reverse order
 // would deadlock.
 //
-// Requests are validated once, at the service boundary, in one file per
-// request kind (validate_*.go); the layers below trust what they are given.
-// The service never imports the varlink layer: it returns *Error values
-// with a dotted code ("not_found.pane", docs/errors.md) that adapters map
-// to interface errors.
+// Requests are validated once, at the service boundary (validate_*.go,
+// with the bounds and the checks that need no state in service/request);
+// the layers below trust what they are given. The service never imports
+// the varlink layer: it returns *Error values with a dotted code
+// ("not_found.pane", docs/errors.md) that adapters map to interface
+// errors.
 //
-// Files: service.go (the Service, status, shutdown, lookups), model.go
-// (entities and their snapshots), lifecycle.go (pane states and the one
-// transition function), start.go (the start path: spawn), relaunch.go,
-// terminate.go (stop sequence, kill), remove.go (pane, tab and workspace
-// removal), pane.go (the other pane verbs: list, get, input, resize,
-// signal, capture), observe.go (observations and exits of a pane's
-// process), workspace.go, tab.go, layout.go (split trees), run.go (runs and
-// how they follow their pane; their rules: service/runs), service/events (every event
-// type with its data), events.go (subscriptions), persist.go (snapshots and
-// restore), env.go (children's environment), git.go (workspaces' git state:
-// computed by running git outside s.mu, stored under it), worktree.go (a
-// workspace in a new git worktree, removal of a clean one), publish.go
-// (events through the journal), errors.go, validate_*.go;
-// agents (docs/agents.md): agent.go (a pane's agent, lifecycle, attention,
-// and the observer that follows its process), agent_hook.go (hooks and
-// session reports), agent_scan.go (the on-demand /proc look), resume.go
-// (resume and auto-resume through the start path), agent_persist.go,
-// notify.go; the adapters are in service/agents, one file per agent.
+// The service keeps the verbs, the model and the one lock; the rules that
+// need neither live in leaf packages, which never import service and whose
+// methods that touch shared state run under the caller's lock:
+//
+//   - service/errcode: the error type and every code.
+//   - service/events: event types, their data and declarations, filters, subscribers.
+//   - service/request: request bounds and the checks of request values.
+//   - service/runs: a run's record, key, ids, output tail and retention.
+//   - service/authz: principals, grants, creator rights and decisions.
+//   - service/procs: the pane mark and what is read of processes in /proc.
+//   - service/persist: what a snapshot holds, when it is saved, how panes restore; settings.
+//   - service/agents: the coding agents signaltty knows and their adapters.
 package service
