@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // plumbing lists variables that belong to the daemon's own service manager or
@@ -96,17 +97,6 @@ func checkRequestEnv(env map[string]string, unset []string) *Error {
 	return nil
 }
 
-// unsetNames is a request's env_unset as a set: sorted, without repeats
-// (nil when empty), as a pane keeps it and a run's digest compares it.
-func unsetNames(unset []string) []string {
-	if len(unset) == 0 {
-		return nil
-	}
-	out := slices.Clone(unset)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // childEnv is the environment of a pane child: the daemon's minus plumbing
 // and minus the names in unset, TERM=xterm-256color unless extra sets it,
 // extra, then SIGNALTTY_PANE and SIGNALTTY_ADDRESS; one entry per name,
@@ -185,5 +175,5 @@ func restoredUnset(names []string) []string {
 			ok = append(ok, n)
 		}
 	}
-	return unsetNames(ok)
+	return request.Names(ok)
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // childEnvByMap is childEnv as one map of every variable, sorted at the
@@ -62,7 +64,7 @@ func TestChildEnvFromTheBaseIsTheWholeEnvironmentSorted(t *testing.T) {
 		for range r.IntN(3) {
 			unset = append(unset, names[r.IntN(len(names))])
 		}
-		unset = unsetNames(unset)
+		unset = request.Names(unset)
 		want := childEnvByMap(daemon, extra, unset, "pane_1", "unix:/s")
 		if got := childEnvFrom(childBase(daemon), extra, unset, "pane_1", "unix:/s"); !slices.Equal(got, want) {
 			t.Fatalf("case %d: daemon %q extra %v unset %q:\n got  %q\n want %q", i, daemon, extra, unset, got, want)

@@ -29,7 +29,7 @@ func (s *Service) checkRun(r *RunRequest) (spawnSpec, *Error) {
 		argv = []string{"/bin/sh", "-c", *r.Shell}
 	}
 	spec.SpawnRequest = SpawnRequest{Workspace: r.Workspace, Split: r.Pane, Axis: r.Axis, Argv: argv, Cols: r.Cols, Rows: r.Rows,
-		Env: r.Env, EnvUnset: unsetNames(r.EnvUnset), Creator: r.Principal, Grants: r.Grants}
+		Env: r.Env, EnvUnset: request.Names(r.EnvUnset), Creator: r.Principal, Grants: r.Grants}
 	if r.Cwd != "" {
 		// Whether it is a directory is found when the program is started,
 		// after the key (docs/run-wait.md, "Order of checks").

@@ -97,7 +97,7 @@ func checkSpawn(r SpawnRequest) (spawnSpec, *Error) {
 	if err := checkRequestEnv(r.Env, r.EnvUnset); err != nil {
 		return spawnSpec{}, err
 	}
-	r.EnvUnset = unsetNames(r.EnvUnset)
+	r.EnvUnset = request.Names(r.EnvUnset)
 	if r.HistoryRows != nil {
 		if err := CheckHistoryRows(*r.HistoryRows); err != nil {
 			return spawnSpec{}, err

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/snapshot"
 )
 
@@ -47,7 +48,7 @@ func (e Env) LostNames() []string {
 			out = append(out, k)
 		}
 	}
-	return nameSet(out)
+	return request.Names(out)
 }
 
 // Restart is the environment for a restart: base (nil: e.Vars) with add
@@ -69,8 +70,8 @@ func (e Env) Restart(base, add map[string]string, remove []string) (env map[stri
 	for _, k := range remove {
 		delete(env, k)
 	}
-	transient = slices.DeleteFunc(nameSet(transient), func(k string) bool { _, ok := env[k]; return !ok })
-	unset = nameSet(append(slices.Clone(e.Unset), remove...))
+	transient = slices.DeleteFunc(request.Names(transient), func(k string) bool { _, ok := env[k]; return !ok })
+	unset = request.Names(append(slices.Clone(e.Unset), remove...))
 	for _, k := range e.Lost {
 		if _, given := env[k]; !given && !slices.Contains(remove, k) {
 			lost = append(lost, k)
@@ -78,15 +79,4 @@ func (e Env) Restart(base, add map[string]string, remove []string) (env map[stri
 	}
 	sort.Strings(lost)
 	return env, unset, transient, lost
-}
-
-// nameSet is names sorted, without repeats (nil when empty), as a pane
-// keeps its env_unset.
-func nameSet(names []string) []string {
-	if len(names) == 0 {
-		return nil
-	}
-	out := slices.Clone(names)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -3,6 +3,7 @@ package request
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -193,4 +194,15 @@ func CheckWorktreeRef(branch, from string) *errcode.Error {
 		return errcode.Invalid("worktree", "nul", "branch names and start points must not contain NUL")
 	}
 	return nil
+}
+
+// Names is a set of environment variable names as requests and records
+// keep it: sorted, each once; nil when names is empty.
+func Names(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
