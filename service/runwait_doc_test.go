@@ -5,11 +5,11 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/signaltty/signaltty/docs/docstest"
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/service/runs"
@@ -24,41 +24,6 @@ const (
 	runWaitDoc = "../docs/run-wait.md"
 	runIDL     = "../varlink/devsignalttyrun/dev.signaltty.Run.varlink"
 )
-
-// readProse returns a text file with every run of white space, and the IDL's
-// comment markers at the start of a line, turned into one space, so that a
-// sentence reads the same however it is wrapped.
-func readProse(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := regexp.MustCompile(`\n[ \t]*#?[ \t]*`).ReplaceAllString(string(b), " ")
-	return regexp.MustCompile(`[ \t]+`).ReplaceAllString(s, " ")
-}
-
-// statedNumbers returns the numbers pattern captures in text, which it must
-// match exactly once; in pattern ' stands for a backquote. A number may be
-// written with thousands separators (1,024).
-func statedNumbers(t *testing.T, where, text, pattern string) []int64 {
-	t.Helper()
-	re := regexp.MustCompile(strings.ReplaceAll(pattern, "'", "`"))
-	ms := re.FindAllStringSubmatch(text, -1)
-	if len(ms) != 1 {
-		t.Errorf("%s: %q matches %d times, want once (reworded? then change the pattern, not the number)", where, pattern, len(ms))
-		return nil
-	}
-	var out []int64
-	for _, g := range ms[0][1:] {
-		n, err := strconv.ParseInt(strings.ReplaceAll(g, ",", ""), 10, 64)
-		if err != nil {
-			t.Fatalf("%s: %q: %v", where, pattern, err)
-		}
-		out = append(out, n)
-	}
-	return out
-}
 
 // boundOf is the largest n in [lo, limit] with ok(n), given ok(lo), found
 // by bisection; ok must hold on a prefix of the range.
@@ -139,7 +104,7 @@ func runNumbers() []runNumber {
 // TestRunWaitNumbersAreTheCode compares every bound, limit and default
 // docs/run-wait.md and the Run IDL state with the value the code uses.
 func TestRunWaitNumbersAreTheCode(t *testing.T) {
-	doc, idl := readProse(t, runWaitDoc), readProse(t, runIDL)
+	doc, idl := docstest.Prose(t, runWaitDoc), docstest.Prose(t, runIDL)
 	for _, n := range runNumbers() {
 		for _, src := range []struct{ where, text, pattern string }{
 			{"docs/run-wait.md", doc, n.doc}, {"dev.signaltty.Run.varlink", idl, n.idl},
@@ -147,7 +112,7 @@ func TestRunWaitNumbersAreTheCode(t *testing.T) {
 			if src.pattern == "" {
 				continue
 			}
-			if got := statedNumbers(t, src.where, src.text, src.pattern); got != nil && !slices.Equal(got, n.code) {
+			if got := docstest.Stated(t, src.where, src.text, src.pattern); got != nil && !slices.Equal(got, n.code) {
 				t.Errorf("%s: %s is %v, the code has %v", src.where, n.what, got, n.code)
 			}
 		}
@@ -157,9 +122,9 @@ func TestRunWaitNumbersAreTheCode(t *testing.T) {
 // TestRunListLimitIsTheDoc checks Run.List's limit (1..1024, default 256)
 // against ListRuns, on a service with more runs than the default.
 func TestRunListLimitIsTheDoc(t *testing.T) {
-	doc, idl := readProse(t, runWaitDoc), readProse(t, runIDL)
-	stated := statedNumbers(t, "docs/run-wait.md", doc, `at most 'limit' \((\d+)\.\.(\d+), default (\d+)\)`)
-	if idlStated := statedNumbers(t, "dev.signaltty.Run.varlink", idl, `at most limit \((\d+)\.\.(\d+), default (\d+)\)`); !slices.Equal(idlStated, stated) {
+	doc, idl := docstest.Prose(t, runWaitDoc), docstest.Prose(t, runIDL)
+	stated := docstest.Stated(t, "docs/run-wait.md", doc, `at most 'limit' \((\d+)\.\.(\d+), default (\d+)\)`)
+	if idlStated := docstest.Stated(t, "dev.signaltty.Run.varlink", idl, `at most limit \((\d+)\.\.(\d+), default (\d+)\)`); !slices.Equal(idlStated, stated) {
 		t.Errorf("the IDL states List's limit as %v, the doc as %v", idlStated, stated)
 	}
 	if len(stated) != 3 {
@@ -276,10 +241,10 @@ func TestRunWaitOrderOfChecksIsTheCode(t *testing.T) {
 // docs/run-wait.md, "Outcomes and status" and the IDL's Record comment
 // list, and compares the statuses they state with runs.Table.Complete's.
 func TestRunStatusesAreTheDoc(t *testing.T) {
-	doc, idl := readProse(t, runWaitDoc), readProse(t, runIDL)
-	signaled := statedNumbers(t, "docs/run-wait.md", doc, `\| 'signal' \(e\.g\. 'SIGSEGV'\) \| (\d+) \+ the signal.s number, at most (\d+) \|`)
-	terminated := statedNumbers(t, "docs/run-wait.md", doc, `\| (\d+) when the cause is 'deadline', (\d+) otherwise \|`)
-	idlStated := statedNumbers(t, "dev.signaltty.Run.varlink", idl, `status 0 succeeded; exit_code when failed; (\d+)\+signal \(≤(\d+)\) when signaled; (\d+) terminated by its deadline; (\d+) otherwise terminated`)
+	doc, idl := docstest.Prose(t, runWaitDoc), docstest.Prose(t, runIDL)
+	signaled := docstest.Stated(t, "docs/run-wait.md", doc, `\| 'signal' \(e\.g\. 'SIGSEGV'\) \| (\d+) \+ the signal.s number, at most (\d+) \|`)
+	terminated := docstest.Stated(t, "docs/run-wait.md", doc, `\| (\d+) when the cause is 'deadline', (\d+) otherwise \|`)
+	idlStated := docstest.Stated(t, "dev.signaltty.Run.varlink", idl, `status 0 succeeded; exit_code when failed; (\d+)\+signal \(≤(\d+)\) when signaled; (\d+) terminated by its deadline; (\d+) otherwise terminated`)
 	if want := append(slices.Clone(signaled), terminated...); !slices.Equal(idlStated, want) {
 		t.Errorf("the IDL states statuses %v, the doc %v", idlStated, want)
 	}

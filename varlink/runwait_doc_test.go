@@ -6,12 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/signaltty/signaltty/docs/docstest"
 	"github.com/signaltty/signaltty/service"
 	vl "github.com/varlink/go/varlink"
 )
@@ -20,44 +20,13 @@ import (
 // layer owns: the reply size, the tick of a Wait called with "more", and
 // the range of Wait's timeout_ms.
 
-// readProse returns a text file with every run of white space, and the IDL's
-// comment markers at the start of a line, turned into one space.
-func readProse(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := regexp.MustCompile(`\n[ \t]*#?[ \t]*`).ReplaceAllString(string(b), " ")
-	return regexp.MustCompile(`[ \t]+`).ReplaceAllString(s, " ")
-}
-
-// statedNumbers returns the numbers pattern captures in text, which it must
-// match exactly once; in pattern ' stands for a backquote.
-func statedNumbers(t *testing.T, where, text, pattern string) []int64 {
-	t.Helper()
-	ms := regexp.MustCompile(strings.ReplaceAll(pattern, "'", "`")).FindAllStringSubmatch(text, -1)
-	if len(ms) != 1 {
-		t.Fatalf("%s: %q matches %d times, want once (reworded? then change the pattern, not the number)", where, pattern, len(ms))
-	}
-	var out []int64
-	for _, g := range ms[0][1:] {
-		n, err := strconv.ParseInt(strings.ReplaceAll(g, ",", ""), 10, 64)
-		if err != nil {
-			t.Fatalf("%s: %q: %v", where, pattern, err)
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
 const (
 	runWaitDoc = "../docs/run-wait.md"
 	runIDL     = "devsignalttyrun/dev.signaltty.Run.varlink"
 )
 
 func TestRunWaitReplyAndTickAreTheCode(t *testing.T) {
-	doc, idl := readProse(t, runWaitDoc), readProse(t, runIDL)
+	doc, idl := docstest.Prose(t, runWaitDoc), docstest.Prose(t, runIDL)
 	for _, c := range []struct {
 		where, text, pattern string
 		code                 int64
@@ -68,8 +37,8 @@ func TestRunWaitReplyAndTickAreTheCode(t *testing.T) {
 		{"docs/run-wait.md", doc, `'continues: true'\) every (\d+) s until the final reply`, int64(waitTick / time.Second)},
 		{"dev.signaltty.Run.varlink", idl, `is sent every (\d+) s until the final one`, int64(waitTick / time.Second)},
 	} {
-		if got := statedNumbers(t, c.where, c.text, c.pattern)[0]; got != c.code {
-			t.Errorf("%s: %q states %d, the code has %d", c.where, c.pattern, got, c.code)
+		if got := docstest.Stated(t, c.where, c.text, c.pattern); got != nil && got[0] != c.code {
+			t.Errorf("%s: %q states %d, the code has %d", c.where, c.pattern, got[0], c.code)
 		}
 	}
 	if MaxReply%(1<<20) != 0 || waitTick%time.Second != 0 {
@@ -80,8 +49,11 @@ func TestRunWaitReplyAndTickAreTheCode(t *testing.T) {
 // TestRunWaitTimeoutRangeIsTheDoc calls Run.Wait over a socket with
 // timeout_ms at and just outside the range the doc and the IDL state.
 func TestRunWaitTimeoutRangeIsTheDoc(t *testing.T) {
-	stated := statedNumbers(t, "docs/run-wait.md", readProse(t, runWaitDoc), `'timeout_ms' \((\d+)\.\.(\d+)\): when it passes first`)
-	idl := statedNumbers(t, "dev.signaltty.Run.varlink", readProse(t, runIDL), `timeout_ms \((\d+)\.\.(\d+); 0 checks without waiting`)
+	stated := docstest.Stated(t, "docs/run-wait.md", docstest.Prose(t, runWaitDoc), `'timeout_ms' \((\d+)\.\.(\d+)\): when it passes first`)
+	idl := docstest.Stated(t, "dev.signaltty.Run.varlink", docstest.Prose(t, runIDL), `timeout_ms \((\d+)\.\.(\d+); 0 checks without waiting`)
+	if stated == nil || idl == nil {
+		t.FailNow()
+	}
 	if stated[0] != idl[0] || stated[1] != idl[1] {
 		t.Errorf("the IDL states timeout_ms as %d..%d, the doc as %d..%d", idl[0], idl[1], stated[0], stated[1])
 	}
