@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // The readers name this process: its argv, parent, start time and name.
@@ -12,8 +14,14 @@ func TestReadersNameThisProcess(t *testing.T) {
 	if a := Argv(pid); len(a) == 0 || filepath.Base(a[0]) != filepath.Base(os.Args[0]) {
 		t.Errorf("argv %q", a)
 	}
-	if ppid, _, sid := Stat(pid); ppid != os.Getppid() || sid <= 0 {
-		t.Errorf("stat: ppid %d sid %d", ppid, sid)
+	// The session id is the kernel's in this PID namespace: 0 when the
+	// session's leader lies outside it (a container started in a session).
+	wantSid, err := unix.Getsid(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ppid, _, sid := Stat(pid); ppid != os.Getppid() || sid != wantSid {
+		t.Errorf("stat: ppid %d sid %d, want %d and %d", ppid, sid, os.Getppid(), wantSid)
 	}
 	if st, ok := StartTime(pid); !ok || st == 0 {
 		t.Errorf("start time %d %v", st, ok)

@@ -527,13 +527,13 @@ func StartFakeLogind(t testing.TB, bus *Bus, o FakeLogindOptions) *FakeLogind {
 	if f.conn, err = dbus.Connect(bus.Address); err != nil {
 		t.Fatalf("fake logind: %v", err)
 	}
-	if r, err := f.conn.RequestName(login1Name, dbus.NameFlagDoNotQueue); err != nil || r != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("fake logind: cannot own %s: %v %v", login1Name, r, err)
-	}
 	in := make(chan *dbus.Message, 1024)
-	// From here on every message to this connection comes to us raw, so
-	// that our copy of an inhibitor's write end can be closed right after
-	// the reply carrying it was sent.
+	// Every message to this connection comes to us raw, so that our copy
+	// of an inhibitor's write end can be closed right after the reply
+	// carrying it was sent. This starts before the name is owned, as a
+	// real logind serves its object before it takes the name: a client
+	// that sees the name appear and calls at once must reach us, not
+	// godbus's "Object does not implement the interface" answer.
 	f.conn.Eavesdrop(in)
 	go func() {
 		for msg := range in {
@@ -542,8 +542,32 @@ func StartFakeLogind(t testing.TB, bus *Bus, o FakeLogindOptions) *FakeLogind {
 			}
 		}
 	}()
+	f.own(t)
 	t.Cleanup(f.Close)
 	return f
+}
+
+// own takes org.freedesktop.login1. Replies to this connection come raw
+// too, so RequestName goes out without asking for one and the name's
+// owner is read back over the lookup connection.
+func (f *FakeLogind) own(t testing.TB) {
+	t.Helper()
+	req := &dbus.Message{Type: dbus.TypeMethodCall, Flags: dbus.FlagNoReplyExpected, Headers: map[dbus.HeaderField]dbus.Variant{
+		dbus.FieldDestination: dbus.MakeVariant("org.freedesktop.DBus"),
+		dbus.FieldPath:        dbus.MakeVariant(dbus.ObjectPath("/org/freedesktop/DBus")),
+		dbus.FieldInterface:   dbus.MakeVariant("org.freedesktop.DBus"),
+		dbus.FieldMember:      dbus.MakeVariant("RequestName"),
+		dbus.FieldSignature:   dbus.MakeVariant(dbus.SignatureOf(login1Name, uint32(0))),
+	}, Body: []any{login1Name, uint32(dbus.NameFlagDoNotQueue)}}
+	if c := f.conn.Send(req, nil); c.Err != nil {
+		t.Fatalf("fake logind: RequestName: %v", c.Err)
+	}
+	me := f.conn.Names()[0]
+	var owner string
+	Eventually(t, PollTimeout, "the fake logind owns "+login1Name, func() (bool, string) {
+		err := f.lookup.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, login1Name).Store(&owner)
+		return err == nil && owner == me, fmt.Sprintf("owner %q (%v), want %s", owner, err, me)
+	})
 }
 
 // Close leaves the bus (a logind that goes away); inhibitors are dropped.
