@@ -94,7 +94,7 @@ func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResu
 	} else if !p.agent.hasAgent() || p.agent.kind == agents.KindGeneric {
 		p.agent.kind = ad.Kind
 		s.touch(p) // no event (records.go)
-		s.markDirty()
+		s.persist.MarkDirtyLocked()
 	}
 	if m := ad.Model(r.Payload); m != "" && len(m) <= request.MaxModel && m != p.agent.model {
 		p.agent.model = m
@@ -139,7 +139,7 @@ func (s *Service) setLastMessage(p *pane, m string) {
 	if p.agent.lastMessage != m {
 		p.agent.lastMessage = m
 		s.touch(p) // no event (records.go)
-		s.markDirty()
+		s.persist.MarkDirtyLocked()
 	}
 }
 

@@ -92,7 +92,7 @@ func (s *Service) scanAgents(id string) {
 			c.p.agent.resumeArgv = s.officialArgv(c.p, kind, c.p.agent.sessionID)
 		}
 		s.emit(events.PaneUpdated{Pane: c.p.id, Screen: c.p.screenName()})
-		s.markDirty()
+		s.persist.MarkDirtyLocked()
 	}
 }
 

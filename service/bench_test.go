@@ -81,10 +81,10 @@ func BenchmarkListPanes1000(b *testing.B) {
 // since the last save, and when one pane did.
 func BenchmarkSave1000(b *testing.B) {
 	s := newBenchService(b)
-	s.StartPersistence(snapshot.Open(b.TempDir()), 0)
-	b.Cleanup(s.StopPersistence)
+	s.Persistence().Start(snapshot.Open(b.TempDir()), 0)
+	b.Cleanup(s.Persistence().Stop)
 	ids, _ := spawnIdlePanes(b, s, 1000)
-	if _, err := s.Save("bench"); err != nil {
+	if _, err := s.Persistence().Save("bench"); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("unchanged", func(b *testing.B) {
@@ -93,7 +93,7 @@ func BenchmarkSave1000(b *testing.B) {
 		var lat latencies
 		for b.Loop() {
 			t0 := time.Now()
-			if _, err := s.Save("bench"); err != nil {
+			if _, err := s.Persistence().Save("bench"); err != nil {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(t0))
@@ -111,7 +111,7 @@ func BenchmarkSave1000(b *testing.B) {
 				b.Fatal(err)
 			}
 			t0 := time.Now()
-			if _, err := s.Save("bench"); err != nil {
+			if _, err := s.Persistence().Save("bench"); err != nil {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(t0))

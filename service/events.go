@@ -51,7 +51,7 @@ func (s *Service) emit(data events.EventData) {
 		panic("service: undeclared event type " + string(typ))
 	}
 	if spec.Structural {
-		s.markDirty()
+		s.persist.MarkDirtyLocked()
 	}
 	s.touchResource(data.EventResource()) // records.go
 	if !s.numberAvailable() {

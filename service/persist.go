@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
@@ -15,8 +14,8 @@ import (
 	"github.com/signaltty/signaltty/term"
 )
 
-// Persistence follows the persistence-and-restore spec: structural changes
-// mark the state dirty and a saver writes at most once per SaveDebounce;
+// Persistence follows docs/persistence.md: structural changes
+// mark the state dirty and its persist.Saver writes at most once per SaveDebounce;
 // explicit saves (Server.Save, shutdown, SIGTERM, logind) write at once.
 
 // SaveDebounce is the least time between two debounced saves.
@@ -25,178 +24,49 @@ const SaveDebounce = persist.SaveDebounce
 // tailRows is how many of a pane's last rows a save or a relaunch keeps.
 const tailRows = persist.TailRows
 
-// persistState is the persistence bookkeeping of a Service; s.mu guards it.
-type persistState struct {
-	store    *snapshot.Store // nil: persistence off
-	periodic time.Duration   // 0: no periodic saves
-	dirty    bool
-	frozen   bool // a shutdown save was written: nothing may overwrite it
-	kick     chan struct{}
-	reconf   chan struct{} // the periodic interval changed
-	quit     chan struct{}
-	done     chan struct{}
-	saveMu   sync.Mutex // serializes export+write
-	lastAt   time.Time  // the last save that succeeded
-	lastTry  time.Time  // the last save tried (debounced saves keep SaveDebounce from it)
-	last     snapshot.SaveResult
-	lastErr  error
-	restored string // what startup restored from, for status
-	// runtimeRestore is the last Server.RestoreSnapshot, for status.
-	runtimeRestore RuntimeRestore
+// PersistStatus describes persistence for Server.GetStatus (persist.Status).
+type PersistStatus = persist.Status
 
-	// outputEvery is how often panes whose rows changed are saved (0:
-	// never; persist_output.go). tails are the terminals' change counters
-	// when their tails were last saved; saveMu guards them.
-	outputEvery time.Duration
-	tails       persist.Tails
-	exported    persist.Exports // the panes as the last save exported them
-}
+// RuntimeRestore describes the last Server.RestoreSnapshot of this daemon
+// (persist.RuntimeRestore).
+type RuntimeRestore = persist.RuntimeRestore
 
-// PersistStatus describes persistence for Server.GetStatus.
-type PersistStatus struct {
-	Enabled   bool
-	Dir       string
-	Dirty     bool
-	Frozen    bool
-	LastSave  time.Time // zero if none yet
-	LastBytes int64
-	LastTook  time.Duration
-	LastError string
-	Restored  string // what startup restored from
-	// Runtime is the last snapshot restore while running (From "" if none).
-	Runtime RuntimeRestore
-}
+// Persistence is the saver of s's state: its saves, save intervals and
+// status (persist.Saver).
+func (s *Service) Persistence() *persist.Saver { return s.persist }
 
-// PersistStatus returns the persistence state.
-func (s *Service) PersistStatus() PersistStatus {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.persist.status()
-}
-
-// status is the persistence state; s.mu is held.
-func (ps *persistState) status() PersistStatus {
-	st := PersistStatus{Enabled: ps.store != nil, Dirty: ps.dirty, Frozen: ps.frozen, LastSave: ps.lastAt,
-		LastBytes: ps.last.Bytes, LastTook: ps.last.Duration, Restored: ps.restored, Runtime: ps.runtimeRestore}
-	if ps.store != nil {
-		st.Dir = ps.store.Dir()
-	}
-	if ps.lastErr != nil {
-		st.LastError = ps.lastErr.Error()
-	}
-	return st
-}
-
-// markDirty records that the state changed; s.mu is held.
-func (s *Service) markDirty() {
-	ps := &s.persist
-	if ps.store == nil || ps.dirty {
-		return
-	}
-	ps.dirty = true
-	select {
-	case ps.kick <- struct{}{}:
-	default:
-	}
-}
-
-// StartPersistence saves to store from now on: debounced after changes and,
-// when periodic > 0, every periodic. Call it after Restore.
-func (s *Service) StartPersistence(store *snapshot.Store, periodic time.Duration) {
-	s.mu.Lock()
-	ps := &s.persist
-	ps.store, ps.periodic = store, periodic
-	ps.kick, ps.reconf = make(chan struct{}, 1), make(chan struct{}, 1)
-	ps.quit, ps.done = make(chan struct{}), make(chan struct{})
-	s.mu.Unlock()
-	go s.saver()
-}
-
-// StopPersistence ends the saver (no final save: the caller decides).
-func (s *Service) StopPersistence() {
-	s.mu.Lock()
-	ps := &s.persist
-	if ps.quit == nil {
-		s.mu.Unlock()
-		return
-	}
-	quit, done := ps.quit, ps.done
-	ps.quit = nil
-	s.mu.Unlock()
-	close(quit)
-	<-done
-}
-
-func (s *Service) saver() {
-	s.mu.Lock()
-	ps := &s.persist
-	kick, reconf, quit, done, outEvery := ps.kick, ps.reconf, ps.quit, ps.done, ps.outputEvery
-	s.mu.Unlock()
-	defer close(done)
-	var ticker *time.Ticker
-	var tick <-chan time.Time
-	setPeriodic := func() {
-		if ticker != nil {
-			ticker.Stop()
-			ticker, tick = nil, nil
-		}
-		s.mu.Lock()
-		d := ps.periodic
-		s.mu.Unlock()
-		if d > 0 {
-			ticker = time.NewTicker(d)
-			tick = ticker.C
-		}
-	}
-	setPeriodic()
-	outTick, stopOut := outputTicker(outEvery)
-	defer func() {
-		if ticker != nil {
-			ticker.Stop()
-		}
-		stopOut()
-	}()
-	for {
-		reason := "debounce"
-		select {
-		case <-quit:
-			return
-		case <-reconf:
-			setPeriodic()
-			continue
-		case <-kick:
-		case <-tick:
-			reason = "periodic"
-		case <-outTick:
-			s.saveOutput()
-			continue
-		}
-		s.mu.Lock()
-		wait := SaveDebounce - time.Since(ps.lastTry)
-		s.mu.Unlock()
-		if wait > 0 && reason == "debounce" {
-			select {
-			case <-quit:
-				return
-			case <-time.After(wait):
+// newSaver returns the saver of s's state, guarded by s.mu.
+func newSaver(s *Service) *persist.Saver {
+	return persist.NewSaver(&s.mu, s.log, persist.Model{
+		CaptureLocked: func(reason string, freeze bool, kept *persist.Exports) (*snapshot.Snapshot, map[string]*term.Terminal) {
+			if freeze {
+				for _, p := range s.panes {
+					if p.state.holdsPTY() {
+						p.shutdownSave = true
+					}
+				}
 			}
-		}
-		s.mu.Lock()
-		dirty := ps.dirty
-		s.mu.Unlock()
-		if dirty || reason == "periodic" {
-			if _, err := s.Save(reason); err != nil {
-				s.log.Error("saving the snapshot failed; will retry", "err", err)
+			snap := s.exportLocked(reason, kept)
+			terms := map[string]*term.Terminal{}
+			for _, sp := range snap.Panes {
+				terms[sp.ID] = s.panes[sp.ID].term
 			}
-		}
-	}
-}
-
-// SaveInterval is how often the state is saved even without changes (0: never).
-func (s *Service) SaveInterval() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.persist.periodic
+			return snap, terms
+		},
+		ThawLocked: func() {
+			for _, p := range s.panes {
+				p.shutdownSave = false
+			}
+		},
+		TerminalsLocked: func(yield func(*term.Terminal) bool) {
+			for _, p := range s.panes {
+				if p.term != nil && !yield(p.term) {
+					return
+				}
+			}
+		},
+		Saved: func() { s.memory.NoteWork() }, // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
+	})
 }
 
 // CheckSaveInterval accepts 0 (off) or 1 s..24 h (persist.CheckSaveInterval).
@@ -207,109 +77,28 @@ func CheckSaveInterval(d time.Duration) error {
 	return nil
 }
 
-// SetSaveInterval changes the periodic save interval (see CheckSaveInterval).
-func (s *Service) SetSaveInterval(d time.Duration) error {
-	if err := CheckSaveInterval(d); err != nil {
+// DefaultSaveOutputInterval is the daemon's output save interval unless
+// configured otherwise.
+const DefaultSaveOutputInterval = persist.DefaultSaveOutputInterval
+
+// CheckSaveOutputInterval accepts 0 (off) or 1 s..24 h
+// (persist.CheckSaveOutputInterval).
+func CheckSaveOutputInterval(d time.Duration) error {
+	if err := persist.CheckSaveOutputInterval(d); err != nil {
 		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.persist.periodic = d
-	select {
-	case s.persist.reconf <- struct{}{}:
-	default:
 	}
 	return nil
 }
 
 // ErrPersistenceOff is returned by Save when no state directory is in use.
-var ErrPersistenceOff = errors.New("persistence is off")
+var ErrPersistenceOff = persist.ErrOff
 
-// Save writes the snapshot and the panes' tails now (Server.Save and every
-// other save). reason is recorded in the snapshot. While the state is frozen
-// for a shutdown, nothing is written and the last result is returned.
-func (s *Service) Save(reason string) (snapshot.SaveResult, error) {
-	return s.save(reason, false)
-}
-
-// SaveForShutdown freezes the picture of every live pane as live, writes it,
-// and keeps later saves from overwriting it (the hang-ups that follow a
-// host shutdown are not exits the user should find after the restart).
-// ThawPersistence undoes the freeze when the shutdown is cancelled.
-func (s *Service) SaveForShutdown(reason string) (snapshot.SaveResult, error) {
-	return s.save(reason, true)
-}
-
-// ThawPersistence lets saves write again after a cancelled shutdown.
-func (s *Service) ThawPersistence() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.persist.frozen = false
-	for _, p := range s.panes {
-		p.shutdownSave = false
-	}
-	s.markDirty()
-}
-
-func (s *Service) save(reason string, freeze bool) (snapshot.SaveResult, error) {
-	ps := &s.persist
-	ps.saveMu.Lock()
-	defer ps.saveMu.Unlock()
-	s.mu.Lock()
-	if ps.store == nil {
-		s.mu.Unlock()
-		return snapshot.SaveResult{}, ErrPersistenceOff
-	}
-	if ps.frozen {
-		defer s.mu.Unlock()
-		return ps.last, ps.lastErr
-	}
-	if freeze {
-		ps.frozen = true
-		for _, p := range s.panes {
-			if p.state.holdsPTY() {
-				p.shutdownSave = true
-			}
-		}
-	}
-	snap := s.exportLocked(reason)
-	terms := map[string]*term.Terminal{}
-	for _, sp := range snap.Panes {
-		terms[sp.ID] = s.panes[sp.ID].term
-	}
-	ps.dirty = false
-	store := ps.store
-	s.mu.Unlock()
-
-	// Outside s.mu: terminal locks. The epochs go into the document, which
-	// is encoded before any tail is written; the rows of a changed pane are
-	// read only when the store comes to write its tail.
-	tails := ps.tails.Begin(snap.Panes, terms)
-	res, err := store.SaveFunc(snap, tails.Func())
-	s.memory.NoteWork() // the export's garbage goes back to the system once the daemon is quiet (docs/limits.md)
-	tails.End(err == nil && res.TailErr == nil)
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ps.lastErr, ps.lastTry = err, time.Now()
-	if err != nil {
-		ps.dirty = true
-		select { // the saver tries again after the debounce interval
-		case ps.kick <- struct{}{}:
-		default:
-		}
-		return res, err
-	}
-	ps.lastAt, ps.last = time.Now(), res
-	s.log.Debug("snapshot saved", "reason", reason, "bytes", res.Bytes, "took", res.Duration)
-	return res, nil
-}
-
-// exportLocked copies the state into a snapshot; s.mu is held.
-func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
+// exportLocked copies the state into a snapshot, reusing kept's export of
+// the panes that did not change; s.mu is held.
+func (s *Service) exportLocked(reason string, kept *persist.Exports) *snapshot.Snapshot {
 	snap := &snapshot.Snapshot{Server: snapshot.Server{Version: s.cfg.Version, Reason: reason},
 		Workspaces: []snapshot.Workspace{}, Tabs: []snapshot.Tab{}, Panes: make([]snapshot.Pane, 0, len(s.panes)), Notifications: []snapshot.Notification{}}
-	s.persist.exported.Begin(len(s.panes))
+	kept.Begin(len(s.panes))
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		snap.Workspaces = append(snap.Workspaces, snapshot.Workspace{ID: w.id, Name: w.name, Handle: w.handle, Cwd: w.cwd,
@@ -322,11 +111,11 @@ func (s *Service) exportLocked(reason string) *snapshot.Snapshot {
 				if p.rev == 0 {
 					s.touch(p)
 				}
-				snap.Panes = append(snap.Panes, s.persist.exported.Keep(p.id, p.rev, p.shutdownSave, func() snapshot.Pane { return exportPane(p) }))
+				snap.Panes = append(snap.Panes, kept.Keep(p.id, p.rev, p.shutdownSave, func() snapshot.Pane { return exportPane(p) }))
 			}
 		}
 	}
-	s.persist.exported.End()
+	kept.End()
 	snap.Notifications = exportNotifications(s.notes)
 	return snap
 }
@@ -373,7 +162,7 @@ func exportPane(p *pane) snapshot.Pane {
 func (s *Service) Restore(snap *snapshot.Snapshot, tails map[string][]string, from string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.persist.restored = from
+	s.persist.SetRestoredLocked(from)
 	s.restoreLocked(snap, tails)
 }
 
@@ -448,22 +237,6 @@ func importLayout(l *snapshot.Layout) *node {
 // SnapshotEntry describes an older snapshot kept for recovery.
 type SnapshotEntry = snapshot.Entry
 
-// ListSnapshots lists the older snapshots kept in the state directory,
-// newest first (Server.ListSnapshots).
-func (s *Service) ListSnapshots() ([]SnapshotEntry, error) {
-	s.mu.Lock()
-	store := s.persist.store
-	s.mu.Unlock()
-	if store == nil {
-		return nil, newError(errcode.UnavailablePersistence, nil, "persistence is off")
-	}
-	list, err := store.List()
-	if err != nil {
-		return nil, newError(errcode.CodeInternal, nil, "listing snapshots: %v", err)
-	}
-	return list, nil
-}
-
 // SnapshotRestore is the reply of Server.RestoreSnapshot.
 type SnapshotRestore struct {
 	Status Status
@@ -483,9 +256,7 @@ type SnapshotRestore struct {
 // tabs and panes are removed, with their events. The restored state is
 // saved at once. Disk I/O happens outside s.mu.
 func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
-	s.mu.Lock()
-	store := s.persist.store
-	s.mu.Unlock()
+	store := s.persist.Store()
 	if store == nil {
 		return SnapshotRestore{}, newError(errcode.UnavailablePersistence, nil, "persistence is off")
 	}
@@ -504,7 +275,7 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	}
 	// Keep the state being replaced: saved now (its tails too), and copied
 	// into snapshots/ with them.
-	if _, err := s.Save("restore"); err != nil && !errors.Is(err, ErrPersistenceOff) {
+	if _, err := s.persist.Save("restore"); err != nil && !errors.Is(err, ErrPersistenceOff) {
 		return SnapshotRestore{}, newError(errcode.CodeInternal, nil, "saving the current state before the restore failed: %v", err)
 	}
 	kept, err := store.Archive()
@@ -537,7 +308,7 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	}
 	s.wsOrder = nil
 	s.restoreLocked(cp.Snapshot, cp.Tails)
-	s.persist.runtimeRestore = RuntimeRestore{From: rotateDirName + "/" + name, At: time.Now(), Kept: kept, TailsKept: cp.TailsKept}
+	s.persist.SetRuntimeRestoreLocked(RuntimeRestore{From: rotateDirName + "/" + name, At: time.Now(), Kept: kept, TailsKept: cp.TailsKept})
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
 		s.emit(events.WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
@@ -545,7 +316,7 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	s.mu.Unlock()
 	release(removed)
 	s.RecoverGit(context.Background())
-	if _, err := s.Save("restore"); err != nil {
+	if _, err := s.persist.Save("restore"); err != nil {
 		s.log.Error("saving the restored snapshot failed", "err", err)
 	}
 	return SnapshotRestore{Status: s.Status(), Kept: kept, TailsKept: cp.TailsKept}, nil
@@ -553,14 +324,6 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 
 // rotateDirName is the state directory's folder of older snapshots.
 const rotateDirName = "snapshots"
-
-// RuntimeRestore describes the last Server.RestoreSnapshot of this daemon.
-type RuntimeRestore struct {
-	From      string    // "snapshots/<name>"; "" when none happened
-	At        time.Time // when
-	Kept      string    // the name of the copy of the state it replaced
-	TailsKept bool      // the copy had its panes' rows
-}
 
 // livePanesLocked fails conflict.pane_live while a pane holds a PTY; s.mu
 // is held.

@@ -38,8 +38,8 @@ func measureOutputSave(t *testing.T, panes, printing int) {
 	if _, _, _, err := store.Load(); err != nil {
 		t.Fatal(err)
 	}
-	s.StartPersistence(store, 0)
-	t.Cleanup(s.StopPersistence)
+	s.Persistence().Start(store, 0)
+	t.Cleanup(s.Persistence().Stop)
 	w, err := s.CreateWorkspace("w", "")
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func measureOutputSave(t *testing.T, panes, printing int) {
 		}
 		return true
 	})
-	full, err := s.Save("test")
+	full, err := s.Persistence().Save("test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,17 +94,15 @@ func measureOutputSave(t *testing.T, panes, printing int) {
 		return true
 	})
 	start := time.Now()
-	out, err := s.Save("output")
+	out, err := s.Persistence().Save("output")
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Forcing every tail to be offered again, for comparison.
-	s.persist.saveMu.Lock()
-	s.persist.tails.Forget()
-	s.persist.saveMu.Unlock()
+	s.persist.ForgetTails()
 	start = time.Now()
-	all, err := s.Save("output")
+	all, err := s.Persistence().Save("output")
 	tookAll := time.Since(start)
 	if err != nil {
 		t.Fatal(err)

@@ -24,8 +24,8 @@ import (
 // (which counts what was allocated during its cycle as live).
 func BenchmarkSavePrinted1000(b *testing.B) {
 	s := newBenchService(b)
-	s.StartPersistence(snapshot.Open(b.TempDir()), 0)
-	b.Cleanup(s.StopPersistence)
+	s.Persistence().Start(snapshot.Open(b.TempDir()), 0)
+	b.Cleanup(s.Persistence().Stop)
 	var printed []*term.Terminal
 	ids, _ := spawnIdlePanes(b, s, 1000)
 	for i, id := range ids {
@@ -43,7 +43,7 @@ func BenchmarkSavePrinted1000(b *testing.B) {
 	for _, t := range printed {
 		t.Write([]byte(out.String()))
 	}
-	if _, err := s.Save("bench"); err != nil {
+	if _, err := s.Persistence().Save("bench"); err != nil {
 		b.Fatal(err)
 	}
 	n := 0
@@ -58,7 +58,7 @@ func BenchmarkSavePrinted1000(b *testing.B) {
 			b.StopTimer()
 			printMore()
 			b.StartTimer()
-			res, err := s.Save("bench")
+			res, err := s.Persistence().Save("bench")
 			if err != nil || res.TailsWritten != len(printed) {
 				b.Fatal(res.TailsWritten, err)
 			}
@@ -103,7 +103,7 @@ func BenchmarkSavePrinted1000(b *testing.B) {
 				}
 			}()
 			b.StartTimer()
-			res, err := s.Save("bench")
+			res, err := s.Persistence().Save("bench")
 			b.StopTimer()
 			close(stop)
 			wg.Wait()

@@ -74,7 +74,7 @@ type Service struct {
 	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
 	runs         *runs.Table
 	settings     *persist.Settings
-	persist      persistState
+	persist      *persist.Saver
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
 	escaped      int           // see Status.Escaped
@@ -102,6 +102,7 @@ func New(cfg Config) *Service {
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter), memory: term.NewMemory(),
 	}
 	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
+	s.persist = newSaver(s)
 	s.childBase = childBase(cfg.Environ)
 	s.subs = events.NewSubscribers(&s.mu)
 	s.pub.cond = sync.NewCond(&s.mu)

@@ -83,7 +83,7 @@ func (s *Service) applySetting(name string, v int64) {
 		s.runs.SetRemovePanes(v == 1)
 		s.mu.Unlock()
 	case SettingSaveInterval:
-		_ = s.SetSaveInterval(time.Duration(v) * time.Millisecond)
+		_ = s.persist.SetSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:
 		_ = s.SetHistoryRows(n)
 	}
@@ -92,7 +92,7 @@ func (s *Service) applySetting(name string, v int64) {
 // LoadSettings applies the settings file at path ("" for none; a missing
 // file sets nothing), then env (setting name to value, from the daemon's
 // environment), which overrides the file; path is where SetSettings writes
-// from now on. Call it before serving, after StartPersistence. It returns
+// from now on. Call it before serving, after Persistence().Start. It returns
 // what it ignored: lines that are not "name = value", unknown names,
 // values that are not integers or out of range, a file that cannot be
 // read. Env values must be checked already.

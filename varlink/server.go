@@ -87,7 +87,7 @@ func (s *ServerIface) WhoAmI(ctx context.Context, c srv.VarlinkCall) error {
 	} else if p.Unattributed {
 		reason = strOpt("unattributed")
 	}
-	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, reason, strOpt(s.svc.Status().Address), strOpt(s.svc.PersistStatus().Dir))
+	return c.ReplyWhoAmI(ctx, p.ID, strOpt(p.Pane), pid, grants, reason, strOpt(s.svc.Status().Address), strOpt(s.svc.Persistence().Status().Dir))
 }
 
 func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {
@@ -95,7 +95,7 @@ func (s *ServerIface) GetStatus(ctx context.Context, c srv.VarlinkCall) error {
 }
 
 func (s *ServerIface) status(st service.Status) srv.Status {
-	ps := s.svc.PersistStatus()
+	ps := s.svc.Persistence().Status()
 	p := srv.Persistence{Enabled: ps.Enabled, State_dir: ps.Dir, Dirty: ps.Dirty, Frozen: ps.Frozen,
 		Last_bytes: ps.LastBytes, Last_ms: ps.LastTook.Milliseconds(), Last_error: strOpt(ps.LastError),
 		Restored_from: ps.Restored, Restored_at_runtime: runtimeRestoreOut(ps.Runtime)}
@@ -185,7 +185,7 @@ func (s *ServerIface) logindStatus(started time.Time) srv.Logind {
 }
 
 func (s *ServerIface) Save(ctx context.Context, c srv.VarlinkCall) error {
-	res, err := s.svc.Save("request")
+	res, err := s.svc.Persistence().Save("request")
 	if errors.Is(err, service.ErrPersistenceOff) {
 		err = &service.Error{Code: errcode.UnavailablePersistence, Message: "persistence is off", Data: map[string]any{}}
 	} else if err != nil {
@@ -198,7 +198,7 @@ func (s *ServerIface) Save(ctx context.Context, c srv.VarlinkCall) error {
 }
 
 func (s *ServerIface) ListSnapshots(ctx context.Context, c srv.VarlinkCall) error {
-	list, err := s.svc.ListSnapshots()
+	list, err := s.svc.Persistence().ListSnapshots()
 	if err != nil {
 		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
 	}
@@ -226,8 +226,8 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 
 func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
-		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes, Remove_panes: c.RemovePanes}, Save_interval_ms: s.svc.SaveInterval().Milliseconds(),
-		History_rows: int64(s.svc.HistoryRows()), Save_output_interval_ms: s.svc.SaveOutputInterval().Milliseconds(),
+		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes, Remove_panes: c.RemovePanes}, Save_interval_ms: s.svc.Persistence().SaveInterval().Milliseconds(),
+		History_rows: int64(s.svc.HistoryRows()), Save_output_interval_ms: s.svc.Persistence().SaveOutputInterval().Milliseconds(),
 		Emulator_release_ms: s.svc.EmulatorReleaseAfter().Milliseconds(), Limits: s.limitsOut(),
 		Origins: originsOut(s.svc.SettingOrigins()), Settings_file: strOpt(s.svc.SettingsFile())}
 }

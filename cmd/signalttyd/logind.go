@@ -39,11 +39,11 @@ func newLogind(log *slog.Logger, svc *service.Service) *logindWatch {
 			if logindSaveHook != nil {
 				logindSaveHook()
 			}
-			res, err := svc.SaveForShutdown("logind")
+			res, err := svc.Persistence().SaveForShutdown("logind")
 			return res.Duration, err
 		},
 		Stop:   func() { stop.Do(func() { close(w.stopping) }) },
-		Thaw:   svc.ThawPersistence,
+		Thaw:   svc.Persistence().Thaw,
 		Logger: log,
 	})
 	return w

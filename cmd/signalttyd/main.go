@@ -149,10 +149,10 @@ func run(log *slog.Logger, address string) error {
 	if err := svc.StartRunIDs(store); err != nil {
 		log.Error("run ids", "err", err)
 	}
-	svc.SetSaveOutputInterval(saveOutputInterval(log))
+	svc.Persistence().SetSaveOutputInterval(saveOutputInterval(log))
 	svc.SetEmulatorReleaseAfter(emulatorReleaseAfter(log))
-	svc.StartPersistence(store, 0)
-	loadSettings(log, svc) // after StartPersistence: save_interval_ms
+	svc.Persistence().Start(store, 0)
+	loadSettings(log, svc) // after Persistence().Start: save_interval_ms
 	startJournal(log, svc, store.Dir())
 	if installTestHooks != nil {
 		installTestHooks(svc)
@@ -218,7 +218,7 @@ func run(log *slog.Logger, address string) error {
 	sock.remove()
 	// Save before the panes are hung up, so the snapshot shows them running,
 	// and while the logind delay lock is still held.
-	if res, err := svc.SaveForShutdown("shutdown"); err != nil {
+	if res, err := svc.Persistence().SaveForShutdown("shutdown"); err != nil {
 		log.Error("saving the snapshot at shutdown failed", "err", err)
 	} else {
 		log.Info("snapshot saved", "path", res.Path, "bytes", res.Bytes, "took", res.Duration)
@@ -228,7 +228,7 @@ func run(log *slog.Logger, address string) error {
 	defer cancel()
 	daemon.SdNotify(false, "STATUS=stopping: ending the panes")
 	svc.Shutdown(ctx)
-	svc.StopPersistence()
+	svc.Persistence().Stop()
 	daemon.SdNotify(false, "STATUS=stopping: finishing calls")
 	if !server.Drain(2 * time.Second) { // let waiters get their completed runs
 		log.Warn("some calls were still running at shutdown")
