@@ -14,8 +14,8 @@ import (
 	"github.com/signaltty/signaltty/term"
 )
 
-// Persistence follows docs/persistence.md: structural changes
-// mark the state dirty and its persist.Saver writes at most once per SaveDebounce;
+// Persistence follows docs/persistence.md: structural changes mark the
+// state dirty and its persist.Saver writes at most once per SaveDebounce;
 // explicit saves (Server.Save, shutdown, SIGTERM, logind) write at once.
 
 // SaveDebounce is the least time between two debounced saves.

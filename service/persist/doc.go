@@ -1,7 +1,7 @@
 // Package persist owns what a snapshot holds and how it comes back
 // (docs/persistence.md): when saves happen and their writing (Saver: the
-// debounce, the save intervals, the shutdown freeze, status), which pane tails a save offers the store and how they are
-// read, the kept export of panes that did not change, how a saved pane's
+// debounce, the save intervals, the shutdown freeze, status), which pane
+// tails a save offers the store and how they are read, the kept export of panes that did not change, how a saved pane's
 // state is written and read back, what of a pane's environment is saved
 // and what a restart gives the new process (docs/agents.md, "Credentials
 // after a restart"), and the settings file's names, values and origins
