@@ -1,10 +1,6 @@
 package service
 
-import (
-	"time"
-
-	"github.com/signaltty/signaltty/service/events"
-)
+import "github.com/signaltty/signaltty/service/events"
 
 // SubscriberQueue is how many undelivered events a subscriber may have before
 // it is dropped as lagged (it is told, never silently skipped).
@@ -28,13 +24,7 @@ type Subscription = events.Subscription
 func (s *Service) Subscribe(f Filter, withSnapshot bool) *Subscription {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.subscribeLocked(f, s.seq, withSnapshot)
-}
-
-// subscribeLocked registers a subscription of the events after fence;
-// s.mu is held.
-func (s *Service) subscribeLocked(f Filter, fence int64, withSnapshot bool) *Subscription {
-	sub := s.subs.Add(f, fence, s.cfg.Limits.EventQueue, s.stopped || s.pub.broken != nil, s.pub.broken)
+	sub := s.pub.subscribeLocked(f, s.pub.seq)
 	if withSnapshot {
 		sub.Snapshot = s.snapshotLocked()
 	}
@@ -53,24 +43,8 @@ func (s *Service) emit(data events.EventData) {
 	if spec.Structural {
 		s.persist.MarkDirtyLocked()
 	}
-	s.touchResource(data.EventResource()) // records.go
-	if !s.numberAvailable() {
-		return // no number may be issued: the event is not published (publish.go)
-	}
-	s.seq++
-	e := Event{Source: s.source, Seq: s.seq, Type: typ, Resource: data.EventResource(), Time: time.Now(), Data: data}
-	if s.journal == nil {
-		if s.pub.openErr != "" && spec.Journaled { // a lost range if the journal opens later (AdoptJournal)
-			if s.pub.unjournaled.First == 0 {
-				s.pub.unjournaled.First = e.Seq
-			}
-			s.pub.unjournaled.Last = e.Seq
-		}
-		s.subs.Deliver(&e)
-		return
-	}
-	s.pub.pending = append(s.pub.pending, e) // published once journaled (publish.go)
-	s.pub.kickPublisher()
+	s.touchResource(data.EventResource())     // records.go
+	s.pub.publishLocked(data, spec.Journaled) // publish.go
 }
 
 // snapshotLocked lists the entities events are about; s.mu is held.

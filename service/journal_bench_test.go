@@ -24,7 +24,7 @@ func benchJournaled(b *testing.B, on bool) *Service {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.StartJournal(j)
+		s.Publisher().StartJournal(j)
 	}
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -20,7 +20,7 @@ func journaled(t *testing.T, dir string, opt journal.Options) *Service {
 		t.Fatal(err)
 	}
 	s := New(Config{Version: "test", Address: "unix:/nonexistent", Environ: os.Environ(), Logger: quiet})
-	s.StartJournal(j)
+	s.Publisher().StartJournal(j)
 	return s
 }
 
@@ -59,7 +59,7 @@ func TestReplayFromCursorThenLiveExactlyOnce(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		time.Sleep(time.Millisecond)
 		c := s.Status().Seq / 2
-		sub, err := s.SubscribeAfter(Filter{}, c)
+		sub, err := s.Publisher().SubscribeAfter(Filter{}, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestNumbersContinueAcrossRestartsAndReplayCrossesThem(t *testing.T) {
 		t.Fatalf("after a restart numbering starts at %d, below %d", s2.Status().Seq, first)
 	}
 	s2.CreateWorkspace("b", "")
-	sub, err := s2.SubscribeAfter(Filter{}, 2) // a cursor from the previous instance
+	sub, err := s2.Publisher().SubscribeAfter(Filter{}, 2) // a cursor from the previous instance
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestNumbersContinueAcrossRestartsAndReplayCrossesThem(t *testing.T) {
 	if len(got) != 4 || got[0].Seq != 3 || got[2].Seq != first || got[3].Seq <= first || got[0].Source == got[3].Source {
 		t.Fatalf("events after seq 2 across the restart: %+v", got)
 	}
-	if _, err := s2.SubscribeAfter(Filter{}, s2.Status().Seq+1); code(err) != "conflict.cursor_ahead" {
+	if _, err := s2.Publisher().SubscribeAfter(Filter{}, s2.Status().Seq+1); code(err) != "conflict.cursor_ahead" {
 		t.Fatalf("cursor ahead: %v", err)
 	}
 }
@@ -119,15 +119,15 @@ func TestRotatedHistoryIsLostClearly(t *testing.T) {
 	defer shutdown(s)
 	for i := 0; i < 40; i++ { // one batch each: several segments
 		s.CreateWorkspace("w", "")
-		waitFor(t, "publication", func() bool { st := s.JournalStatus(); return st.Published == st.Seq })
+		waitFor(t, "publication", func() bool { st := s.Publisher().JournalStatus(); return st.Published == st.Seq })
 	}
-	_, err := s.SubscribeAfter(Filter{}, 0)
+	_, err := s.Publisher().SubscribeAfter(Filter{}, 0)
 	var se *Error
 	if code(err) != "conflict.history_lost" || !errors.As(err, &se) || se.Data["oldest"].(int64) < 2 {
 		t.Fatalf("cursor 0 after rotation: %v", err)
 	}
 	oldest := se.Data["oldest"].(int64)
-	sub, err := s.SubscribeAfter(Filter{}, oldest-1)
+	sub, err := s.Publisher().SubscribeAfter(Filter{}, oldest-1)
 	if err != nil || len(sub.Replay) == 0 || sub.Replay[0].Seq != oldest {
 		t.Fatalf("from the oldest kept: %v %+v", err, sub)
 	}
@@ -148,7 +148,7 @@ func TestLaggingSubscriberEndsAndResumes(t *testing.T) {
 	for e := range sub.Events { // what it was given before it was ended
 		last = e.Seq
 	}
-	again, err := s.SubscribeAfter(Filter{}, last)
+	again, err := s.Publisher().SubscribeAfter(Filter{}, last)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestLaggingSubscriberEndsAndResumes(t *testing.T) {
 func TestJournalOpenedLateRecordsWhatWasPublishedWithoutIt(t *testing.T) {
 	s := New(Config{Version: "test", Address: "unix:/nonexistent", Environ: os.Environ(), Logger: quiet})
 	defer shutdown(s)
-	s.JournalUnavailable(errors.New("no space left on device"))
+	s.Publisher().JournalUnavailable(errors.New("no space left on device"))
 	live := s.Subscribe(Filter{}, false)
 	a, _ := s.CreateWorkspace("a", "")
 	b, _ := s.CreateWorkspace("b", "")
@@ -173,10 +173,10 @@ func TestJournalOpenedLateRecordsWhatWasPublishedWithoutIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.AdoptJournal(j) {
+	if !s.Publisher().AdoptJournal(j) {
 		t.Fatal("the journal was not adopted")
 	}
-	_, err = s.SubscribeAfter(Filter{}, 0)
+	_, err = s.Publisher().SubscribeAfter(Filter{}, 0)
 	var e *Error
 	if !errors.As(err, &e) || e.Code != "conflict.history_lost" || e.Data["first"] != first.Seq || e.Data["last"] != last.Seq {
 		t.Fatalf("a resume from 0: %v", err)
@@ -186,11 +186,11 @@ func TestJournalOpenedLateRecordsWhatWasPublishedWithoutIt(t *testing.T) {
 	if ev.Resource != c.ID || ev.Seq <= last.Seq {
 		t.Fatalf("after the journal opened: %+v", ev)
 	}
-	sub, err := s.SubscribeAfter(Filter{}, last.Seq)
+	sub, err := s.Publisher().SubscribeAfter(Filter{}, last.Seq)
 	if err != nil || len(sub.Replay) != 1 || sub.Replay[0].Seq != ev.Seq {
 		t.Fatalf("a resume after the lost range: %v %+v", err, sub)
 	}
-	if st := s.JournalStatus(); !st.Enabled || st.Error != "" || len(st.Outages) != 1 || st.Outages[0].RecoveredAt.IsZero() {
+	if st := s.Publisher().JournalStatus(); !st.Enabled || st.Error != "" || len(st.Outages) != 1 || st.Outages[0].RecoveredAt.IsZero() {
 		t.Fatalf("status %+v", st)
 	}
 }

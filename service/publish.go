@@ -30,10 +30,21 @@ const MaxReplay = 65536
 // maxBatch is the most events one journal write (and one delivery) holds.
 const maxBatch = 1024
 
-// publisher is the publication state of a Service; s.mu guards it, except
-// jmu, which serialises use of the journal (the publisher's writes and
-// replays' reads, both outside s.mu).
-type publisher struct {
+// Publisher numbers the events of a Service, journals them and delivers
+// them to its subscribers. The service's lock (s.mu, the lock of cond)
+// guards it, except jmu, which serialises use of the journal (the
+// publisher's writes and replays' reads, both outside s.mu).
+type Publisher struct {
+	mu     *sync.Mutex // the service's lock
+	log    *slog.Logger
+	source string              // the service's event source
+	subs   *events.Subscribers // the service's subscribers
+	queue  int                 // a subscriber's queue (Limits.EventQueue)
+	// stopped reports how far the service's Shutdown came; mu is held.
+	stopped func() (stopping, done bool)
+
+	seq         int64            // the last number issued
+	journal     *journal.Journal // nil: events are not journaled
 	pending     []Event
 	kick        chan struct{}
 	done        chan struct{}
@@ -50,6 +61,17 @@ type publisher struct {
 	backoff     time.Duration   // the next retry's delay
 	jmu         sync.Mutex
 }
+
+// newPublisher returns the publisher of s's events, without a journal
+// until StartJournal or AdoptJournal.
+func newPublisher(s *Service) *Publisher {
+	return &Publisher{mu: &s.mu, log: s.log, source: s.source, subs: s.subs, queue: s.cfg.Limits.EventQueue,
+		stopped: func() (bool, bool) { return s.stopping, s.stopped }, cond: sync.NewCond(&s.mu)}
+}
+
+// Publisher is the publisher of s's events: its journal, replays from a
+// cursor and the journal's status.
+func (s *Service) Publisher() *Publisher { return s.pub }
 
 // JournalOutage is a time the journal could not be written (a full or
 // failing state file system): the events were delivered live, and the
@@ -72,7 +94,7 @@ const (
 	journalRetryMax   = 5 * time.Second
 )
 
-func (p *publisher) kickPublisher() {
+func (p *Publisher) kickPublisher() {
 	select {
 	case p.kick <- struct{}{}:
 	default:
@@ -82,24 +104,24 @@ func (p *publisher) kickPublisher() {
 // StartJournal publishes events through j from now on: numbering continues
 // after j.Base() and every journaled event is synced before it is
 // published. Call it before serving (after Restore).
-func (s *Service) StartJournal(j *journal.Journal) {
-	s.mu.Lock()
-	s.journal = j
-	s.seq, s.pub.published, s.pub.reserved = j.Base(), j.Base(), j.Reserved()
-	s.pub.kick, s.pub.done = make(chan struct{}, 1), make(chan struct{})
-	s.mu.Unlock()
-	go s.publish()
+func (p *Publisher) StartJournal(j *journal.Journal) {
+	p.mu.Lock()
+	p.journal = j
+	p.seq, p.published, p.reserved = j.Base(), j.Base(), j.Reserved()
+	p.kick, p.done = make(chan struct{}, 1), make(chan struct{})
+	p.mu.Unlock()
+	go p.publish()
 }
 
 // JournalUnavailable records why the daemon runs without a journal (for
 // status and doctor); AdoptJournal ends that.
-func (s *Service) JournalUnavailable(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pub.openErr == "" {
-		s.pub.openErrAt = time.Now()
+func (p *Publisher) JournalUnavailable(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.openErr == "" {
+		p.openErrAt = time.Now()
 	}
-	s.pub.openErr = err.Error()
+	p.openErr = err.Error()
 }
 
 // AdoptJournal publishes through j from now on, in a daemon that has been
@@ -108,58 +130,90 @@ func (s *Service) JournalUnavailable(err error) {
 // meanwhile become a lost range of j, and numbering continues above them
 // and above j.Base(). It reports false (and closes j) once the service
 // stopped.
-func (s *Service) AdoptJournal(j *journal.Journal) bool {
-	s.mu.Lock()
-	issued := s.seq
-	s.mu.Unlock()
+func (p *Publisher) AdoptJournal(j *journal.Journal) bool {
+	p.mu.Lock()
+	issued := p.seq
+	p.mu.Unlock()
 	// Numbers ahead of what was issued, outside s.mu; should more be
-	// issued meanwhile, the publisher reserves again (numberAvailable).
+	// issued meanwhile, the publisher reserves again (numberAvailableLocked).
 	if err := j.Reserve(max(j.Reserved(), issued+2*j.Lease())); err != nil {
-		s.log.Warn("event journal: reserving numbers", "err", err)
+		p.log.Warn("event journal: reserving numbers", "err", err)
 	}
-	s.mu.Lock()
-	if s.stopping || s.stopped || s.journal != nil {
-		s.mu.Unlock()
+	p.mu.Lock()
+	if stopping, done := p.stopped(); stopping || done || p.journal != nil {
+		p.mu.Unlock()
 		j.Close()
 		return false
 	}
-	o := JournalOutage{BrokeAt: s.pub.openErrAt, Error: s.pub.openErr, RecoveredAt: time.Now()}
-	if u := s.pub.unjournaled; u.Last > 0 {
+	o := JournalOutage{BrokeAt: p.openErrAt, Error: p.openErr, RecoveredAt: time.Now()}
+	if u := p.unjournaled; u.Last > 0 {
 		j.MarkLost(u) // j is not shared yet: no jmu
 		o.FirstSeq, o.LastSeq = u.First, u.Last
 	}
-	s.pub.outages = append(s.pub.outages, o)
-	s.journal, s.pub.openErr = j, ""
-	s.seq = max(s.seq, j.Base())
-	s.pub.published, s.pub.reserved = s.seq, j.Reserved()
-	s.pub.kick, s.pub.done = make(chan struct{}, 1), make(chan struct{})
-	s.mu.Unlock()
-	s.log.Info("the event journal opened; events are journaled from now on", "base", s.seq,
+	p.outages = append(p.outages, o)
+	p.journal, p.openErr = j, ""
+	p.seq = max(p.seq, j.Base())
+	p.published, p.reserved = p.seq, j.Reserved()
+	p.kick, p.done = make(chan struct{}, 1), make(chan struct{})
+	p.mu.Unlock()
+	p.log.Info("the event journal opened; events are journaled from now on", "base", p.seq,
 		"lost_first", o.FirstSeq, "lost_last", o.LastSeq)
-	go s.publish()
-	s.pub.kickPublisher() // writes the lost range
+	go p.publish()
+	p.kickPublisher() // writes the lost range
 	return true
 }
 
-// numberAvailable reports whether emit may issue the next number; s.mu is
-// held. Out of reserved numbers (the reservation could not be written) it
-// marks publication broken: no number beyond a durable reservation is
-// ever issued.
-func (s *Service) numberAvailable() bool {
-	if s.journal == nil || s.seq < s.pub.reserved {
+// numberAvailableLocked reports whether the next number may be issued;
+// s.mu is held. Out of reserved numbers (the reservation could not be
+// written) it marks publication broken: no number beyond a durable
+// reservation is ever issued.
+func (p *Publisher) numberAvailableLocked() bool {
+	if p.journal == nil || p.seq < p.reserved {
 		return true
 	}
-	err := newError(errcode.UnavailableJournal, map[string]any{"reserved": s.pub.reserved},
-		"no event number is reserved beyond %d: the sequence reservation cannot be written", s.pub.reserved)
-	s.subs.EndAll(err)
-	s.pub.breakAt(err, s.seq+1, s.log)
-	s.pub.kickPublisher() // the publisher tries to reserve again
+	err := newError(errcode.UnavailableJournal, map[string]any{"reserved": p.reserved},
+		"no event number is reserved beyond %d: the sequence reservation cannot be written", p.reserved)
+	p.subs.EndAll(err)
+	p.breakAt(err, p.seq+1, p.log)
+	p.kickPublisher() // the publisher tries to reserve again
 	return false
+}
+
+// publishLocked numbers the event of data (journaled: its type is
+// declared so) and queues it for the publisher goroutine, or delivers it
+// at once without a journal; s.mu is held, so the events of one critical
+// section reach every subscriber together and in order.
+func (p *Publisher) publishLocked(data events.EventData, journaled bool) {
+	if !p.numberAvailableLocked() {
+		return // no number may be issued: the event is not published
+	}
+	p.seq++
+	e := Event{Source: p.source, Seq: p.seq, Type: data.EventType(), Resource: data.EventResource(), Time: time.Now(), Data: data}
+	if p.journal == nil {
+		if p.openErr != "" && journaled { // a lost range if the journal opens later (AdoptJournal)
+			if p.unjournaled.First == 0 {
+				p.unjournaled.First = e.Seq
+			}
+			p.unjournaled.Last = e.Seq
+		}
+		p.subs.Deliver(&e)
+		return
+	}
+	p.pending = append(p.pending, e) // published once journaled
+	p.kickPublisher()
+}
+
+// subscribeLocked registers a subscription of the events after fence;
+// s.mu is held. While no event number can be reserved, or once the
+// service stopped, the subscription is ended at once.
+func (p *Publisher) subscribeLocked(f Filter, fence int64) *Subscription {
+	_, done := p.stopped()
+	return p.subs.Add(f, fence, p.queue, done || p.broken != nil, p.broken)
 }
 
 // breakAt stops publication until the journal works again, from seq on:
 // the caller ends every subscriber with err; the lock of p.cond is held.
-func (p *publisher) breakAt(err *Error, seq int64, log *slog.Logger) {
+func (p *Publisher) breakAt(err *Error, seq int64, log *slog.Logger) {
 	if p.broken == nil {
 		p.broken, p.brokenAt = err, seq
 		log.Error("events cannot be journaled; none are published until they can", "err", err.Message)
@@ -168,18 +222,19 @@ func (p *publisher) breakAt(err *Error, seq int64, log *slog.Logger) {
 }
 
 // publish is the publisher goroutine.
-func (s *Service) publish() {
-	defer close(s.pub.done)
-	for range s.pub.kick {
-		s.mu.Lock()
-		batch, seq, reserved := s.pub.pending, s.seq, s.pub.reserved
-		s.pub.pending = nil
+func (p *Publisher) publish() {
+	defer close(p.done)
+	for range p.kick {
+		p.mu.Lock()
+		batch, seq, reserved := p.pending, p.seq, p.reserved
+		p.pending = nil
 		if len(batch) > maxBatch { // bounded bursts: a subscriber reads while the next batch syncs
-			batch, s.pub.pending = batch[:maxBatch], append([]Event(nil), batch[maxBatch:]...)
-			s.pub.kickPublisher()
+			batch, p.pending = batch[:maxBatch], append([]Event(nil), batch[maxBatch:]...)
+			p.kickPublisher()
 		}
-		stopped := s.stopped && len(s.pub.pending) == 0
-		s.mu.Unlock()
+		_, done := p.stopped()
+		stopped := done && len(p.pending) == 0
+		p.mu.Unlock()
 		// A goroutine that waited for s.mu (a request handler, as the
 		// kick came from its own critical section) was just readied onto
 		// this P; let it run now instead of leaving it queued behind the
@@ -195,41 +250,42 @@ func (s *Service) publish() {
 					Resource: e.Resource, Time: e.Time, Data: data})
 			}
 		}
-		s.pub.jmu.Lock()
+		p.jmu.Lock()
 		var reserveErr error
-		lease := s.journal.Lease()
+		lease := p.journal.Lease()
 		if seq > reserved-lease/2 { // keep at least half a lease in hand
-			reserveErr = s.journal.Reserve(max(reserved, seq) + lease)
+			reserveErr = p.journal.Reserve(max(reserved, seq) + lease)
 		}
 		// A batch that cannot be written is still delivered: the journal
 		// records it as lost (docs/events.md, "A full disk").
-		err := s.journal.Append(recs)
-		newReserved := s.journal.Reserved()
-		s.pub.jmu.Unlock()
+		err := p.journal.Append(recs)
+		newReserved := p.journal.Reserved()
+		p.jmu.Unlock()
 
-		s.mu.Lock()
-		s.pub.reserved = newReserved
-		s.pub.noteAppend(err, recs, s.log)
-		if s.pub.broken != nil && s.seq < newReserved { // numbers again: what was not published is a break in the history
-			s.log.Info("events are journaled again", "unpublished_from", s.pub.brokenAt)
-			s.pub.jmu.Lock()
-			_ = s.journal.Break(s.seq, "events were not journaled while the journal failed")
-			s.pub.jmu.Unlock()
-			s.pub.broken = nil
+		p.mu.Lock()
+		p.reserved = newReserved
+		p.noteAppend(err, recs, p.log)
+		if p.broken != nil && p.seq < newReserved { // numbers again: what was not published is a break in the history
+			p.log.Info("events are journaled again", "unpublished_from", p.brokenAt)
+			p.jmu.Lock()
+			_ = p.journal.Break(p.seq, "events were not journaled while the journal failed")
+			p.jmu.Unlock()
+			p.broken = nil
 		}
 		for i := range batch {
-			s.subs.Deliver(&batch[i])
+			p.subs.Deliver(&batch[i])
 		}
 		if len(batch) > 0 {
-			s.pub.published = batch[len(batch)-1].Seq
+			p.published = batch[len(batch)-1].Seq
 		}
-		if err != nil || reserveErr != nil || s.pub.broken != nil {
-			s.pub.scheduleRetry(s.stopped)
+		if err != nil || reserveErr != nil || p.broken != nil {
+			_, done := p.stopped()
+			p.scheduleRetry(done)
 		} else {
-			s.pub.backoff = 0
+			p.backoff = 0
 		}
-		s.pub.cond.Broadcast()
-		s.mu.Unlock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
 		if stopped {
 			return
 		}
@@ -238,7 +294,7 @@ func (s *Service) publish() {
 
 // noteAppend opens, extends or closes an outage after an Append that
 // returned err for recs; the lock of p.cond is held.
-func (p *publisher) noteAppend(err error, recs []journal.Record, log *slog.Logger) {
+func (p *Publisher) noteAppend(err error, recs []journal.Record, log *slog.Logger) {
 	n := len(p.outages)
 	open := n > 0 && p.outages[n-1].RecoveredAt.IsZero()
 	switch {
@@ -270,7 +326,7 @@ func (p *publisher) noteAppend(err error, recs []journal.Record, log *slog.Logge
 // scheduleRetry kicks the publisher again after the backoff, so a
 // journal that cannot be written is retried without any event, unless the
 // service stopped; the lock of p.cond is held.
-func (p *publisher) scheduleRetry(stopped bool) {
+func (p *Publisher) scheduleRetry(stopped bool) {
 	if p.retrying || stopped {
 		return
 	}
@@ -284,20 +340,20 @@ func (p *publisher) scheduleRetry(stopped bool) {
 	})
 }
 
-// stopPublisher delivers what is queued and ends the publisher; s.mu is
+// stop delivers what is queued and ends the publisher goroutine; s.mu is
 // not held.
-func (s *Service) stopPublisher() {
-	s.mu.Lock()
-	j := s.journal
-	s.mu.Unlock()
+func (p *Publisher) stop() {
+	p.mu.Lock()
+	j := p.journal
+	p.mu.Unlock()
 	if j == nil {
 		return
 	}
-	s.pub.kickPublisher()
-	<-s.pub.done
-	s.pub.jmu.Lock()
+	p.kickPublisher()
+	<-p.done
+	p.jmu.Lock()
 	j.Close()
-	s.pub.jmu.Unlock()
+	p.jmu.Unlock()
 }
 
 // SubscribeAfter starts a subscription that first replays every journaled
@@ -310,44 +366,44 @@ func (s *Service) stopPublisher() {
 // (the journal cannot prove the history after the cursor complete, or no
 // number can be reserved), conflict.replay_too_long (more than MaxReplay
 // events).
-func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (p *Publisher) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	switch {
 	case after < 0:
 		return nil, invalid("after_seq", "range", "after_seq must be 0 or more")
-	case after > s.seq:
-		return nil, newError(errcode.ConflictCursorAhead, map[string]any{"seq": s.seq},
-			"seq %d has not been issued yet (the last is %d)", after, s.seq)
-	case s.pub.broken != nil:
-		return nil, s.pub.broken
-	case s.journal == nil && after < s.seq:
-		return nil, newError(errcode.ConflictHistoryLost, map[string]any{"oldest": s.seq + 1, "reason": "no_journal"},
-			"events before %d are not kept: the daemon runs without an event journal", s.seq+1)
-	case s.journal == nil:
-		return s.subscribeLocked(f, after, false), nil
+	case after > p.seq:
+		return nil, newError(errcode.ConflictCursorAhead, map[string]any{"seq": p.seq},
+			"seq %d has not been issued yet (the last is %d)", after, p.seq)
+	case p.broken != nil:
+		return nil, p.broken
+	case p.journal == nil && after < p.seq:
+		return nil, newError(errcode.ConflictHistoryLost, map[string]any{"oldest": p.seq + 1, "reason": "no_journal"},
+			"events before %d are not kept: the daemon runs without an event journal", p.seq+1)
+	case p.journal == nil:
+		return p.subscribeLocked(f, after), nil
 	}
 	var replay []Event
 	for from := after; ; {
-		for s.pub.published < from && s.pub.broken == nil { // from is at most the last issued
-			s.pub.cond.Wait()
+		for p.published < from && p.broken == nil { // from is at most the last issued
+			p.cond.Wait()
 		}
-		through := s.pub.published
-		if s.pub.broken != nil {
-			return nil, s.pub.broken
+		through := p.published
+		if p.broken != nil {
+			return nil, p.broken
 		}
 		if through > from {
-			j := s.journal
-			s.mu.Unlock() // disk reads outside s.mu
-			evs, err := s.pub.readJournal(j, f, from, through, MaxReplay-len(replay))
-			s.mu.Lock()
+			j := p.journal
+			p.mu.Unlock() // disk reads outside s.mu
+			evs, err := p.readJournal(j, f, from, through, MaxReplay-len(replay))
+			p.mu.Lock()
 			if err != nil {
 				return nil, err
 			}
 			replay = append(replay, evs...)
 		}
-		if s.pub.published == through && s.pub.broken == nil {
-			sub := s.subscribeLocked(f, through, false)
+		if p.published == through && p.broken == nil {
+			sub := p.subscribeLocked(f, through)
 			sub.Replay = replay
 			return sub, nil
 		}
@@ -358,7 +414,7 @@ func (s *Service) SubscribeAfter(f Filter, after int64) (*Subscription, error) {
 // readJournal reads the journaled events of j matching f in (after,
 // through], at most limit of them (conflict.replay_too_long beyond);
 // p.jmu is taken, the lock of p.cond is not held.
-func (p *publisher) readJournal(j *journal.Journal, f Filter, after, through int64, limit int) ([]Event, *Error) {
+func (p *Publisher) readJournal(j *journal.Journal, f Filter, after, through int64, limit int) ([]Event, *Error) {
 	p.jmu.Lock()
 	defer p.jmu.Unlock()
 	retained, broken, _ := j.Coverage()
@@ -425,27 +481,27 @@ type JournalStatus struct {
 }
 
 // JournalStatus returns the journal's state.
-func (s *Service) JournalStatus() JournalStatus {
-	s.mu.Lock()
-	st := JournalStatus{Enabled: s.journal != nil, Seq: s.seq, Published: s.pub.published, Reserved: s.pub.reserved}
-	st.Outages = append([]JournalOutage{}, s.pub.outages...)
+func (p *Publisher) JournalStatus() JournalStatus {
+	p.mu.Lock()
+	st := JournalStatus{Enabled: p.journal != nil, Seq: p.seq, Published: p.published, Reserved: p.reserved}
+	st.Outages = append([]JournalOutage{}, p.outages...)
 	n := len(st.Outages)
 	switch {
-	case s.pub.broken != nil:
-		st.Error = s.pub.broken.Message
+	case p.broken != nil:
+		st.Error = p.broken.Message
 	case n > 0 && st.Outages[n-1].RecoveredAt.IsZero():
 		st.Error = "events cannot be journaled: " + st.Outages[n-1].Error
-	case s.pub.openErr != "":
-		st.Error = s.pub.openErr
+	case p.openErr != "":
+		st.Error = p.openErr
 	}
-	j := s.journal
-	s.mu.Unlock()
+	j := p.journal
+	p.mu.Unlock()
 	if j != nil {
-		s.pub.jmu.Lock()
+		p.jmu.Lock()
 		st.Lost = j.Lost()
 		st.RetainedAfter, st.BrokenThrough, _ = j.Coverage()
 		st.Problems = append([]string{}, j.Problems()...)
-		s.pub.jmu.Unlock()
+		p.jmu.Unlock()
 	}
 	return st
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/signaltty/signaltty/cgroup"
-	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/service/persist"
@@ -58,7 +57,6 @@ type Service struct {
 	started time.Time
 
 	mu         sync.Mutex
-	seq        int64
 	subs       *events.Subscribers
 	workspaces map[string]*workspace
 	wsOrder    []string
@@ -75,8 +73,7 @@ type Service struct {
 	runs         *runs.Table
 	settings     *persist.Settings
 	persist      *persist.Saver
-	journal      *journal.Journal // nil: events are not journaled (publish.go)
-	pub          publisher
+	pub          *Publisher    // numbering, journal and delivery of events (publish.go)
 	escaped      int           // see Status.Escaped
 	leftovers    leftoverState // previous daemons and their leftovers (leftover.go)
 	scanner      markScanner   // finds the processes of exited instances (escapees.go)
@@ -105,8 +102,8 @@ func New(cfg Config) *Service {
 	s.persist = newSaver(s)
 	s.childBase = childBase(cfg.Environ)
 	s.subs = events.NewSubscribers(&s.mu)
-	s.pub.cond = sync.NewCond(&s.mu)
 	s.initLimits()
+	s.pub = newPublisher(s)
 	return s
 }
 
@@ -144,7 +141,7 @@ func (s *Service) Status() Status {
 	defer s.mu.Unlock()
 	st := Status{Version: s.cfg.Version, Source: s.source, Address: s.cfg.Address, Pid: os.Getpid(),
 		SocketActivated: s.cfg.SocketActivated, StartedAt: s.started, Uptime: time.Since(s.started),
-		Workspaces: len(s.workspaces), Tabs: len(s.tabs), Seq: s.seq}
+		Workspaces: len(s.workspaces), Tabs: len(s.tabs), Seq: s.pub.seq}
 	for _, p := range s.panes {
 		if p.announced {
 			st.Panes++
@@ -181,7 +178,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()
-	s.stopPublisher() // what was queued is journaled and delivered first
+	s.pub.stop() // what was queued is journaled and delivered first
 	s.mu.Lock()
 	s.subs.EndAll(nil)
 	s.mu.Unlock()

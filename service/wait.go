@@ -64,7 +64,7 @@ func checkUntil(until []string) *Error {
 
 // baselineLocked is p's current baseline; s.mu is held.
 func (s *Service) baselineLocked(p *pane) WaitBaseline {
-	b := WaitBaseline{Pane: p.id, Source: s.source, Seq: s.seq, Session: p.agent.sessionID}
+	b := WaitBaseline{Pane: p.id, Source: s.source, Seq: s.pub.seq, Session: p.agent.sessionID}
 	if p.inst != nil {
 		b.Instance = p.inst.id
 	}
@@ -120,7 +120,7 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 		return WaitResult{Outcome: outcome, TransitionSeq: seq, Lifecycle: p.agent.lifecycleName(),
 			Attention: p.agent.attentionName(), Baseline: s.baselineLocked(p)}
 	}
-	cursor := s.seq
+	cursor := s.pub.seq
 	if after == nil {
 		if u, ok := p.reached(until); ok {
 			defer s.mu.Unlock()
@@ -131,7 +131,7 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 		switch {
 		case after.Pane != id:
 			err = invalid("after", "pane", "the baseline is of pane %s, not %s", after.Pane, id)
-		case after.Seq > s.seq || after.Seq < 0:
+		case after.Seq > s.pub.seq || after.Seq < 0:
 			err = invalid("after", "seq", "the baseline's seq %d was never issued", after.Seq)
 		case after.Source != cur.Source || after.Instance != cur.Instance || after.Session != "" && after.Session != cur.Session:
 			err = newError(errcode.ConflictIdentityChanged, map[string]any{"pane": id, "baseline": baselineData(*after), "current": baselineData(cur)},
@@ -144,7 +144,7 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 		return WaitResult{}, err
 	}
 
-	sub, serr := s.SubscribeAfter(Filter{Resources: []string{id}}, cursor)
+	sub, serr := s.pub.SubscribeAfter(Filter{Resources: []string{id}}, cursor)
 	if serr != nil {
 		return WaitResult{}, serr
 	}

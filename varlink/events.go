@@ -37,7 +37,7 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 			return e.fail(ctx, c, service.Invalid("after_seq", "exclusive", "after_seq and snapshot exclude each other"))
 		}
 		var err error
-		if sub, err = e.svc.SubscribeAfter(f, *afterSeq); err != nil {
+		if sub, err = e.svc.Publisher().SubscribeAfter(f, *afterSeq); err != nil {
 			return e.fail(ctx, c, err)
 		}
 	} else {

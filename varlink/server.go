@@ -106,7 +106,7 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Pid: int64(st.Pid), Socket_activated: st.SocketActivated, Started_at: timestamp(st.StartedAt),
 		Uptime_ms: st.Uptime.Milliseconds(), Workspaces: int64(st.Workspaces), Tabs: int64(st.Tabs),
 		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
-		Journal: journalOut(s.svc.JournalStatus()),
+		Journal: journalOut(s.svc.Publisher().JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
 		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts()),
 		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Shared_helpers: sharedHelpersOut(s.svc.SharedHelpers()), Previous_daemons: previousDaemonsOut(s.svc.PreviousDaemons()),

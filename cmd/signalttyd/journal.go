@@ -29,14 +29,14 @@ func startJournal(log *slog.Logger, svc *service.Service, stateDir string) {
 	j, err := journal.Open(dir, opt)
 	if err != nil {
 		log.Error("the event journal cannot be opened; events are not journaled until it can be", "err", err)
-		svc.JournalUnavailable(err)
+		svc.Publisher().JournalUnavailable(err)
 		go retryJournal(log, svc, dir, opt)
 		return
 	}
 	for _, p := range j.Problems() {
 		log.Warn("event journal: "+p, "dir", dir)
 	}
-	svc.StartJournal(j)
+	svc.Publisher().StartJournal(j)
 	retained, broken, _ := j.Coverage()
 	log.Info("event journal", "dir", dir, "base", j.Base(), "retained_after", retained, "broken_through", broken)
 }
@@ -49,13 +49,13 @@ func retryJournal(log *slog.Logger, svc *service.Service, dir string, opt journa
 		time.Sleep(wait)
 		j, err := journal.Open(dir, opt)
 		if err != nil {
-			svc.JournalUnavailable(err)
+			svc.Publisher().JournalUnavailable(err)
 			continue
 		}
 		for _, p := range j.Problems() {
 			log.Warn("event journal: "+p, "dir", dir)
 		}
-		svc.AdoptJournal(j)
+		svc.Publisher().AdoptJournal(j)
 		return
 	}
 }
