@@ -13,6 +13,7 @@ import (
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/service/persist"
+	"github.com/signaltty/signaltty/service/procs"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/term"
 )
@@ -77,10 +78,10 @@ type Service struct {
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
-	escaped      int           // see Status.Escaped
-	leftovers    leftoverState // previous daemons and their leftovers (leftover.go)
-	scanner      markScanner   // finds the processes of exited instances (escapees.go)
-	sweeps       sweepCount    // sweeps under way (escapees.go)
+	escaped      int              // see Status.Escaped
+	leftovers    *procs.Leftovers // previous daemons and their leftovers (leftover.go)
+	sweeper      procs.Sweeper    // stops what exited instances left (escapees.go)
+	sweeps       sweepCount       // sweeps under way (escapees.go)
 	git          gitState
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
@@ -103,6 +104,7 @@ func New(cfg Config) *Service {
 	}
 	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
 	s.childBase = childBase(cfg.Environ)
+	s.leftovers = procs.NewLeftovers(cfg.Mark, s.log)
 	s.subs = events.NewSubscribers(&s.mu)
 	s.pub.cond = sync.NewCond(&s.mu)
 	s.initLimits()
