@@ -39,14 +39,6 @@ func (s *Service) sweepInstance(p *pane, inst *instance) {
 	}
 }
 
-// waitSweeps waits for the sweeps under way, or until ctx ends.
-func (s *Service) waitSweeps(ctx context.Context) {
-	select {
-	case <-s.sweeps.idle():
-	case <-ctx.Done():
-	}
-}
-
 // sweepCount counts the sweeps under way. Unlike a sync.WaitGroup it may be
 // waited for while sweeps start: a pane may end during the shutdown.
 type sweepCount struct {
@@ -83,6 +75,14 @@ func (c *sweepCount) idle() <-chan struct{} {
 		return closedChan
 	}
 	return c.zero
+}
+
+// waitCtx waits for the sweeps under way, or until ctx ends.
+func (c *sweepCount) waitCtx(ctx context.Context) {
+	select {
+	case <-c.idle():
+	case <-ctx.Done():
+	}
 }
 
 // Wait waits until no sweep runs.

@@ -178,7 +178,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Unlock()
 	s.terminate(ctx, all, 0, -1, CauseShutdown) // those with a process
 	release(all)
-	s.waitSweeps(ctx) // what the panes left is stopped before the daemon goes
+	s.sweeps.waitCtx(ctx) // what the panes left is stopped before the daemon goes
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()
