@@ -16,7 +16,4 @@
 // A missing git program is not an error of Inspect: there is no git state.
 // Errors of the changing calls are *Error values with a Kind the caller maps
 // to its own error codes.
-//
-// Files: git.go (running git), state.go (Inspect, Worktrees),
-// worktree.go (adding and removing worktrees).
 package gitws

@@ -134,7 +134,7 @@ func TestPaneEndStopsMarkedEscapee(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			waitFor(t, fmt.Sprintf("the escapee %d stopped", pid), func() bool { return exited(pidfd) })
+			waitFor(t, fmt.Sprintf("the escapee %d stopped", pid), func() bool { return procs.Exited(pidfd) })
 			s.sweeps.Wait()
 
 			if n := s.Status().Escaped; n != 0 {
@@ -161,9 +161,9 @@ func TestSweepFindsWhatAnEscapeeStartsOnHangup(t *testing.T) {
 	}
 	_, pidfd := readPid(t, file)
 	_, childfd := readPid(t, child) // written when the sweep's SIGHUP arrives
-	waitFor(t, "the escapee stopped", func() bool { return exited(pidfd) })
+	waitFor(t, "the escapee stopped", func() bool { return procs.Exited(pidfd) })
 	s.sweeps.Wait()
-	if !exited(childfd) {
+	if !procs.Exited(childfd) {
 		t.Errorf("what the escapee started on SIGHUP outlived the sweep")
 	}
 	if n := s.Status().Escaped; n != 0 {

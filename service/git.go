@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,15 +24,19 @@ import (
 // working tree or git is not installed.
 type GitState = gitws.State
 
-// gitState is the git bookkeeping of a Service; s.mu guards adding.
+// gitState is the git bookkeeping of a Service: how git runs, where
+// worktrees go and which are being added. Its Locked methods read and
+// write the workspaces' git fields and adding, under s.mu; the others run
+// git and are called without s.mu.
 type gitState struct {
 	git    *gitws.Git
+	log    *slog.Logger
 	root   string          // where worktrees go ("" = next to each repository)
 	adding map[string]bool // worktree paths being added (worktree.go)
 }
 
 func newGitState(cfg Config) gitState {
-	return gitState{git: &gitws.Git{Env: cfg.Environ}, root: cfg.WorktreeRoot, adding: map[string]bool{}}
+	return gitState{git: &gitws.Git{Env: cfg.Environ}, log: cfg.Logger, root: cfg.WorktreeRoot, adding: map[string]bool{}}
 }
 
 // gitRefresh is a refresh begun under s.mu.
@@ -42,69 +47,94 @@ type gitRefresh struct {
 	ticket uint64
 }
 
-// beginGit starts a refresh of w; s.mu is held.
-func (s *Service) beginGit(w *workspace) gitRefresh {
+// beginLocked starts a refresh of w; s.mu is held.
+func (g *gitState) beginLocked(w *workspace) gitRefresh {
 	w.gitTicket++
 	return gitRefresh{w: w, cwd: w.cwd, cwdGen: w.cwdGen, ticket: w.gitTicket}
 }
 
-// endGit stores a refresh's result if it still applies, with its event
-// when the state changed; s.mu is held.
-func (s *Service) endGit(r gitRefresh, st *GitState) {
+// endLocked stores a refresh's result if it still applies: its workspace
+// is live (still in the model), its cwd unchanged and no later refresh
+// stored first. It returns the event to emit and true when the stored
+// state changed; s.mu is held.
+func (g *gitState) endLocked(r gitRefresh, st *GitState, live bool) (events.WorkspaceGitChanged, bool) {
 	w := r.w
-	if s.workspaces[w.id] != w || w.cwdGen != r.cwdGen || r.ticket < w.gitApplied {
-		return
+	if !live || w.cwdGen != r.cwdGen || r.ticket < w.gitApplied {
+		return events.WorkspaceGitChanged{}, false
 	}
 	w.gitApplied = r.ticket
 	if gitws.Equal(w.git, st) {
-		return
+		return events.WorkspaceGitChanged{}, false
 	}
 	w.git = st
-	s.emit(gitChanged(w))
-}
-
-func gitChanged(w *workspace) events.WorkspaceGitChanged {
-	e := events.WorkspaceGitChanged{Workspace: w.id, Present: w.git != nil}
-	if g := w.git; g != nil {
-		e.Branch, e.Detached, e.Dirty, e.Worktree, e.Missing = g.Branch, g.Detached, g.Dirty, g.Worktree, g.Missing
+	e := events.WorkspaceGitChanged{Workspace: w.id, Present: st != nil}
+	if st != nil {
+		e.Branch, e.Detached, e.Dirty, e.Worktree, e.Missing = st.Branch, st.Detached, st.Dirty, st.Worktree, st.Missing
 	}
-	return e
+	return e, true
 }
 
-// inspectGit runs git for dir; s.mu is not held. A failure of git itself
+// inspect runs git for dir; s.mu is not held. A failure of git itself
 // (a deadline) is logged and counts as no git state.
-func (s *Service) inspectGit(ctx context.Context, dir string) *GitState {
-	st, err := s.git.git.Inspect(ctx, dir)
+func (g *gitState) inspect(ctx context.Context, dir string) *GitState {
+	st, err := g.git.Inspect(ctx, dir)
 	if err != nil {
-		s.log.Warn("git state unknown", "dir", dir, "err", err)
+		g.log.Warn("git state unknown", "dir", dir, "err", err)
 		return nil
 	}
 	return st
 }
 
-// refreshGit recomputes w's git state; s.mu is not held. A cwd that is
-// gone keeps the last state, marked missing (gitws.Git.Recover).
-func (s *Service) refreshGit(ctx context.Context, w *workspace) {
-	s.mu.Lock()
-	r, saved := s.beginGit(w), w.git
-	s.mu.Unlock()
-	st := s.recoverGit(ctx, r.cwd, saved)
-	s.mu.Lock()
-	s.endGit(r, st)
-	s.mu.Unlock()
-}
-
-// recoverGit is the git state of dir given the one last stored; s.mu is
-// not held. A failure of git itself (a deadline) is logged and keeps the
-// last state.
-func (s *Service) recoverGit(ctx context.Context, dir string, saved *GitState) *GitState {
+// recoverState is the git state of dir given the one last stored; s.mu is
+// not held. A cwd that is gone keeps the last state, marked missing
+// (gitws.Git.Recover). A failure of git itself (a deadline) is logged and
+// keeps the last state.
+func (g *gitState) recoverState(ctx context.Context, dir string, saved *GitState) *GitState {
 	fi, err := os.Stat(dir)
-	st, gerr := s.git.git.Recover(ctx, dir, saved, err == nil && fi.IsDir())
+	st, gerr := g.git.Recover(ctx, dir, saved, err == nil && fi.IsDir())
 	if gerr != nil {
-		s.log.Warn("git state unknown", "dir", dir, "err", gerr)
+		g.log.Warn("git state unknown", "dir", dir, "err", gerr)
 		return saved
 	}
 	return st
+}
+
+// worktreePath is where the worktree for branch of the repository whose
+// main worktree is repo goes, and the root it is under.
+func (g *gitState) worktreePath(repo, branch string) (path, root string) {
+	if g.root != "" {
+		root = filepath.Join(g.root, filepath.Base(repo))
+	} else {
+		root = repo + "-worktrees"
+	}
+	return filepath.Join(root, filepath.FromSlash(branch)), root
+}
+
+// reserveLocked claims path for a worktree being added; false when another
+// request is adding one there. s.mu is held.
+func (g *gitState) reserveLocked(path string) bool {
+	if g.adding[path] {
+		return false
+	}
+	g.adding[path] = true
+	return true
+}
+
+// releaseLocked gives up the claim on path (reserveLocked); s.mu is held.
+func (g *gitState) releaseLocked(path string) { delete(g.adding, path) }
+
+// refreshGit recomputes w's git state; s.mu is not held: it is taken to
+// begin and to store, never while git runs.
+func (s *Service) refreshGit(ctx context.Context, w *workspace) {
+	s.mu.Lock()
+	r, saved := s.git.beginLocked(w), w.git
+	s.mu.Unlock()
+	st := s.git.recoverState(ctx, r.cwd, saved)
+	s.mu.Lock()
+	if e, ok := s.git.endLocked(r, st, s.workspaces[w.id] == w); ok {
+		s.emit(e)
+	}
+	s.mu.Unlock()
 }
 
 // RefreshGit recomputes a workspace's git state (Mux.GetWorkspace with
@@ -134,7 +164,7 @@ func (s *Service) RecoverGit(ctx context.Context) {
 	var jobs []job
 	for _, id := range s.wsOrder {
 		w := s.workspaces[id]
-		jobs = append(jobs, job{s.beginGit(w), w.git})
+		jobs = append(jobs, job{s.git.beginLocked(w), w.git})
 	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
@@ -144,9 +174,11 @@ func (s *Service) RecoverGit(ctx context.Context) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			st := s.recoverGit(ctx, j.r.cwd, j.saved)
+			st := s.git.recoverState(ctx, j.r.cwd, j.saved)
 			s.mu.Lock()
-			s.endGit(j.r, st)
+			if e, ok := s.git.endLocked(j.r, st, s.workspaces[j.r.w.id] == j.r.w); ok {
+				s.emit(e)
+			}
 			s.mu.Unlock()
 			if st != nil && st.Missing {
 				s.log.Warn("the checkout of a workspace is gone", "workspace", j.r.w.id, "dir", st.Root)

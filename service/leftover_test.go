@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/signaltty/signaltty/service/procs"
 	"golang.org/x/sys/unix"
 )
 
@@ -35,21 +36,21 @@ func TestLeftoversAreTheProcessesWithTheDeadDaemonsMark(t *testing.T) {
 	left := startMarked(t, mark)
 	other := startMarked(t, mark-1)
 	s := newTestService(t)
-	s.FindLeftovers([]PreviousDaemon{{Pid: 1, State: "running", Mark: mark}})
-	exits := s.PreviousDaemons()
+	s.Leftovers().Find([]PreviousDaemon{{Pid: 1, State: "running", Mark: mark}})
+	exits := s.Leftovers().PreviousDaemons()
 	if len(exits) != 1 {
 		t.Fatalf("unclean exits %+v", exits)
 	}
-	pids := leftoverPids(exits[0].Leftovers)
+	pids := procs.Pids(exits[0].Leftovers)
 	if !slices.Contains(pids, left.Process.Pid) || slices.Contains(pids, other.Process.Pid) {
 		t.Fatalf("leftovers %v: want %d and not %d", pids, left.Process.Pid, other.Process.Pid)
 	}
 	if n := exits[0].Leftovers[0].Name; n != "sh" {
 		t.Errorf("leftover named %q, want sh", n)
 	}
-	stopped, remaining := s.StopLeftovers(context.Background())
-	if !slices.Contains(leftoverPids(stopped), left.Process.Pid) || len(remaining) != 0 {
-		t.Errorf("stopped %v, remaining %v", leftoverPids(stopped), leftoverPids(remaining))
+	stopped, remaining := s.Leftovers().Stop(context.Background())
+	if !slices.Contains(procs.Pids(stopped), left.Process.Pid) || len(remaining) != 0 {
+		t.Errorf("stopped %v, remaining %v", procs.Pids(stopped), procs.Pids(remaining))
 	}
 	if err := left.Wait(); err == nil {
 		t.Errorf("the leftover exited 0; want killed")
@@ -57,7 +58,7 @@ func TestLeftoversAreTheProcessesWithTheDeadDaemonsMark(t *testing.T) {
 	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("a process with another mark was stopped too: %v", err)
 	}
-	if e := s.PreviousDaemons(); len(e) != 1 || len(e[0].Leftovers) != 0 {
+	if e := s.Leftovers().PreviousDaemons(); len(e) != 1 || len(e[0].Leftovers) != 0 {
 		t.Errorf("after the stop: %+v", e)
 	}
 }
@@ -67,8 +68,8 @@ func TestLeftoversAreTheProcessesWithTheDeadDaemonsMark(t *testing.T) {
 func TestCleanStopWithoutLeftoversIsNotReported(t *testing.T) {
 	mark := unix.RLIM_INFINITY - 1 - rand.Uint64N(1<<32)
 	s := newTestService(t)
-	s.FindLeftovers([]PreviousDaemon{{Pid: 2, State: "stopped", Mark: mark}, {Pid: 3, State: "running", Mark: mark}})
-	if e := s.PreviousDaemons(); len(e) != 1 || e[0].Pid != 3 {
+	s.Leftovers().Find([]PreviousDaemon{{Pid: 2, State: "stopped", Mark: mark}, {Pid: 3, State: "running", Mark: mark}})
+	if e := s.Leftovers().PreviousDaemons(); len(e) != 1 || e[0].Pid != 3 {
 		t.Errorf("previous daemons %+v, want only the unclean exit", e)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/service/persist"
+	"github.com/signaltty/signaltty/service/procs"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/term"
 )
@@ -73,11 +74,11 @@ type Service struct {
 	runs         *runs.Table
 	settings     *persist.Settings
 	persist      *persist.Saver
-	pub          *Publisher    // numbering, journal and delivery of events (publish.go)
-	escaped      int           // see Status.Escaped
-	leftovers    leftoverState // previous daemons and their leftovers (leftover.go)
-	scanner      markScanner   // finds the processes of exited instances (escapees.go)
-	sweeps       sweepCount    // sweeps under way (escapees.go)
+	pub          *Publisher       // numbering, journal and delivery of events (publish.go)
+	escaped      int              // see Status.Escaped
+	leftovers    *procs.Leftovers // previous daemons and their leftovers (leftover.go)
+	sweeper      procs.Sweeper    // stops what exited instances left (escapees.go)
+	sweeps       sweepCount       // sweeps under way (escapees.go)
 	git          gitState
 	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
@@ -101,6 +102,7 @@ func New(cfg Config) *Service {
 	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
 	s.persist = newSaver(s)
 	s.childBase = childBase(cfg.Environ)
+	s.leftovers = procs.NewLeftovers(cfg.Mark, s.log)
 	s.subs = events.NewSubscribers(&s.mu)
 	s.initLimits()
 	s.pub = newPublisher(s)
@@ -174,7 +176,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Unlock()
 	s.terminate(ctx, all, 0, -1, CauseShutdown) // those with a process
 	release(all)
-	s.waitSweeps(ctx) // what the panes left is stopped before the daemon goes
+	s.sweeps.waitCtx(ctx) // what the panes left is stopped before the daemon goes
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()

@@ -72,7 +72,7 @@ func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
 	if err != nil {
 		return Workspace{}, err
 	}
-	git := s.inspectGit(context.Background(), cwd) // before s.mu: git is process work
+	git := s.git.inspect(context.Background(), cwd) // before s.mu: git is process work
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {

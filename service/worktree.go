@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 
 	"github.com/signaltty/signaltty/gitws"
@@ -26,17 +25,6 @@ type WorktreeRequest struct {
 	Repo   string // absolute directory in the repository
 	Branch string // the worktree's branch: an existing one, or a new one
 	From   string // start point of a new branch ("" = HEAD); with it the branch must be new
-}
-
-// worktreePath is where the worktree for branch of the repository whose
-// main worktree is repo goes, and the root it is under.
-func (s *Service) worktreePath(repo, branch string) (path, root string) {
-	if s.git.root != "" {
-		root = filepath.Join(s.git.root, filepath.Base(repo))
-	} else {
-		root = repo + "-worktrees"
-	}
-	return filepath.Join(root, filepath.FromSlash(branch)), root
 }
 
 // NewWorkspace is a CreateWorkspace request in full (Mux.CreateWorkspace).
@@ -119,18 +107,17 @@ func (s *Service) createWorktreeWorkspace(ctx context.Context, r WorktreeRequest
 		}
 		return Workspace{}, nil, invalid("repo", "not_a_repository", "%s is not in a git working tree", r.Repo)
 	}
-	path, _ := s.worktreePath(repoState.Repo, r.Branch)
+	path, _ := s.git.worktreePath(repoState.Repo, r.Branch)
 
 	s.mu.Lock() // reserve
 	switch {
 	case s.stopping:
 		s.mu.Unlock()
 		return Workspace{}, nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
-	case s.git.adding[path]:
+	case !s.git.reserveLocked(path):
 		s.mu.Unlock()
 		return Workspace{}, nil, newError(errcode.ConflictPathExists, map[string]any{"path": path}, "a worktree is being added at %s", path)
 	}
-	s.git.adding[path] = true
 	s.starts.Add(1) // Shutdown waits for this request to commit or undo
 	s.mu.Unlock()
 	defer s.starts.Done()
@@ -138,11 +125,11 @@ func (s *Service) createWorktreeWorkspace(ctx context.Context, r WorktreeRequest
 	added, err := g.AddWorktree(ctx, gitws.AddRequest{Repo: repoState.Repo, Path: path, Branch: r.Branch, From: r.From})
 	var st *GitState
 	if err == nil {
-		st = s.inspectGit(ctx, path)
+		st = s.git.inspect(ctx, path)
 	}
 
 	s.mu.Lock() // commit
-	delete(s.git.adding, path)
+	s.git.releaseLocked(path)
 	if err != nil {
 		s.mu.Unlock()
 		return Workspace{}, nil, gitError(err)
@@ -182,7 +169,7 @@ func (s *Service) RemoveWorkspaceWorktree(ctx context.Context, ref string, recur
 	if lerr != nil {
 		return RemovedWorktree{}, lerr
 	}
-	st := s.inspectGit(ctx, cwd)
+	st := s.git.inspect(ctx, cwd)
 	switch {
 	case st == nil || !st.Worktree:
 		return RemovedWorktree{}, newError(errcode.ConflictNotAWorktree, map[string]any{"workspace": w.id, "cwd": cwd},
@@ -194,7 +181,7 @@ func (s *Service) RemoveWorkspaceWorktree(ctx context.Context, ref string, recur
 	if err := s.remove(ctx, removal{ws: w, force: recursive, cause: CauseRemoval}); err != nil {
 		return RemovedWorktree{}, err
 	}
-	_, root := s.worktreePath(st.Repo, st.Branch)
+	_, root := s.git.worktreePath(st.Repo, st.Branch)
 	if err := s.git.git.RemoveWorktree(ctx, st.Repo, st.Root, root); err != nil {
 		e := gitError(err)
 		e.Data["workspace_removed"] = true

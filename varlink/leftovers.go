@@ -41,6 +41,6 @@ func timeOpt(t time.Time) *string {
 }
 
 func (s *ServerIface) StopLeftovers(ctx context.Context, c srv.VarlinkCall) error {
-	stopped, remaining := s.svc.StopLeftovers(ctx)
+	stopped, remaining := s.svc.Leftovers().Stop(ctx)
 	return c.ReplyStopLeftovers(ctx, leftoversOut(stopped), leftoversOut(remaining))
 }

@@ -109,7 +109,7 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Journal: journalOut(s.svc.Publisher().JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
 		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts()),
-		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Shared_helpers: sharedHelpersOut(s.svc.SharedHelpers()), Previous_daemons: previousDaemonsOut(s.svc.PreviousDaemons()),
+		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Shared_helpers: sharedHelpersOut(s.svc.SharedHelpers()), Previous_daemons: previousDaemonsOut(s.svc.Leftovers().PreviousDaemons()),
 		Session_bus: s.sessionBusStatus(st.StartedAt)}
 }
 

@@ -86,7 +86,7 @@ func run(log *slog.Logger, address string) error {
 		var c []service.PreviousDaemon
 		left := false
 		if svc != nil {
-			c, left = svc.LeftoverMarks(), svc.OwnLeftovers()
+			c, left = svc.Leftovers().Marks(), svc.Leftovers().Own()
 		}
 		stateLockHeld.stopped(c, left)
 	}()
@@ -132,12 +132,12 @@ func run(log *slog.Logger, address string) error {
 	// What earlier daemons of the state directory left running, before
 	// this one starts anything (docs/termination.md, "When the daemon dies").
 	if stateLockHeld != nil {
-		svc.FindLeftovers(stateLockHeld.previous)
+		svc.Leftovers().Find(stateLockHeld.previous)
 		ownMark := uint64(0)
 		if mark.Instance {
 			ownMark = mark.Value
 		}
-		stateLockHeld.setMark(ownMark, svc.LeftoverMarks())
+		stateLockHeld.setMark(ownMark, svc.Leftovers().Marks())
 	}
 	store, err := restore(log, svc)
 	if err != nil {
