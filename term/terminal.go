@@ -172,6 +172,7 @@ func NewTerminal(cfg Config) *Terminal {
 		parker:     cfg.Parker,
 		mem:        cfg.Memory.orShared(),
 	}
+	t.ww.t = t
 	t.hostless.Store(true) // lazy
 	t.tr.init()
 	t.preloadLocked(cfg.History)

@@ -77,7 +77,7 @@ func (t *Terminal) process(p []byte) {
 		p = append(t.held, p...)
 		t.held = nil
 	}
-	t.wwBegin(p, len(p)-in)
+	t.ww.begin(p, len(p)-in)
 	sc := scan{repStart: -1, repEnd: -1}
 	for i := 0; i < len(p); {
 		if !simple[p[i]] || !t.tr.ground() {
@@ -97,7 +97,7 @@ func (t *Terminal) process(p []byte) {
 	if end < len(p) {
 		t.held = append([]byte(nil), p[end:]...)
 	}
-	t.wwEnd(in)
+	t.ww.finish(in)
 }
 
 // parseByte takes p[i], a byte outside a run of line output, through the
@@ -119,11 +119,11 @@ func (t *Terminal) parseByte(p []byte, i int, sc *scan) int {
 		}
 	} else if act != parser.PrintAction {
 		sc.text = i
-		t.wwCut(i)
+		t.ww.cutAt(i)
 	} else if was == parser.Utf8State {
-		t.wwRune(sc.runeStart, i, sc.text)
+		t.ww.noteRune(sc.runeStart, i, sc.text)
 	} else {
-		t.wwCut(i)
+		t.ww.cutAt(i)
 	}
 	if t.tr.rep {
 		t.tr.rep = false
@@ -178,7 +178,7 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 			if c < 0x20 {
 				sc.text = j + 1
 				if c != '\n' { // a line feed moves no column
-					t.wwCtl(c, j)
+					t.ww.control(c, j)
 				}
 			} else {
 				printed = true
@@ -188,7 +188,7 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 			j += n
 			sc.text = j
 		} else if n := runRune(p[j:]); n > 0 {
-			t.wwRune(j, j+n, sc.text)
+			t.ww.noteRune(j, j+n, sc.text)
 			j += n
 			printed = true
 		} else {
@@ -271,9 +271,9 @@ func (t *Terminal) flushHeld() {
 	if len(t.held) > 0 && t.emu != nil {
 		h := t.held
 		t.held = nil
-		t.wwHeld(h)
+		t.ww.beginHeld(h)
 		t.feed(h)
-		t.wwEnd(0)
+		t.ww.finish(0)
 		// An incomplete character may now wait in the emulator's parser,
 		// or a cluster it may still extend in its segmenter: park.go
 		// cannot carry either over to another emulator.
@@ -304,7 +304,7 @@ func (t *Terminal) feed(b []byte) {
 				n = maxPiece + k + 1
 			}
 		}
-		t.wwWrite(b[:n])
+		t.ww.write(b[:n])
 		t.drain()
 		b = b[n:]
 	}
