@@ -383,7 +383,7 @@ func (t *Terminal) parkLocked() bool {
 	t.hostless.Store(true) // the next output rebuilds it
 	t.mem.pool.give(t.host)
 	t.host, t.emu = nil, nil
-	t.fs = fastState{}
+	t.fp.fs = fastState{}
 	t.line = nil
 	t.rb = rowBuilder{}
 	return true

@@ -83,9 +83,8 @@ type Terminal struct {
 	regionFull          [2]bool // top/bottom margins are the whole screen; [1] = alternate
 	hmargins            [2]bool // left/right margins may be set
 
-	tr   tracker // parser state and charset/tab state, in input order
-	fast bool    // plain-text fast path enabled
-	fs   fastState
+	tr tracker  // parser state and charset/tab state, in input order
+	fp fastPath // the plain-text fast path (fastpath.go)
 
 	// held is the last grapheme cluster of the previous Write (with a REP
 	// that printed its start, or an incomplete character), kept back so a
@@ -95,11 +94,8 @@ type Terminal struct {
 	held []byte
 	// fix is a corrected sequence to feed right after one our handler
 	// swallowed (see registerHandlers).
-	fix         string
-	panics      int // emulator panics recovered
-	fastRuns    int // runs the fast path took (for tests)
-	fastPartial int // of them, short runs (fewer line feeds than rows)
-	directRows  int // rows the fast path stored from the input (fastlines.go; for tests)
+	fix    string
+	panics int // emulator panics recovered
 
 	ww wideWrap    // wide characters at the right margin (widewrap.go)
 	u8 utf8Decoder // makes the output well-formed UTF-8 for the parser (utf8.go)
@@ -165,7 +161,6 @@ func NewTerminal(cfg Config) *Terminal {
 		hist:       newRowRing(historyRows, historyBytes),
 		autowrap:   true,
 		regionFull: [2]bool{true, true},
-		fast:       true,
 		lazy:       true,
 		replies:    cfg.Replies,
 		budget:     cfg.Budget,
@@ -173,6 +168,7 @@ func NewTerminal(cfg Config) *Terminal {
 		mem:        cfg.Memory.orShared(),
 	}
 	t.ww.t = t
+	t.fp.t, t.fp.on = t, true
 	t.hostless.Store(true) // lazy
 	t.tr.init()
 	t.preloadLocked(cfg.History)
@@ -477,7 +473,7 @@ func (t *Terminal) releaseLocked() {
 	t.host = nil
 	t.emu = nil
 	t.line = nil
-	t.fs = fastState{}
+	t.fp.fs = fastState{}
 }
 
 // Close stops the terminal's goroutines and frees the emulator (like

@@ -155,9 +155,9 @@ func (t *Terminal) lineRun(p []byte, i int, sc *scan) int {
 			j = i + k + 1
 		}
 	}
-	if run := p[i:j]; t.fastRunnable(run) {
+	if run := p[i:j]; t.fp.runnable(run) {
 		t.feed(p[sc.pending:i])
-		sc.pending = i + t.fastRun(run)
+		sc.pending = i + t.fp.run(run)
 	}
 	if printed {
 		t.tr.gsingle = 0
@@ -198,13 +198,41 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 	return j, printed
 }
 
-// fastRunnable reports whether run may go through the fast path: more than
-// 8 bytes with more than two line feeds, ASCII printing as itself, and tab
-// stops at their defaults unless the run has no tab.
-func (t *Terminal) fastRunnable(run []byte) bool {
-	return t.fast && len(run) > 8 && t.tr.charsetOK() &&
-		(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
-		bytes.Count(run, []byte{'\n'}) > 2
+// runToken returns the length of the SGR or EL (CSI K, CSI 0 K) sequence at
+// the start of b, or 0.
+func runToken(b []byte) int {
+	if len(b) < 3 || b[0] != 0x1b || b[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(b); i++ {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9', c == ';', c == ':':
+		case c == 'm':
+			return i + 1
+		case c == 'K':
+			if i == 2 || (i == 3 && b[2] == '0') {
+				return i + 1
+			}
+			return 0
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// runRune returns the length of the well-formed UTF-8 character at the start
+// of b, or 0. The parser takes as many bytes as the first one announces
+// whatever they are; only characters that decode cleanly are taken here.
+func runRune(b []byte) int {
+	if b[0] < 0xc2 || b[0] > 0xf4 {
+		return 0
+	}
+	r, n := utf8.DecodeRune(b)
+	if r == utf8.RuneError || n < 2 {
+		return 0
+	}
+	return n
 }
 
 // holdBack returns where the bytes process keeps for the next Write start
@@ -344,6 +372,13 @@ func (t *Terminal) drain() {
 	clear(lines) // the library's Clear keeps the lines reachable
 	sb.Clear()
 	t.settleLocked()
+}
+
+// dropScrollback empties the emulator's scrollback without storing it.
+func (t *Terminal) dropScrollback() {
+	sb := t.emu.Scrollback()
+	clear(sb.Lines()) // the library's Clear keeps the lines reachable
+	sb.Clear()
 }
 
 // pushRow moves r into the history. Rows pushed outside drain (the fast
