@@ -9,7 +9,7 @@ import (
 func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	t.flushHeld()
 	if req.Epoch != nil && *req.Epoch != t.epoch {
 		return Capture{}, ErrStaleEpoch
@@ -136,7 +136,7 @@ func (t *Terminal) tail(maxRows, maxBytes int, form tailForm) Tail {
 	trim := form != tailPadded
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	t.flushHeld()
 	h := t.pushed
 	oldest := h - int64(t.hist.n)

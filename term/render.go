@@ -131,7 +131,7 @@ func (r *Renderer) Invalidate() { r.full = true }
 // with their styles and no cursor.
 func (t *Terminal) Frame(r *Renderer) []byte {
 	t.mu.Lock()
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	t.flushHeld()
 	if r.sb.RenderBuffer == nil || r.cols != t.cols || r.rows != t.rows {
 		r.cols, r.rows = t.cols, t.rows

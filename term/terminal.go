@@ -104,21 +104,14 @@ type Terminal struct {
 	frozen    []storedRow // the screen, once released
 	frozenAlt bool
 
-	// Idle release (park.go): parker releases the emulator of a terminal
-	// idle since lastOut; parked is what rebuilds it.
-	parker  *Parker
+	parking parking // idle release (park.go)
 	mem     *Memory // emulator pool and idle watch (memory.go)
-	parked  *parkedState
-	lastOut time.Time
-	queued  bool // in parker's queue
-	midChar bool // the emulator may hold part of a character or cluster (flushHeld)
-	quiet   bool // rebuilding: no events
-	// What an emulator holds that a rebuild sets again: every mode as last
-	// set, and the scroll margins (1-based top, bottom; zero: the whole
-	// screen) per screen.
-	allModes map[ansi.Mode]bool
-	region   [2][2]int
-	kitty    map[string]*kittyNote // OSC 99 notifications being assembled (notify.go)
+	midChar bool    // the emulator may hold part of a character or cluster (flushHeld)
+	quiet   bool    // rebuilding: no events
+	// The scroll margins (1-based top, bottom; zero: the whole screen) per
+	// screen, which a rebuild sets again.
+	region [2][2]int
+	kitty  map[string]*kittyNote // OSC 99 notifications being assembled (notify.go)
 
 	// lazy is set until the first output: the emulator (two screens of
 	// cells, a 4 MiB parser buffer, two goroutines) is made only then, so a
@@ -164,11 +157,11 @@ func NewTerminal(cfg Config) *Terminal {
 		lazy:       true,
 		replies:    cfg.Replies,
 		budget:     cfg.Budget,
-		parker:     cfg.Parker,
 		mem:        cfg.Memory.orShared(),
 	}
 	t.ww.t = t
 	t.fp.t, t.fp.on = t, true
+	t.parking.t, t.parking.parker = t, cfg.Parker
 	t.hostless.Store(true) // lazy
 	t.tr.init()
 	t.preloadLocked(cfg.History)
@@ -204,7 +197,7 @@ func (t *Terminal) emit(ev Event) {
 }
 
 func (t *Terminal) modeChanged(m ansi.Mode, on bool) {
-	t.noteMode(m, on)
+	t.parking.noteMode(m, on)
 	if d, ok := m.(ansi.DECMode); ok && clientMode[d] {
 		if t.modes == nil {
 			t.modes = map[ansi.DECMode]bool{}
@@ -358,7 +351,7 @@ func (t *Terminal) Resize(cols, rows int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cols != t.cols || rows != t.rows {
-		t.unparkLocked()
+		t.parking.unparkLocked()
 	}
 	e := t.emu
 	if e == nil || (cols == t.cols && rows == t.rows) {
@@ -392,7 +385,7 @@ func (t *Terminal) Resize(cols, rows int) {
 	t.hmargins = [2]bool{}
 	t.tr.tabsDefault = true
 	t.notifyLocked()
-	t.touchLocked()
+	t.parking.touchLocked()
 }
 
 // Size returns the screen size in cells.
@@ -453,7 +446,7 @@ func (t *Terminal) Release() {
 }
 
 func (t *Terminal) releaseLocked() {
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	e := t.emu
 	if e == nil {
 		if t.lazy { // never printed anything: a blank screen

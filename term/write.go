@@ -32,7 +32,7 @@ func (t *Terminal) Write(p []byte) {
 		}()
 	}
 	if len(p) > 0 {
-		t.unparkLocked()
+		t.parking.unparkLocked()
 		t.wrote = time.Now()
 	}
 	if t.emu == nil {
@@ -44,7 +44,7 @@ func (t *Terminal) Write(p []byte) {
 	t.process(t.u8.decode(p))
 	t.settleLocked()
 	t.notifyLocked()
-	t.touchLocked()
+	t.parking.touchLocked()
 }
 
 // simple marks the bytes the fast path understands besides UTF-8, SGR and
