@@ -3,6 +3,8 @@ package term
 import (
 	"bytes"
 	"unsafe"
+
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Lines that go straight to the store.
@@ -55,9 +57,9 @@ func (f *fastPath) directLines(b []byte, i, limit int, s *sim) int {
 		for n > i && b[n-1] == ' ' {
 			n--
 		}
-		r := storedRow{cells: int32(n - i)}
+		r := rowstore.Row{Cells: int32(n - i)}
 		if n > i {
-			r.text = unsafe.String(&b[i], n-i) // push copies it
+			r.Text = unsafe.String(&b[i], n-i) // Push copies it
 		}
 		t.pushRow(r)
 		f.directRows++

@@ -5,6 +5,7 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // The simulation of the line-output fast path (fastpath.go): the rows a run
@@ -346,7 +347,7 @@ func (fs *fastState) blankCells(blank simCell) int {
 //
 // used is one past the row's last cell that is not an empty cell (zero
 // cells count): what erasing the row must cover.
-func (f *fastPath) scrolledRow(y int) (r storedRow, used int) {
+func (f *fastPath) scrolledRow(y int) (r rowstore.Row, used int) {
 	t := f.t
 	n := t.cols
 	for ; n > 0; n-- {
@@ -393,7 +394,7 @@ func plainStyle(s *uv.Style) bool {
 // the same cells once the emulator's scrollback trimmed them. row is cut
 // where only empty cells follow. Rows of ASCII cells take a short cut.
 // Like buildScratch, the row is the builder's scratch space, for pushRow.
-func (f *fastPath) buildSim(row []simCell) storedRow {
+func (f *fastPath) buildSim(row []simCell) rowstore.Row {
 	t := f.t
 	fs := &f.fs
 	if r, ok := t.rb.buildSimASCII(row, fs.pens); ok {

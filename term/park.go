@@ -13,6 +13,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Idle release (docs/emulator-release.md): a terminal whose output has been
@@ -290,7 +291,7 @@ func (c *cursorSnap) equal(o *cursorSnap) bool {
 
 // parkedState is what a released terminal keeps to rebuild its emulator.
 type parkedState struct {
-	rows     []storedRow // the screen, with style runs
+	rows     []rowstore.Row // the screen, with style runs
 	cur      cursorSnap
 	saved    cursorSnap
 	wrap     bool    // pending wrap: the next character goes to the next line
@@ -308,9 +309,9 @@ type parkedState struct {
 // cells back: false when neighbouring cells would join into one cluster
 // (cells the library split at the end of a write), or a cell's content is
 // not printable as it is.
-func (ps *parking) redrawable(y int, r *storedRow) bool {
+func (ps *parking) redrawable(y int, r *rowstore.Row) bool {
 	t := ps.t
-	rest, x := r.text, 0
+	rest, x := r.Text, 0
 	for len(rest) > 0 {
 		cl, w := ansi.FirstGraphemeCluster(rest, ansi.GraphemeWidth)
 		if len(cl) == 0 {
@@ -341,7 +342,7 @@ func (ps *parking) parkLocked() bool {
 	// and reaches the rebuilt emulator with it.
 	e := t.emu
 	t.drain()
-	st := &parkedState{rows: make([]storedRow, t.rows)}
+	st := &parkedState{rows: make([]rowstore.Row, t.rows)}
 	for y := range st.rows {
 		st.rows[y] = t.screenRow(y, true)
 		if !ps.redrawable(y, &st.rows[y]) {
@@ -460,11 +461,11 @@ func (ps *parking) rebuildSequence(st *parkedState) string {
 	}
 	for y := range st.rows {
 		r := &st.rows[y]
-		if r.text == "" && len(r.runs) == 0 {
+		if r.Text == "" && len(r.Runs) == 0 {
 			continue
 		}
 		cup(uv.Pos(0, y))
-		b.WriteString(r.styled(t.cols))
+		b.WriteString(r.Styled(t.cols))
 	}
 	b.WriteString(rowsEnd)
 	if !st.saved.equal(&defaultCursor) {

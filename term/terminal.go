@@ -10,6 +10,8 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 const (
@@ -67,7 +69,7 @@ type Terminal struct {
 
 	epoch  int64
 	pushed int64 // rows moved to history in this epoch (H)
-	hist   rowRing
+	hist   rowstore.Ring
 	rb     rowBuilder
 	line   uv.Line // scratch copy of a screen row
 
@@ -75,7 +77,8 @@ type Terminal struct {
 	// (rowbudget.go); budgetLeft once Close took it out.
 	budget     *RowBudget
 	budgetLeft bool
-	charged    int // hist.bytes as last charged to budget
+	charged    int          // hist.Bytes() as last charged to budget
+	member     budgetMember // t in budget
 
 	// Emulator state the plain-text fast path depends on, observed through
 	// the emulator's callbacks and handlers (so in emulation order).
@@ -100,8 +103,8 @@ type Terminal struct {
 	ww wideWrap    // wide characters at the right margin (widewrap.go)
 	u8 utf8Decoder // makes the output well-formed UTF-8 for the parser (utf8.go)
 
-	host      *vtHost     // the emulator's host (pool.go); nil with emu
-	frozen    []storedRow // the screen, once released
+	host      *vtHost        // the emulator's host (pool.go); nil with emu
+	frozen    []rowstore.Row // the screen, once released
 	frozenAlt bool
 
 	parking parking // idle release (park.go)
@@ -151,7 +154,7 @@ func NewTerminal(cfg Config) *Terminal {
 		rows:       rows,
 		onEvent:    cfg.OnEvent,
 		epoch:      cfg.Epoch,
-		hist:       newRowRing(historyRows, historyBytes),
+		hist:       rowstore.NewRing(historyRows, historyBytes),
 		autowrap:   true,
 		regionFull: [2]bool{true, true},
 		lazy:       true,
@@ -162,6 +165,7 @@ func NewTerminal(cfg Config) *Terminal {
 	t.ww.t = t
 	t.fp.t, t.fp.on = t, true
 	t.parking.t, t.parking.parker = t, cfg.Parker
+	t.member.t = t
 	t.hostless.Store(true) // lazy
 	t.tr.init()
 	t.preloadLocked(cfg.History)
@@ -335,7 +339,7 @@ func (t *Terminal) clearHistory() {
 	sb := t.emu.Scrollback()
 	clear(sb.Lines()) // the library's Clear keeps the lines reachable
 	sb.Clear()
-	t.hist.reset()
+	t.hist.Reset()
 	t.chargeLocked()
 	t.pushed = 0
 	t.epoch++
@@ -414,10 +418,10 @@ func (t *Terminal) Epoch() int64 {
 }
 
 // screenRow converts screen row y (0 = top). withRuns=false skips style runs.
-func (t *Terminal) screenRow(y int, withRuns bool) storedRow {
+func (t *Terminal) screenRow(y int, withRuns bool) rowstore.Row {
 	if t.emu == nil {
 		if t.lazy {
-			return storedRow{} // no output yet
+			return rowstore.Row{} // no output yet
 		}
 		return t.frozen[y]
 	}
@@ -450,14 +454,14 @@ func (t *Terminal) releaseLocked() {
 	e := t.emu
 	if e == nil {
 		if t.lazy { // never printed anything: a blank screen
-			t.lazy, t.frozen = false, make([]storedRow, t.rows)
+			t.lazy, t.frozen = false, make([]rowstore.Row, t.rows)
 		}
 		t.hostless.Store(false) // released: output is dropped, nothing to make
 		return
 	}
 	t.flushHeld()
 	t.drain()
-	frozen := make([]storedRow, t.rows)
+	frozen := make([]rowstore.Row, t.rows)
 	for y := range frozen {
 		frozen[y] = t.screenRow(y, true)
 	}

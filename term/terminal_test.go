@@ -16,6 +16,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // ---- helpers ----
@@ -478,11 +479,11 @@ func TestByteBudgetEviction(t *testing.T) {
 	// Style runs count too: a red row costs its text plus the run.
 	term.Write([]byte("\x1b[31mred\x1b[m\r\n\r\n\r\n"))
 	term.mu.Lock()
-	last := term.hist.at(term.hist.n - 1)
-	used := term.hist.bytes
+	last := term.hist.At(term.hist.Len() - 1)
+	used := term.hist.Bytes()
 	term.mu.Unlock()
-	if len(last.runs) != 1 || last.size() != 3+runCost+len(last.runs[0].style) || used > 100 {
-		t.Fatalf("styled row %+v size %d, used %d", last, last.size(), used)
+	if len(last.Runs) != 1 || last.Size() != 3+rowstore.RunCost+len(last.Runs[0].Style) || used > 100 {
+		t.Fatalf("styled row %+v size %d, used %d", last, last.Size(), used)
 	}
 	// A row larger than the whole budget is not kept.
 	small := newTerm(t, 200, 2, 1000, 50)
@@ -1372,11 +1373,11 @@ func compareTerminals(t *testing.T, a, b *Terminal) {
 	defer a.mu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if a.pushed != b.pushed || a.hist.n != b.hist.n || a.epoch != b.epoch {
-		t.Fatalf("numbering: pushed %d/%d kept %d/%d", a.pushed, b.pushed, a.hist.n, b.hist.n)
+	if a.pushed != b.pushed || a.hist.Len() != b.hist.Len() || a.epoch != b.epoch {
+		t.Fatalf("numbering: pushed %d/%d kept %d/%d", a.pushed, b.pushed, a.hist.Len(), b.hist.Len())
 	}
-	for i := 0; i < a.hist.n; i++ {
-		if ra, rb := a.hist.at(i), b.hist.at(i); !reflect.DeepEqual(ra, rb) {
+	for i := 0; i < a.hist.Len(); i++ {
+		if ra, rb := a.hist.At(i), b.hist.At(i); !reflect.DeepEqual(ra, rb) {
 			t.Fatalf("history row %d:\n%+v\n%+v", i, ra, rb)
 		}
 	}

@@ -79,11 +79,11 @@ func sameAsPlain(t testing.TB, term *Terminal, e *vt.Emulator) {
 	term.flushHeld()
 	term.drain()
 	lines := e.Scrollback().Lines()
-	if int(term.pushed) != len(lines) || term.hist.n != len(lines) {
-		t.Fatalf("%d rows in history, want %d", term.hist.n, len(lines))
+	if int(term.pushed) != len(lines) || term.hist.Len() != len(lines) {
+		t.Fatalf("%d rows in history, want %d", term.hist.Len(), len(lines))
 	}
 	for i, l := range lines {
-		if got, want := term.hist.at(i), term.rb.build(l, term.cols, true); !reflect.DeepEqual(got, want) {
+		if got, want := term.hist.At(i), term.rb.build(l, term.cols, true); !reflect.DeepEqual(got, want) {
 			t.Fatalf("history row %d:\n%+v\nwant\n%+v", i, got, want)
 		}
 	}

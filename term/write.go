@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Write feeds PTY output to the terminal: any bytes, cut anywhere (a UTF-8
@@ -285,6 +286,15 @@ func lastClusterStart(b []byte) int {
 	return last
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func hasASCII(b []byte) bool {
 	for _, c := range b {
 		if c < utf8.RuneSelf {
@@ -384,8 +394,8 @@ func (t *Terminal) dropScrollback() {
 // pushRow moves r into the history. Rows pushed outside drain (the fast
 // path's) are charged to the budget exactly at the end of Write
 // (settleLocked).
-func (t *Terminal) pushRow(r storedRow) {
-	t.hist.push(r)
+func (t *Terminal) pushRow(r rowstore.Row) {
+	t.hist.Push(r)
 	t.chargeSoonLocked()
 	t.pushed++
 }
