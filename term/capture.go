@@ -2,6 +2,8 @@ package term
 
 import (
 	"slices"
+
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Capture returns rows; see CaptureRequest, and docs/rows.md for the numbering.
@@ -9,13 +11,13 @@ import (
 func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	t.flushHeld()
 	if req.Epoch != nil && *req.Epoch != t.epoch {
 		return Capture{}, ErrStaleEpoch
 	}
 	h := t.pushed
-	oldest := h - int64(t.hist.n)
+	oldest := h - int64(t.hist.Len())
 	end := h + int64(t.rows)
 	start, stop, clamped, err := captureRange(req, oldest, end, int64(t.rows))
 	if err != nil {
@@ -46,21 +48,21 @@ func (t *Terminal) Capture(req CaptureRequest) (Capture, error) {
 	}
 	for r := start; r < stop; r++ {
 		row := t.rowLocked(r, h, oldest, req.Escapes)
-		c.Lines = append(c.Lines, row.line(t.cols, req.Trim, req.Escapes))
+		c.Lines = append(c.Lines, row.Line(t.cols, req.Trim, req.Escapes))
 	}
 	return c, nil
 }
 
 // rowLocked returns row r (oldest ≤ r < h+rows, h the rows pushed to
 // history in this epoch), with its style runs when withRuns; t.mu is held.
-func (t *Terminal) rowLocked(r, h, oldest int64, withRuns bool) storedRow {
+func (t *Terminal) rowLocked(r, h, oldest int64, withRuns bool) rowstore.Row {
 	switch {
 	case r >= h:
 		return t.screenRow(int(r-h), withRuns)
 	case withRuns:
-		return t.hist.at(int(r - oldest))
+		return t.hist.At(int(r - oldest))
 	}
-	return t.hist.textAt(int(r - oldest))
+	return t.hist.TextAt(int(r - oldest))
 }
 
 // captureRange resolves a request to the rows [start, stop) it selects
@@ -136,19 +138,19 @@ func (t *Terminal) tail(maxRows, maxBytes int, form tailForm) Tail {
 	trim := form != tailPadded
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	t.flushHeld()
 	h := t.pushed
-	oldest := h - int64(t.hist.n)
+	oldest := h - int64(t.hist.Len())
 	cols := t.cols
 	tl := Tail{Screen: ScreenPrimary, Epoch: t.epoch, Cols: cols, Rows: t.rows, Oldest: oldest, Lines: []string{}}
 	if t.altLocked() {
 		tl.Screen = ScreenAlternate
 	}
 	r := h + int64(t.rows) - 1
-	var row storedRow
+	var row rowstore.Row
 	for ; r >= oldest; r-- {
-		if row = t.rowLocked(r, h, oldest, false); !row.blankIn(cols) {
+		if row = t.rowLocked(r, h, oldest, false); !row.BlankIn(cols) {
 			break
 		}
 	}
@@ -165,16 +167,16 @@ func (t *Terminal) tail(maxRows, maxBytes int, form tailForm) Tail {
 		var line string
 		var n int
 		if trim {
-			line = row.line(cols, true, form == tailStyled)
+			line = row.Line(cols, true, form == tailStyled)
 			n = len(line)
 		} else {
-			n = row.paddedLen(cols)
+			n = row.PaddedLen(cols)
 		}
 		if tl.Bytes+n > maxBytes {
 			break
 		}
 		if !trim {
-			line = row.padded(cols)
+			line = row.Padded(cols)
 		}
 		tl.Bytes += n
 		tl.Lines = append(tl.Lines, line)

@@ -1,5 +1,7 @@
 package term
 
+import "github.com/signaltty/signaltty/term/rowstore"
+
 // fitLocked returns the end of the longest prefix of rows [start, stop)
 // whose lines, as a capture reply sends them (trimmed, with escapes, as req
 // asks), are at most req.MaxBytes long together (stop when MaxBytes ≤ 0);
@@ -14,7 +16,7 @@ func (t *Terminal) fitLocked(start, stop, h, oldest int64, req CaptureRequest) i
 		var cost int
 		switch {
 		case req.Escapes || req.Trim:
-			cost = stringCost(row.line(t.cols, req.Trim, req.Escapes))
+			cost = stringCost(row.Line(t.cols, req.Trim, req.Escapes))
 		default:
 			cost = lineCost(&row, t.cols)
 		}
@@ -28,10 +30,10 @@ func (t *Terminal) fitLocked(start, stop, h, oldest int64, req CaptureRequest) i
 // lineCost is what row r, padded to cols cells, takes in a JSON array of
 // strings: its bytes with JSON's escapes (Go's encoding: 2 bytes for " and
 // \, 6 for <, > and &, 6 for U+2028 and U+2029), its quotes and a comma.
-func lineCost(r *storedRow, cols int) int {
-	text, pad := r.text, cols-int(r.cells)
+func lineCost(r *rowstore.Row, cols int) int {
+	text, pad := r.Text, cols-int(r.Cells)
 	if pad < 0 {
-		text, pad = r.padded(cols), 0
+		text, pad = r.Padded(cols), 0
 	}
 	return stringCost(text) + pad
 }

@@ -3,6 +3,8 @@ package term
 import (
 	"bytes"
 	"unsafe"
+
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Lines that go straight to the store.
@@ -36,7 +38,8 @@ func directLimit(b []byte, rows int) int {
 // and whose line feed comes before limit, and returns where the first line
 // that does not starts. The simulation must be at the start of an empty
 // bottom row in the default pen with nothing buffered.
-func (t *Terminal) directLines(b []byte, i, limit int, s *sim) int {
+func (f *fastPath) directLines(b []byte, i, limit int, s *sim) int {
+	t := f.t
 	flushed := false
 	for i < limit {
 		j := i
@@ -47,19 +50,19 @@ func (t *Terminal) directLines(b []byte, i, limit int, s *sim) int {
 			break
 		}
 		if !flushed {
-			t.flushSimRows()
+			f.flushSimRows()
 			flushed = true
 		}
 		n := j
 		for n > i && b[n-1] == ' ' {
 			n--
 		}
-		r := storedRow{cells: int32(n - i)}
+		r := rowstore.Row{Cells: int32(n - i)}
 		if n > i {
-			r.text = unsafe.String(&b[i], n-i) // push copies it
+			r.Text = unsafe.String(&b[i], n-i) // Push copies it
 		}
 		t.pushRow(r)
-		t.directRows++
+		f.directRows++
 		if j > i {
 			s.last = b[j-1]
 		}
@@ -70,11 +73,12 @@ func (t *Terminal) directLines(b []byte, i, limit int, s *sim) int {
 
 // flushSimRows moves the simulated rows above the bottom row to the store,
 // oldest first, and empties the ring.
-func (t *Terminal) flushSimRows() {
-	fs := &t.fs
+func (f *fastPath) flushSimRows() {
+	t := f.t
+	fs := &f.fs
 	for k := 0; k < fs.n; k++ {
 		i := (fs.head + k) % len(fs.ring)
-		t.pushRow(t.buildSim(fs.ring[i][:fs.ringHi[i]]))
+		t.pushRow(f.buildSim(fs.ring[i][:fs.ringHi[i]]))
 	}
 	fs.head, fs.n = 0, 0
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"image/color"
 	"strconv"
-	"unicode/utf8"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
@@ -58,6 +57,19 @@ import (
 //
 // Differential tests (fixed and random streams, random write sizes) compare
 // every cell, the cursor and every stored row with the emulator run alone.
+
+// fastPath takes runs of line output through the simulation above instead
+// of the emulator's per-line scrolling. It works on t's emulator and row
+// store, under t.mu, from Write.
+type fastPath struct {
+	t  *Terminal
+	on bool      // enabled (tests compare with it off)
+	fs fastState // buffers and pen table; dropped with the emulator
+
+	runs        int // runs the fast path took (for tests)
+	partialRuns int // of them, short runs (fewer line feeds than rows)
+	directRows  int // rows stored from the input (fastlines.go; for tests)
+}
 
 // pen is a style and hyperlink the fast path met; cells refer to pens by
 // index (0 is the default pen).
@@ -191,8 +203,9 @@ func fill(row []simCell, v simCell) {
 }
 
 // penID returns the index of the pen of cell c, adding it if new.
-func (t *Terminal) penID(c *uv.Cell) uint16 {
-	fs := &t.fs
+func (f *fastPath) penID(c *uv.Cell) uint16 {
+	t := f.t
+	fs := &f.fs
 	hashable := hashableStyle(&c.Style)
 	if hashable {
 		if id, ok := fs.penIndex[penKey{c.Style, c.Link}]; ok {
@@ -215,7 +228,7 @@ func (t *Terminal) penID(c *uv.Cell) uint16 {
 		fs.penIndex[penKey{c.Style, c.Link}] = uint16(id)
 	}
 	if c.Style.Bg != nil {
-		fs.pens[id].blank = t.penID(&uv.Cell{Style: uv.Style{Bg: c.Style.Bg}})
+		fs.pens[id].blank = f.penID(&uv.Cell{Style: uv.Style{Bg: c.Style.Bg}})
 	}
 	return uint16(id)
 }
@@ -247,62 +260,37 @@ func (fs *fastState) content(c simCell) string {
 	return asciiCell[c.ch&0x7f]
 }
 
-// runToken returns the length of the SGR or EL (CSI K, CSI 0 K) sequence at
-// the start of b, or 0.
-func runToken(b []byte) int {
-	if len(b) < 3 || b[0] != 0x1b || b[1] != '[' {
-		return 0
-	}
-	for i := 2; i < len(b); i++ {
-		switch c := b[i]; {
-		case c >= '0' && c <= '9', c == ';', c == ':':
-		case c == 'm':
-			return i + 1
-		case c == 'K':
-			if i == 2 || (i == 3 && b[2] == '0') {
-				return i + 1
-			}
-			return 0
-		default:
-			return 0
-		}
-	}
-	return 0
+// runnable reports whether run may go through the fast path: more than
+// 8 bytes with more than two line feeds, ASCII printing as itself, and tab
+// stops at their defaults unless the run has no tab.
+func (f *fastPath) runnable(run []byte) bool {
+	t := f.t
+	return f.on && len(run) > 8 && t.tr.charsetOK() &&
+		(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
+		bytes.Count(run, []byte{'\n'}) > 2
 }
 
-// runRune returns the length of the well-formed UTF-8 character at the start
-// of b, or 0. The parser takes as many bytes as the first one announces
-// whatever they are; only characters that decode cleanly are taken here.
-func runRune(b []byte) int {
-	if b[0] < 0xc2 || b[0] > 0xf4 {
-		return 0
-	}
-	r, n := utf8.DecodeRune(b)
-	if r == utf8.RuneError || n < 2 {
-		return 0
-	}
-	return n
-}
-
-// fastRun takes run (line output met in the ground state, with more line
+// run takes run (line output met in the ground state, with more line
 // feeds than the screen has rows) up to its last line feed to the emulator,
 // through the fast path when the state allows it, and returns how many
 // bytes it took.
-func (t *Terminal) fastRun(run []byte) int {
+func (f *fastPath) run(run []byte) int {
+	t := f.t
 	done := bytes.LastIndexByte(run, '\n') + 1
-	if !t.fastScreen() {
+	if !f.screenOK() {
 		t.feed(run[:done])
 		return done
 	}
-	pos, imported := t.toBottomRow(run, done)
-	t.fastMiddle(run[pos:done], imported)
+	pos, imported := f.toBottomRow(run, done)
+	f.middle(run[pos:done], imported)
 	return done
 }
 
-// fastScreen reports whether the emulator is in a state the fast path
+// screenOK reports whether the emulator is in a state the fast path
 // simulates: the primary screen with a full-screen scroll region and no
 // left/right margins, autowrap on, LNM off, at least two columns.
-func (t *Terminal) fastScreen() bool {
+func (f *fastPath) screenOK() bool {
+	t := f.t
 	return !t.emu.IsAltScreen() && t.autowrap && !t.lnm && t.regionFull[0] && !t.hmargins[0] && t.cols >= 2
 }
 
@@ -313,7 +301,8 @@ func (t *Terminal) fastScreen() bool {
 // row, that row is taken over as it is instead (imported). It returns where
 // the rest of the run starts: done when it fed all of run[:done] (the
 // cursor did not get there in three tries).
-func (t *Terminal) toBottomRow(run []byte, done int) (pos int, imported bool) {
+func (f *fastPath) toBottomRow(run []byte, done int) (pos int, imported bool) {
+	t := f.t
 	e, rows := t.emu, t.rows
 	first := bytes.IndexByte(run, '\n')
 	pos = first + 1
@@ -332,7 +321,7 @@ func (t *Terminal) toBottomRow(run []byte, done int) (pos int, imported bool) {
 	}
 	for tries := 0; ; tries++ {
 		cur := e.CursorPosition()
-		if cur.Y == rows-1 && t.rowBlank(rows-1) {
+		if cur.Y == rows-1 && f.rowBlank(rows-1) {
 			return pos, false
 		}
 		need := max(rows-1-cur.Y, 1)
@@ -349,12 +338,13 @@ func (t *Terminal) toBottomRow(run []byte, done int) (pos int, imported bool) {
 	}
 }
 
-// fastMiddle takes the middle of a run (from the cursor on the bottom row
+// middle takes the middle of a run (from the cursor on the bottom row
 // up to the run's last line feed) through the simulation (steps 2 to 4),
 // or through the emulator when it has fewer than two line feeds, no ASCII
 // character to probe the pen with, or a bottom row or pen the simulation
 // cannot represent.
-func (t *Terminal) fastMiddle(middle []byte, imported bool) {
+func (f *fastPath) middle(middle []byte, imported bool) {
+	t := f.t
 	e, rows := t.emu, t.rows
 	lines := bytes.Count(middle, []byte{'\n'})
 	if lines < 2 {
@@ -376,28 +366,29 @@ func (t *Terminal) fastMiddle(middle []byte, imported bool) {
 			return
 		}
 	}
-	probed, ok := t.probePen(probe, x0, &saved)
+	probed, ok := f.probePen(probe, x0, &saved)
 	if ok {
-		ok = t.startSim(imported)
+		ok = f.startSim(imported)
 	}
 	if !ok {
-		t.fs.dropClusters()
+		f.fs.dropClusters()
 		t.inject("\x1b[" + strconv.Itoa(x0+1) + "G")
 		t.feed(middle)
 		return
 	}
-	x, last, p0 := t.simulateMiddle(middle, lines, x0, &probed, imported)
-	under := blankSim(t.fs.pens[p0].blank) // what the rows below the old bottom row hold
-	sparse := t.eraseForPaint(under)
-	t.fastRuns++
-	t.paintSimulated(under, sparse, imported, x, last)
+	x, last, p0 := f.simulateMiddle(middle, lines, x0, &probed, imported)
+	under := blankSim(f.fs.pens[p0].blank) // what the rows below the old bottom row hold
+	sparse := f.eraseForPaint(under)
+	f.runs++
+	f.paintSimulated(under, sparse, imported, x, last)
 }
 
 // probePen is step 2: it reads the pen (style and hyperlink) the run
 // starts in by printing probe, an ASCII character of the run, at column x
 // of the bottom row, and then puts saved back there. ok is false when the
 // cell printed is not the probe alone.
-func (t *Terminal) probePen(probe byte, x int, saved *uv.Cell) (probed uv.Cell, ok bool) {
+func (f *fastPath) probePen(probe byte, x int, saved *uv.Cell) (probed uv.Cell, ok bool) {
+	t := f.t
 	e, y := t.emu, t.rows-1
 	t.emuWrite([]byte{probe})
 	c := e.CellAt(x, y)
@@ -413,9 +404,10 @@ func (t *Terminal) probePen(probe byte, x int, saved *uv.Cell) (probed uv.Cell, 
 // and the bottom row is empty, or, when imported, the emulator's bottom
 // row. It reports false when that row has a cell the simulation cannot
 // represent.
-func (t *Terminal) startSim(imported bool) bool {
-	t.fs.reset(t.cols, t.rows-1)
-	return !imported || t.importRow(t.rows-1)
+func (f *fastPath) startSim(imported bool) bool {
+	t := f.t
+	f.fs.reset(t.cols, t.rows-1)
+	return !imported || f.importRow(t.rows-1)
 }
 
 // simulateMiddle is step 3 and 4's simulation of middle (with lines line
@@ -425,19 +417,20 @@ func (t *Terminal) startSim(imported bool) bool {
 // a long one, which first moves every row above the bottom one to the
 // store. It returns the final cursor column, the last ASCII character
 // printed on its own and the pen it started in.
-func (t *Terminal) simulateMiddle(middle []byte, lines, x0 int, probed *uv.Cell, imported bool) (x int, last byte, p0 uint16) {
-	fs := &t.fs
-	p0 = t.penID(probed)
+func (f *fastPath) simulateMiddle(middle []byte, lines, x0 int, probed *uv.Cell, imported bool) (x int, last byte, p0 uint16) {
+	t := f.t
+	fs := &f.fs
+	p0 = f.penID(probed)
 	if lines < t.rows-1 {
 		fs.partial = true
-		x, last = t.simulate(middle, x0, p0)
+		x, last = f.simulate(middle, x0, p0)
 		if fs.overflow {
 			// It advanced a whole screen after all (wrapped lines): again,
 			// as a long run. Nothing but the probe touched the emulator.
 			// The pen table may have started afresh: the pen is looked up
 			// again.
-			t.startSim(imported)
-			p0 = t.penID(probed)
+			f.startSim(imported)
+			p0 = f.penID(probed)
 			fs.retries++
 		}
 	}
@@ -447,11 +440,11 @@ func (t *Terminal) simulateMiddle(middle []byte, lines, x0 int, probed *uv.Cell,
 		// and the whole screen is painted below.
 		fs.used = fs.used[:0]
 		for y := 0; y < t.rows-1; y++ {
-			r, used := t.scrolledRow(y)
+			r, used := f.scrolledRow(y)
 			t.pushRow(r)
 			fs.used = append(fs.used, used)
 		}
-		x, last = t.simulate(middle, x0, p0)
+		x, last = f.simulate(middle, x0, p0)
 	}
 	return x, last, p0
 }
@@ -459,8 +452,9 @@ func (t *Terminal) simulateMiddle(middle []byte, lines, x0 int, probed *uv.Cell,
 // eraseForPaint prepares the emulator's screen for painting the simulated
 // rows, whose blank cells are under, and reports whether it erased the
 // whole screen (sparse: the simulated screen is mostly blank).
-func (t *Terminal) eraseForPaint(under simCell) (sparse bool) {
-	fs := &t.fs
+func (f *fastPath) eraseForPaint(under simCell) (sparse bool) {
+	t := f.t
+	fs := &f.fs
 	rows, cols := t.rows, t.cols
 	if fs.partial {
 		// The old rows the simulated ones push up leave the screen now
@@ -471,13 +465,13 @@ func (t *Terminal) eraseForPaint(under simCell) (sparse bool) {
 		// scrollback, and what it kept is dropped.
 		n := fs.n
 		for y := 0; y < n; y++ {
-			r, _ := t.scrolledRow(y)
+			r, _ := f.scrolledRow(y)
 			t.pushRow(r)
 		}
 		t.inject("\x1b[" + strconv.Itoa(n) + ";" + strconv.Itoa(cols) + "H\x1b[1J\x1b[" +
 			strconv.Itoa(rows) + "H\x1b[" + strconv.Itoa(n) + "S")
 		t.dropScrollback()
-		t.fastPartial++
+		f.partialRuns++
 		return false
 	}
 	if fs.blankCells(under)*2 <= rows*cols {
@@ -488,7 +482,7 @@ func (t *Terminal) eraseForPaint(under simCell) (sparse bool) {
 	// rows used needs erasing (ECH; the bottom row is empty), else all of
 	// it (ED 1 from its last cell).
 	if under == emptySim {
-		t.eraseUsed()
+		f.eraseUsed()
 	} else {
 		t.inject("\x1b[" + strconv.Itoa(rows) + ";" + strconv.Itoa(cols) + "H\x1b[1J")
 	}
@@ -497,8 +491,9 @@ func (t *Terminal) eraseForPaint(under simCell) (sparse bool) {
 
 // eraseUsed erases, with ECH, the cells the old rows above the bottom row
 // used (fs.used), and puts the cursor back on the bottom row.
-func (t *Terminal) eraseUsed() {
-	fs := &t.fs
+func (f *fastPath) eraseUsed() {
+	t := f.t
+	fs := &f.fs
 	seqs := fs.sgr[len(fs.sgr):] // scratch space after the pending SGRs
 	for y, used := range fs.used {
 		if used > 0 {
@@ -524,8 +519,9 @@ func (t *Terminal) eraseUsed() {
 // was short; then the first of them is where the old bottom row went, and
 // SU filled the others. A full ring is painted over the erased screen
 // (sparse), or over the old one cell by cell.
-func (t *Terminal) paintSimulated(under simCell, sparse, imported bool, x int, last byte) {
-	fs := &t.fs
+func (f *fastPath) paintSimulated(under simCell, sparse, imported bool, x int, last byte) {
+	t := f.t
+	fs := &f.fs
 	t.inject("\x1b[G")
 	t.emuWrite(append(fs.sgr, last))
 	fs.sgr = fs.sgr[:0]
@@ -545,7 +541,7 @@ func (t *Terminal) paintSimulated(under simCell, sparse, imported bool, x int, l
 		case i == 0 && fs.partial:
 			old = never // the old bottom row, as it was
 		}
-		t.paintRow(row, top+i, old)
+		f.paintRow(row, top+i, old)
 	}
 	t.inject("\x1b[" + strconv.Itoa(x+1) + "G")
 	fs.dropClusters()
@@ -554,8 +550,9 @@ func (t *Terminal) paintSimulated(under simCell, sparse, imported bool, x int, l
 // paintRow sets the cells of screen row y to those of the simulated row,
 // skipping cells equal to old (what the row holds already) and the second
 // cells of wide characters, which painting the wide character makes.
-func (t *Terminal) paintRow(row []simCell, y int, old simCell) {
-	fs := &t.fs
+func (f *fastPath) paintRow(row []simCell, y int, old simCell) {
+	t := f.t
+	fs := &f.fs
 	for cx, v := range row {
 		if v == old || (v == simCell{} && cx > 0 && row[cx-1].w > 1) {
 			continue // unchanged, or made by painting the wide character

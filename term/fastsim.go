@@ -5,6 +5,7 @@ import (
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // The simulation of the line-output fast path (fastpath.go): the rows a run
@@ -13,8 +14,9 @@ import (
 // importRow makes screen row y the simulation's bottom row, cell for cell
 // (pens for its styles, clusters for its text). It reports false for a cell
 // it cannot represent.
-func (t *Terminal) importRow(y int) bool {
-	fs := &t.fs
+func (f *fastPath) importRow(y int) bool {
+	t := f.t
+	fs := &f.fs
 	for x := 0; x < t.cols; x++ {
 		c := t.emu.CellAt(x, y)
 		v := emptySim
@@ -31,7 +33,7 @@ func (t *Terminal) importRow(y int) bool {
 				fs.clusters = append(fs.clusters, c.Content)
 				v.ch = clusterFlag | uint32(len(fs.clusters)-1)
 			}
-			v.w, v.p = uint8(c.Width), t.penID(c)
+			v.w, v.p = uint8(c.Width), f.penID(c)
 		}
 		fs.cur[x] = v
 		if v.w != 1 {
@@ -43,7 +45,8 @@ func (t *Terminal) importRow(y int) bool {
 }
 
 // rowBlank reports whether every cell of screen row y is an empty cell.
-func (t *Terminal) rowBlank(y int) bool {
+func (f *fastPath) rowBlank(y int) bool {
+	t := f.t
 	for x := 0; x < t.cols; x++ {
 		if c := t.emu.CellAt(x, y); c == nil || !c.Equal(&uv.EmptyCell) {
 			return false
@@ -54,7 +57,7 @@ func (t *Terminal) rowBlank(y int) bool {
 
 // sim is the state of one simulation.
 type sim struct {
-	t       *Terminal
+	f       *fastPath
 	x       int
 	p       uint16
 	phantom bool
@@ -66,9 +69,10 @@ type sim struct {
 // rows that leave the screen into the store and keeping the last rows-1 in
 // the ring. It returns the final cursor column and the last ASCII character
 // printed on its own.
-func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
-	fs := &t.fs
-	s := sim{t: t, x: x, p: p}
+func (f *fastPath) simulate(b []byte, x int, p uint16) (int, byte) {
+	t := f.t
+	fs := &f.fs
+	s := sim{f: f, x: x, p: p}
 	limit := -1 // lines ending before it may go straight to the store (fastlines.go)
 	if !fs.partial {
 		limit = directLimit(b, t.rows)
@@ -109,10 +113,10 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 		s.flush()
 		switch {
 		case c == '\n':
-			t.scrollRow(s.p)
+			f.scrollRow(s.p)
 			s.phantom = false
 			if i+1 < limit && s.x == 0 && s.p == 0 {
-				i = t.directLines(b, i+1, limit, &s) - 1
+				i = f.directLines(b, i+1, limit, &s) - 1
 			}
 		case c == '\r':
 			s.x, s.phantom = 0, false
@@ -144,7 +148,7 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 			for _, c := range seq {
 				fs.sgrParser.Advance(c)
 			}
-			s.p = t.penID(&uv.Cell{Style: fs.style, Link: fs.pens[prev].cell.Link})
+			s.p = f.penID(&uv.Cell{Style: fs.style, Link: fs.pens[prev].cell.Link})
 			if fs.pens[prev].next == nil {
 				fs.pens[prev].next = make(map[string]int)
 			}
@@ -157,7 +161,7 @@ func (t *Terminal) simulate(b []byte, x int, p uint16) (int, byte) {
 
 // flush prints the buffered clusters.
 func (s *sim) flush() {
-	fs := &s.t.fs
+	fs := &s.f.fs
 	gr := fs.gr
 	if len(gr) == 1 && gr[0] < 0x80 {
 		s.print(simCell{ch: uint32(gr[0]), w: 1}, true)
@@ -184,16 +188,17 @@ func (s *sim) flush() {
 // the last column wraps before it is written, and one that fills the last
 // two columns leaves a pending wrap.
 func (s *sim) print(c simCell, ascii bool) {
-	t := s.t
+	f := s.f
+	t := f.t
 	if s.phantom || (c.w == 2 && s.x == t.cols-1) {
-		t.scrollRow(s.p)
+		f.scrollRow(s.p)
 		s.x, s.phantom = 0, false
 	}
 	c.p = s.p
 	if ascii {
 		s.last = byte(c.ch)
 	}
-	t.fs.set(s.x, c)
+	f.fs.set(s.x, c)
 	if s.x >= t.cols-1 || (c.w == 2 && s.x == t.cols-2) {
 		s.x, s.phantom = t.cols-1, true
 	} else {
@@ -204,8 +209,9 @@ func (s *sim) print(c simCell, ascii bool) {
 // printASCII prints ASCII characters, each a cluster of its own, as print
 // does; on a row without wide characters it writes them a row at a time.
 func (s *sim) printASCII(bs []byte) {
-	t := s.t
-	fs := &t.fs
+	f := s.f
+	t := f.t
+	fs := &f.fs
 	for len(bs) > 0 && !fs.overflow {
 		switch {
 		case fs.curWide:
@@ -213,7 +219,7 @@ func (s *sim) printASCII(bs []byte) {
 			bs = bs[1:]
 			continue
 		case s.phantom:
-			t.scrollRow(s.p)
+			f.scrollRow(s.p)
 			s.x, s.phantom = 0, false
 			continue
 		}
@@ -274,19 +280,20 @@ func (fs *fastState) set(x int, c simCell) {
 // scrollRow moves the bottom row up the screen (into the ring, and the
 // ring's oldest row into the store when full) and starts a new row of
 // blanks in pen p's background.
-func (t *Terminal) scrollRow(p uint16) {
-	fs := &t.fs
+func (f *fastPath) scrollRow(p uint16) {
+	t := f.t
+	fs := &f.fs
 	if fs.partial && fs.n == len(fs.ring) {
 		fs.overflow = true
 		return
 	}
 	if len(fs.ring) == 0 {
-		t.pushRow(t.buildSim(fs.cur[:fs.curHi]))
+		t.pushRow(f.buildSim(fs.cur[:fs.curHi]))
 	} else {
 		var i int
 		if fs.n == len(fs.ring) {
 			i = fs.head
-			t.pushRow(t.buildSim(fs.ring[i][:fs.ringHi[i]]))
+			t.pushRow(f.buildSim(fs.ring[i][:fs.ringHi[i]]))
 			fs.head = (fs.head + 1) % len(fs.ring)
 		} else {
 			i = (fs.head + fs.n) % len(fs.ring)
@@ -333,13 +340,6 @@ func (fs *fastState) blankCells(blank simCell) int {
 	return n
 }
 
-// dropScrollback empties the emulator's scrollback without storing it.
-func (t *Terminal) dropScrollback() {
-	sb := t.emu.Scrollback()
-	clear(sb.Lines()) // the library's Clear keeps the lines reachable
-	sb.Clear()
-}
-
 // scrolledRow converts screen row y as the emulator's scrollback would keep
 // it when it scrolled off (up to its last cell that is neither a zero cell
 // nor an empty one) and drain would store it. Like buildScratch, the row
@@ -347,7 +347,8 @@ func (t *Terminal) dropScrollback() {
 //
 // used is one past the row's last cell that is not an empty cell (zero
 // cells count): what erasing the row must cover.
-func (t *Terminal) scrolledRow(y int) (r storedRow, used int) {
+func (f *fastPath) scrolledRow(y int) (r rowstore.Row, used int) {
+	t := f.t
 	n := t.cols
 	for ; n > 0; n-- {
 		c := t.emu.CellAt(n-1, y)
@@ -393,8 +394,9 @@ func plainStyle(s *uv.Style) bool {
 // the same cells once the emulator's scrollback trimmed them. row is cut
 // where only empty cells follow. Rows of ASCII cells take a short cut.
 // Like buildScratch, the row is the builder's scratch space, for pushRow.
-func (t *Terminal) buildSim(row []simCell) storedRow {
-	fs := &t.fs
+func (f *fastPath) buildSim(row []simCell) rowstore.Row {
+	t := f.t
+	fs := &f.fs
 	if r, ok := t.rb.buildSimASCII(row, fs.pens); ok {
 		return r
 	}

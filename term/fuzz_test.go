@@ -44,7 +44,7 @@ func FuzzTerminalPipeline(f *testing.F) {
 		n := 1 + int(chunk)%fuzzMaxInput
 		const histRows, histBytes = 200, 1 << 16
 		slow := newTerm(t, cols, rows, histRows, histBytes)
-		slow.fast = false
+		slow.fp.on = false
 		fast := newTerm(t, cols, rows, histRows, histBytes)
 		writeChunks(slow, data, n)
 		writeChunks(fast, data, n)

@@ -13,6 +13,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Idle release (docs/emulator-release.md): a terminal whose output has been
@@ -99,7 +100,7 @@ func (pk *Parker) enqueue(t *Terminal) {
 	pk.mu.Lock()
 	defer pk.mu.Unlock()
 	if pk.after <= 0 {
-		t.queued = false
+		t.parking.queued = false
 		return
 	}
 	pk.queue = append(pk.queue, t)
@@ -131,7 +132,7 @@ func (pk *Parker) fire() {
 	next := after
 	released := pk.parks.Load()
 	for _, t := range q {
-		if wait, again := t.parkIfIdle(pk, now, after); again {
+		if wait, again := t.parking.parkIfIdle(pk, now, after); again {
 			keep = append(keep, t)
 			next = min(next, wait)
 		}
@@ -156,37 +157,53 @@ func (pk *Parker) fire() {
 	}
 }
 
+// parking is a terminal's side of idle release: the parker that may
+// release its emulator, when its output last came, and what rebuilds the
+// emulator once released. Its methods run with t.mu held unless they say
+// otherwise.
+type parking struct {
+	t       *Terminal
+	parker  *Parker      // nil: never released when idle
+	parked  *parkedState // set while released
+	lastOut time.Time    // output (or a rebuild) last noted
+	queued  bool         // in parker's queue
+	// allModes is every mode as last set, which a rebuild sets again.
+	allModes map[ansi.Mode]bool
+}
+
 // touchLocked notes output (or a rebuild) now and queues t with its parker;
 // t.mu is held.
-func (t *Terminal) touchLocked() {
-	if t.parker == nil || t.emu == nil {
+func (ps *parking) touchLocked() {
+	t := ps.t
+	if ps.parker == nil || t.emu == nil {
 		return
 	}
-	t.lastOut = time.Now()
-	if !t.queued {
-		t.queued = true
-		t.parker.enqueue(t)
+	ps.lastOut = time.Now()
+	if !ps.queued {
+		ps.queued = true
+		ps.parker.enqueue(t)
 	}
 }
 
 // parkIfIdle releases t's emulator when its output was idle for after. It
 // returns how long until it may be, and true, when t should stay queued.
-func (t *Terminal) parkIfIdle(pk *Parker, now time.Time, after time.Duration) (time.Duration, bool) {
+func (ps *parking) parkIfIdle(pk *Parker, now time.Time, after time.Duration) (time.Duration, bool) {
+	t := ps.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.emu == nil || after <= 0 {
-		t.queued = false
+		ps.queued = false
 		return 0, false
 	}
-	if idle := now.Sub(t.lastOut); idle < after {
+	if idle := now.Sub(ps.lastOut); idle < after {
 		return after - idle, true
 	}
-	t.queued = false
-	if !t.releasableLocked() {
+	ps.queued = false
+	if !ps.releasableLocked() {
 		pk.refused.Add(1)
 		return 0, false
 	}
-	if !t.parkLocked() {
+	if !ps.parkLocked() {
 		pk.refused.Add(1)
 		return 0, false
 	}
@@ -199,7 +216,7 @@ func (t *Terminal) parkIfIdle(pk *Parker, now time.Time, after time.Duration) (t
 func (t *Terminal) Parked() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.parked != nil
+	return t.parking.parked != nil
 }
 
 // Park releases the emulator now if the terminal is in a state that can be
@@ -208,21 +225,21 @@ func (t *Terminal) Parked() bool {
 func (t *Terminal) Park() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.emu == nil || !t.releasableLocked() || !t.parkLocked() {
+	if t.emu == nil || !t.parking.releasableLocked() || !t.parking.parkLocked() {
 		return false
 	}
-	if t.parker != nil {
-		t.parker.parks.Add(1)
+	if t.parking.parker != nil {
+		t.parking.parker.parks.Add(1)
 	}
 	return true
 }
 
 // noteMode records a mode change (from the emulator's callbacks).
-func (t *Terminal) noteMode(m ansi.Mode, on bool) {
-	if t.allModes == nil {
-		t.allModes = map[ansi.Mode]bool{}
+func (ps *parking) noteMode(m ansi.Mode, on bool) {
+	if ps.allModes == nil {
+		ps.allModes = map[ansi.Mode]bool{}
 	}
-	t.allModes[m] = on
+	ps.allModes[m] = on
 }
 
 // Modes that a rebuild does not set from allModes: the screen switches and
@@ -238,16 +255,17 @@ var unreplayedModes = map[ansi.Mode]bool{
 // releasableLocked reports whether everything the emulator holds can be
 // captured through its API and set again (docs/emulator-release.md lists
 // what cannot): t.mu is held.
-func (t *Terminal) releasableLocked() bool {
+func (ps *parking) releasableLocked() bool {
+	t := ps.t
 	e := t.emu
 	switch {
 	case t.host == nil, e.IsAltScreen(), // the primary screen under it cannot be read
 		!t.tr.ground(), t.tr.gsingle != 0, t.midChar, // in the middle of a sequence, a single shift or a character
-		!t.tr.tabsDefault,                 // tab stops cannot be read
-		t.hmargins[0],                     // left/right margins are not tracked
-		t.allModes[ansi.ModeOrigin],       // positions are relative to margins
-		t.allModes[ansi.ModeInBandResize], // setting it again would send a report
-		t.cols < 3:                        // the pending-wrap probe needs a column between the margins
+		!t.tr.tabsDefault,                  // tab stops cannot be read
+		t.hmargins[0],                      // left/right margins are not tracked
+		ps.allModes[ansi.ModeOrigin],       // positions are relative to margins
+		ps.allModes[ansi.ModeInBandResize], // setting it again would send a report
+		t.cols < 3:                         // the pending-wrap probe needs a column between the margins
 		return false
 	}
 	return true
@@ -273,7 +291,7 @@ func (c *cursorSnap) equal(o *cursorSnap) bool {
 
 // parkedState is what a released terminal keeps to rebuild its emulator.
 type parkedState struct {
-	rows     []storedRow // the screen, with style runs
+	rows     []rowstore.Row // the screen, with style runs
 	cur      cursorSnap
 	saved    cursorSnap
 	wrap     bool    // pending wrap: the next character goes to the next line
@@ -291,8 +309,9 @@ type parkedState struct {
 // cells back: false when neighbouring cells would join into one cluster
 // (cells the library split at the end of a write), or a cell's content is
 // not printable as it is.
-func (t *Terminal) redrawable(y int, r *storedRow) bool {
-	rest, x := r.text, 0
+func (ps *parking) redrawable(y int, r *rowstore.Row) bool {
+	t := ps.t
+	rest, x := r.Text, 0
 	for len(rest) > 0 {
 		cl, w := ansi.FirstGraphemeCluster(rest, ansi.GraphemeWidth)
 		if len(cl) == 0 {
@@ -317,15 +336,16 @@ func (t *Terminal) redrawable(y int, r *storedRow) bool {
 // return (the pen, the pending wrap, the saved cursor): the emulator is
 // reset before anything else uses it. It reports false, changing
 // nothing, when the screen cannot be redrawn as it is.
-func (t *Terminal) parkLocked() bool {
+func (ps *parking) parkLocked() bool {
+	t := ps.t
 	// The held cluster stays held: the next output may still extend it,
 	// and reaches the rebuilt emulator with it.
 	e := t.emu
 	t.drain()
-	st := &parkedState{rows: make([]storedRow, t.rows)}
+	st := &parkedState{rows: make([]rowstore.Row, t.rows)}
 	for y := range st.rows {
 		st.rows[y] = t.screenRow(y, true)
-		if !t.redrawable(y, &st.rows[y]) {
+		if !ps.redrawable(y, &st.rows[y]) {
 			return false
 		}
 		if c := e.CellAt(t.cols-2, y); c != nil && c.Width == 2 {
@@ -379,28 +399,29 @@ func (t *Terminal) parkLocked() bool {
 		st.saved.pen, st.saved.link = c.Style, c.Link
 	}
 
-	t.parked = st
+	ps.parked = st
 	t.hostless.Store(true) // the next output rebuilds it
 	t.mem.pool.give(t.host)
 	t.host, t.emu = nil, nil
-	t.fs = fastState{}
+	t.fp.fs = fastState{}
 	t.line = nil
 	t.rb = rowBuilder{}
 	return true
 }
 
 // unparkLocked rebuilds the emulator of a released terminal; t.mu is held.
-func (t *Terminal) unparkLocked() {
-	st := t.parked
+func (ps *parking) unparkLocked() {
+	t := ps.t
+	st := ps.parked
 	if st == nil {
 		return
 	}
-	t.parked = nil
+	ps.parked = nil
 	t.host = t.hostLocked()
 	t.emu = t.host.e
 	t.quiet = true
 	e := t.emu
-	seq := t.rebuildSequence(st)
+	seq := ps.rebuildSequence(st)
 	if len(st.edge) > 0 {
 		// Rows first, then the edge cells, then the rest (the cursor is
 		// set after the rows).
@@ -420,10 +441,10 @@ func (t *Terminal) unparkLocked() {
 		e.SetIndexedColor(i, c)
 	}
 	t.dropScrollback()
-	if t.parker != nil {
-		t.parker.rebuilds.Add(1)
+	if ps.parker != nil {
+		ps.parker.rebuilds.Add(1)
 	}
-	t.touchLocked()
+	ps.touchLocked()
 }
 
 // rebuildSequence is what takes a new emulator of the terminal's size to
@@ -432,18 +453,19 @@ func (t *Terminal) unparkLocked() {
 // cursor) come before the cursor; the pending wrap is set by printing the
 // last cell of the cursor's row again; modes that change how text prints
 // (insert, autowrap) and the character sets come last.
-func (t *Terminal) rebuildSequence(st *parkedState) string {
+func (ps *parking) rebuildSequence(st *parkedState) string {
+	t := ps.t
 	var b strings.Builder
 	cup := func(p uv.Position) {
 		b.WriteString("\x1b[" + strconv.Itoa(p.Y+1) + ";" + strconv.Itoa(p.X+1) + "H")
 	}
 	for y := range st.rows {
 		r := &st.rows[y]
-		if r.text == "" && len(r.runs) == 0 {
+		if r.Text == "" && len(r.Runs) == 0 {
 			continue
 		}
 		cup(uv.Pos(0, y))
-		b.WriteString(r.styled(t.cols))
+		b.WriteString(r.Styled(t.cols))
 	}
 	b.WriteString(rowsEnd)
 	if !st.saved.equal(&defaultCursor) {
@@ -491,15 +513,15 @@ func (t *Terminal) rebuildSequence(st *parkedState) string {
 	case 3:
 		b.WriteString("\x1bo")
 	}
-	modes := make([]ansi.Mode, 0, len(t.allModes))
-	for m := range t.allModes {
+	modes := make([]ansi.Mode, 0, len(ps.allModes))
+	for m := range ps.allModes {
 		if !unreplayedModes[m] {
 			modes = append(modes, m)
 		}
 	}
 	slices.SortFunc(modes, func(a, c ansi.Mode) int { return modeKey(a) - modeKey(c) })
 	for _, m := range modes {
-		if t.allModes[m] {
+		if ps.allModes[m] {
 			b.WriteString(ansi.SetMode(m))
 		} else {
 			b.WriteString(ansi.ResetMode(m))

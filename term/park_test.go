@@ -217,7 +217,7 @@ func TestRebuildKeepsSavedCursorPenAndPendingWrap(t *testing.T) {
 func (t *Terminal) unparkForTest() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.unparkLocked()
+	t.parking.unparkLocked()
 }
 
 // TestParkerReleasesIdleTerminalsOnly: the parker releases a terminal once

@@ -3,12 +3,12 @@ package term
 import (
 	"bytes"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/colorprofile"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // clientModes are the DEC private modes that decide what a terminal sends
@@ -131,7 +131,7 @@ func (r *Renderer) Invalidate() { r.full = true }
 // with their styles and no cursor.
 func (t *Terminal) Frame(r *Renderer) []byte {
 	t.mu.Lock()
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	t.flushHeld()
 	if r.sb.RenderBuffer == nil || r.cols != t.cols || r.rows != t.rows {
 		r.cols, r.rows = t.cols, t.rows
@@ -164,11 +164,11 @@ func (t *Terminal) Frame(r *Renderer) []byte {
 		hidden = false
 	default:
 		for y := 0; y < r.rows; y++ {
-			var row storedRow
+			var row rowstore.Row
 			if y < len(t.frozen) {
 				row = t.frozen[y]
 			}
-			uv.NewStyledString(row.styled(r.cols)).Draw(r.sb, uv.Rect(0, y, r.cols, 1))
+			uv.NewStyledString(row.Styled(r.cols)).Draw(r.sb, uv.Rect(0, y, r.cols, 1))
 		}
 	}
 	modes := make(map[ansi.DECMode]bool, len(t.modes))
@@ -221,109 +221,4 @@ func (r *Renderer) encode(cur uv.Position, hidden bool, modes map[ansi.DECMode]b
 // state: the first frame of a new Renderer.
 func (t *Terminal) RenderScreen(termName string) []byte {
 	return slices.Clone(t.Frame(NewRenderer(termName)))
-}
-
-// line returns the row as a capture shows it (docs/rows.md, "Row text"):
-// padded to cols cells, or with trim ended at its last non-space cell;
-// with escapes, its style runs as SGR sequences (see styled), and trim
-// keeps the styled cells (a coloured blank stays).
-func (r *storedRow) line(cols int, trim, escapes bool) string {
-	switch {
-	case !escapes && !trim:
-		return r.padded(cols)
-	case !escapes:
-		return r.trimmed(cols)
-	case !trim:
-		return r.styled(cols)
-	}
-	w := int(r.cells)
-	if w > cols { // cut: the text may end, trimmed, before the screen's edge
-		w = ansi.StringWidth(r.trimmed(cols))
-	}
-	if n := len(r.runs); n > 0 {
-		w = max(w, int(r.runs[n-1].start+r.runs[n-1].n))
-	}
-	return r.styled(min(w, cols))
-}
-
-// styled returns the row padded to cols cells with its style runs as SGR
-// (and OSC 8) sequences, reset after each run.
-func (r *storedRow) styled(cols int) string {
-	text := r.padded(cols)
-	if len(r.runs) == 0 {
-		return text
-	}
-	if isASCII(text) {
-		return r.styledASCII(text)
-	}
-	return r.styledClusters(text)
-}
-
-// styledClusters is styled for any padded text, walking its grapheme
-// clusters.
-func (r *storedRow) styledClusters(text string) string {
-	var b strings.Builder
-	pos, run, open := 0, 0, false
-	closeRun := func() {
-		b.WriteString(ansi.ResetStyle)
-		if strings.Contains(r.runs[run].style, "\x1b]8;") {
-			b.WriteString(ansi.ResetHyperlink())
-		}
-		open = false
-		run++
-	}
-	for rest := text; len(rest) > 0; {
-		cl, w := ansi.FirstGraphemeCluster(rest, ansi.GraphemeWidth)
-		if len(cl) == 0 {
-			break
-		}
-		if open && pos >= int(r.runs[run].start+r.runs[run].n) {
-			closeRun()
-		}
-		if !open && run < len(r.runs) && pos >= int(r.runs[run].start) {
-			b.WriteString(r.runs[run].style)
-			open = true
-		}
-		b.WriteString(cl)
-		pos += w
-		rest = rest[len(cl):]
-	}
-	if open {
-		closeRun()
-	}
-	return b.String()
-}
-
-// resetLink ends a hyperlink (ansi.ResetHyperlink, made once).
-var resetLink = ansi.ResetHyperlink()
-
-// styledASCII is styled for a row whose padded text is ASCII, one byte a
-// cell: the runs cut the text where they start and end.
-func (r *storedRow) styledASCII(text string) string {
-	n := len(text)
-	for _, run := range r.runs {
-		n += len(run.style) + len(ansi.ResetStyle) + len(resetLink)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	pos := 0
-	for _, run := range r.runs {
-		s, e := max(int(run.start), pos), min(int(run.start)+int(run.n), len(text))
-		if s >= e {
-			if s >= len(text) {
-				break
-			}
-			continue
-		}
-		b.WriteString(text[pos:s])
-		b.WriteString(run.style)
-		b.WriteString(text[s:e])
-		b.WriteString(ansi.ResetStyle)
-		if strings.Contains(run.style, "\x1b]8;") {
-			b.WriteString(resetLink)
-		}
-		pos = e
-	}
-	b.WriteString(text[pos:])
-	return b.String()
 }

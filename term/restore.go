@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // NewRestoredTerminal returns a terminal without an emulator whose rows are
@@ -17,10 +18,10 @@ import (
 // nothing on it.
 func NewRestoredTerminal(cols, rows int, lines []string, epoch int64) *Terminal {
 	cols, rows = clampDim(cols), clampDim(rows)
-	t := &Terminal{cols: cols, rows: rows, hist: newRowRing(max(len(lines), 1), DefaultHistoryBytes), epoch: epoch}
+	t := &Terminal{cols: cols, rows: rows, hist: rowstore.NewRing(max(len(lines), 1), DefaultHistoryBytes), epoch: epoch}
 	n := min(rows, len(lines))
 	t.preloadLocked(lines[:len(lines)-n])
-	t.frozen = make([]storedRow, rows)
+	t.frozen = make([]rowstore.Row, rows)
 	copy(t.frozen, savedRows(lines[len(lines)-n:]))
 	return t
 }
@@ -30,14 +31,14 @@ func NewRestoredTerminal(cols, rows int, lines []string, epoch int64) *Terminal 
 // new output); t.mu is held or t is not shared yet.
 func (t *Terminal) preloadLocked(lines []string) {
 	for _, r := range savedRows(lines) {
-		t.hist.push(r)
+		t.hist.Push(r)
 	}
 	t.pushed += int64(len(lines))
 }
 
 // textRow makes a stored row of plain text: control characters become
 // spaces, trailing spaces go, no style runs.
-func textRow(s string) storedRow {
+func textRow(s string) rowstore.Row {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return ' '
@@ -45,5 +46,5 @@ func textRow(s string) storedRow {
 		return r
 	}, s)
 	s = strings.TrimRight(s, " ")
-	return storedRow{text: s, cells: int32(ansi.StringWidth(s))}
+	return rowstore.Row{Text: s, Cells: int32(ansi.StringWidth(s))}
 }

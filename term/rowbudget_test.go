@@ -98,7 +98,7 @@ func ptr[T any](v T) *T { return &v }
 func TestLineCostIsTheLineAsJSON(t *testing.T) {
 	for _, text := range []string{"", "plain", `a"b\c`, "<a&b>", "x\u2028y\u2029", "héllo wörld"} {
 		r := textRow(text)
-		line := r.padded(12)
+		line := r.Padded(12)
 		b, err := json.Marshal([]string{line})
 		if err != nil {
 			t.Fatal(err)

@@ -4,10 +4,11 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Rows in their saved form (docs/rows.md, "Saved rows"): a row as a
-// capture with escapes and trim renders it (storedRow.line), its text with
+// capture with escapes and trim renders it (rowstore.Row.Line), its text with
 // each style run's SGR sequence (and OSC 8 hyperlink) before it and a reset
 // after it. It is what a snapshot keeps of a pane's rows and what a
 // relaunch carries over, and parsing it gives the stored row back: the
@@ -16,7 +17,7 @@ import (
 
 // TailStyled is TailTrimmed with each line in the saved form: its style
 // runs as SGR (and OSC 8) sequences, ended at its last non-space or styled
-// cell (storedRow.line with trim and escapes); maxBytes counts those
+// cell (rowstore.Row.Line with trim and escapes); maxBytes counts those
 // lines. Rows without styles are the same lines as TailTrimmed's.
 func (t *Terminal) TailStyled(maxRows, maxBytes int) Tail {
 	return t.tail(maxRows, maxBytes, tailStyled)
@@ -24,8 +25,8 @@ func (t *Terminal) TailStyled(maxRows, maxBytes int) Tail {
 
 // savedRows turns lines in the saved form into stored rows, oldest first;
 // rows that use the same style share its string.
-func savedRows(lines []string) []storedRow {
-	rows := make([]storedRow, len(lines))
+func savedRows(lines []string) []rowstore.Row {
+	rows := make([]rowstore.Row, len(lines))
 	var styles map[string]string
 	for i, l := range lines {
 		rows[i] = parseSavedRow(l, &styles)
@@ -40,10 +41,10 @@ func savedRows(lines []string) []storedRow {
 // parameters and URL are kept, as styles; every other sequence is dropped.
 // Style strings are interned in *styles (made when nil) and never alias
 // line.
-func parseSavedRow(line string, styles *map[string]string) storedRow {
+func parseSavedRow(line string, styles *map[string]string) rowstore.Row {
 	if isPlainSaved(line) {
 		s := strings.TrimRight(line, " ")
-		return storedRow{text: strings.Clone(s), cells: int32(ansi.StringWidth(s))}
+		return rowstore.Row{Text: strings.Clone(s), Cells: int32(ansi.StringWidth(s))}
 	}
 	var p savedParser
 	for rest := line; len(rest) > 0; {
@@ -91,7 +92,7 @@ func isPlainSaved(line string) bool {
 // savedParser accumulates a row of the saved form.
 type savedParser struct {
 	buf       []byte
-	runs      []styleRun
+	runs      []rowstore.StyleRun
 	pos       int    // cells so far
 	textLen   int    // bytes of buf up to its last non-space
 	textCells int    // cells of buf[:textLen]
@@ -99,7 +100,7 @@ type savedParser struct {
 	open      bool   // the last run is still being extended
 }
 
-// maxRunCell bounds the cells style runs can describe (styleRun's uint16).
+// maxRunCell bounds the cells style runs can describe (rowstore.StyleRun's uint16).
 const maxRunCell = 1<<16 - 1
 
 func (p *savedParser) text(cl string, w int) {
@@ -110,13 +111,13 @@ func (p *savedParser) text(cl string, w int) {
 	switch {
 	case w == 0 || p.pending == "" || p.pos+w > maxRunCell:
 	case p.open:
-		p.runs[len(p.runs)-1].n += uint16(w)
-	case len(p.runs) > 0 && p.runs[len(p.runs)-1].style == p.pending &&
-		int(p.runs[len(p.runs)-1].start+p.runs[len(p.runs)-1].n) == p.pos:
-		p.runs[len(p.runs)-1].n += uint16(w) // adjacent cells in one style share a run
+		p.runs[len(p.runs)-1].N += uint16(w)
+	case len(p.runs) > 0 && p.runs[len(p.runs)-1].Style == p.pending &&
+		int(p.runs[len(p.runs)-1].Start+p.runs[len(p.runs)-1].N) == p.pos:
+		p.runs[len(p.runs)-1].N += uint16(w) // adjacent cells in one style share a run
 		p.open = true
 	default:
-		p.runs = append(p.runs, styleRun{start: uint16(p.pos), n: uint16(w), style: p.pending})
+		p.runs = append(p.runs, rowstore.StyleRun{Start: uint16(p.pos), N: uint16(w), Style: p.pending})
 		p.open = true
 	}
 	p.pos += w
@@ -159,13 +160,13 @@ func (p *savedParser) sequence(kind int, seq string, styles *map[string]string) 
 	p.pending = s
 }
 
-func (p *savedParser) row() storedRow {
-	r := storedRow{cells: int32(p.textCells)}
+func (p *savedParser) row() rowstore.Row {
+	r := rowstore.Row{Cells: int32(p.textCells)}
 	if p.textLen > 0 {
-		r.text = string(p.buf[:p.textLen])
+		r.Text = string(p.buf[:p.textLen])
 	}
 	if len(p.runs) > 0 {
-		r.runs = p.runs
+		r.Runs = p.runs
 	}
 	return r
 }

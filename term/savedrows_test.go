@@ -128,13 +128,13 @@ func FuzzSavedRow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		var styles map[string]string
 		r := parseSavedRow(s, &styles)
-		line := r.line(1<<16-1, true, true)
+		line := r.Line(1<<16-1, true, true)
 		r2 := parseSavedRow(line, &styles)
-		if line2 := r2.line(1<<16-1, true, true); line2 != line {
+		if line2 := r2.Line(1<<16-1, true, true); line2 != line {
 			t.Fatalf("%q: saved %q, again %q", s, line, line2)
 		}
-		if strings.ContainsFunc(r.text, func(c rune) bool { return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) }) {
-			t.Fatalf("%q: text %q has control characters", s, r.text)
+		if strings.ContainsFunc(r.Text, func(c rune) bool { return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) }) {
+			t.Fatalf("%q: text %q has control characters", s, r.Text)
 		}
 	})
 }
@@ -164,26 +164,5 @@ func BenchmarkTailStyled(b *testing.B) {
 				term.TailStyled(4096, 1<<30)
 			}
 		})
-	}
-}
-
-// The ASCII shortcut of a styled row draws what walking its clusters does.
-func TestStyledASCIIIsStyledClusters(t *testing.T) {
-	for name, term := range colourCases(t) {
-		term.mu.Lock()
-		n := term.hist.n
-		for i := 0; i < n; i++ {
-			r := term.hist.at(i)
-			for _, cols := range []int{1, 5, 17, 30, 80} {
-				text := r.padded(cols)
-				if !isASCII(text) || len(r.runs) == 0 {
-					continue
-				}
-				if a, c := r.styledASCII(text), r.styledClusters(text); a != c {
-					t.Errorf("%s, row %d, %d cols: %q, want %q", name, i, cols, a, c)
-				}
-			}
-		}
-		term.mu.Unlock()
 	}
 }

@@ -1,7 +1,5 @@
 package term
 
-import "strings"
-
 // TailTrimmed is Tail with each line cut after its last non-space cell
 // instead of padded to Cols cells (a snapshot's saved rows, a relaunch's
 // kept rows): line i is strings.TrimRight(Tail(…).Lines[i], " "), and
@@ -9,14 +7,6 @@ import "strings"
 // leaves a few bytes of garbage per short row where Tail leaves Cols.
 func (t *Terminal) TailTrimmed(maxRows, maxBytes int) Tail {
 	return t.tail(maxRows, maxBytes, tailTrimmed)
-}
-
-// trimmed is strings.TrimRight(r.padded(cols), " "), padding nothing.
-func (r *storedRow) trimmed(cols int) string {
-	if int(r.cells) <= cols {
-		return strings.TrimRight(r.text, " ")
-	}
-	return strings.TrimRight(r.padded(cols), " ")
 }
 
 // tailForm is how Terminal.tail renders its lines.

@@ -10,6 +10,8 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 const (
@@ -67,7 +69,7 @@ type Terminal struct {
 
 	epoch  int64
 	pushed int64 // rows moved to history in this epoch (H)
-	hist   rowRing
+	hist   rowstore.Ring
 	rb     rowBuilder
 	line   uv.Line // scratch copy of a screen row
 
@@ -75,7 +77,8 @@ type Terminal struct {
 	// (rowbudget.go); budgetLeft once Close took it out.
 	budget     *RowBudget
 	budgetLeft bool
-	charged    int // hist.bytes as last charged to budget
+	charged    int          // hist.Bytes() as last charged to budget
+	member     budgetMember // t in budget
 
 	// Emulator state the plain-text fast path depends on, observed through
 	// the emulator's callbacks and handlers (so in emulation order).
@@ -83,9 +86,8 @@ type Terminal struct {
 	regionFull          [2]bool // top/bottom margins are the whole screen; [1] = alternate
 	hmargins            [2]bool // left/right margins may be set
 
-	tr   tracker // parser state and charset/tab state, in input order
-	fast bool    // plain-text fast path enabled
-	fs   fastState
+	tr tracker  // parser state and charset/tab state, in input order
+	fp fastPath // the plain-text fast path (fastpath.go)
 
 	// held is the last grapheme cluster of the previous Write (with a REP
 	// that printed its start, or an incomplete character), kept back so a
@@ -95,34 +97,24 @@ type Terminal struct {
 	held []byte
 	// fix is a corrected sequence to feed right after one our handler
 	// swallowed (see registerHandlers).
-	fix         string
-	panics      int // emulator panics recovered
-	fastRuns    int // runs the fast path took (for tests)
-	fastPartial int // of them, short runs (fewer line feeds than rows)
-	directRows  int // rows the fast path stored from the input (fastlines.go; for tests)
+	fix    string
+	panics int // emulator panics recovered
 
 	ww wideWrap    // wide characters at the right margin (widewrap.go)
 	u8 utf8Decoder // makes the output well-formed UTF-8 for the parser (utf8.go)
 
-	host      *vtHost     // the emulator's host (pool.go); nil with emu
-	frozen    []storedRow // the screen, once released
+	host      *vtHost        // the emulator's host (pool.go); nil with emu
+	frozen    []rowstore.Row // the screen, once released
 	frozenAlt bool
 
-	// Idle release (park.go): parker releases the emulator of a terminal
-	// idle since lastOut; parked is what rebuilds it.
-	parker  *Parker
+	parking parking // idle release (park.go)
 	mem     *Memory // emulator pool and idle watch (memory.go)
-	parked  *parkedState
-	lastOut time.Time
-	queued  bool // in parker's queue
-	midChar bool // the emulator may hold part of a character or cluster (flushHeld)
-	quiet   bool // rebuilding: no events
-	// What an emulator holds that a rebuild sets again: every mode as last
-	// set, and the scroll margins (1-based top, bottom; zero: the whole
-	// screen) per screen.
-	allModes map[ansi.Mode]bool
-	region   [2][2]int
-	kitty    map[string]*kittyNote // OSC 99 notifications being assembled (notify.go)
+	midChar bool    // the emulator may hold part of a character or cluster (flushHeld)
+	quiet   bool    // rebuilding: no events
+	// The scroll margins (1-based top, bottom; zero: the whole screen) per
+	// screen, which a rebuild sets again.
+	region [2][2]int
+	kitty  map[string]*kittyNote // OSC 99 notifications being assembled (notify.go)
 
 	// lazy is set until the first output: the emulator (two screens of
 	// cells, a 4 MiB parser buffer, two goroutines) is made only then, so a
@@ -162,16 +154,18 @@ func NewTerminal(cfg Config) *Terminal {
 		rows:       rows,
 		onEvent:    cfg.OnEvent,
 		epoch:      cfg.Epoch,
-		hist:       newRowRing(historyRows, historyBytes),
+		hist:       rowstore.NewRing(historyRows, historyBytes),
 		autowrap:   true,
 		regionFull: [2]bool{true, true},
-		fast:       true,
 		lazy:       true,
 		replies:    cfg.Replies,
 		budget:     cfg.Budget,
-		parker:     cfg.Parker,
 		mem:        cfg.Memory.orShared(),
 	}
+	t.ww.t = t
+	t.fp.t, t.fp.on = t, true
+	t.parking.t, t.parking.parker = t, cfg.Parker
+	t.member.t = t
 	t.hostless.Store(true) // lazy
 	t.tr.init()
 	t.preloadLocked(cfg.History)
@@ -207,7 +201,7 @@ func (t *Terminal) emit(ev Event) {
 }
 
 func (t *Terminal) modeChanged(m ansi.Mode, on bool) {
-	t.noteMode(m, on)
+	t.parking.noteMode(m, on)
 	if d, ok := m.(ansi.DECMode); ok && clientMode[d] {
 		if t.modes == nil {
 			t.modes = map[ansi.DECMode]bool{}
@@ -345,7 +339,7 @@ func (t *Terminal) clearHistory() {
 	sb := t.emu.Scrollback()
 	clear(sb.Lines()) // the library's Clear keeps the lines reachable
 	sb.Clear()
-	t.hist.reset()
+	t.hist.Reset()
 	t.chargeLocked()
 	t.pushed = 0
 	t.epoch++
@@ -361,7 +355,7 @@ func (t *Terminal) Resize(cols, rows int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cols != t.cols || rows != t.rows {
-		t.unparkLocked()
+		t.parking.unparkLocked()
 	}
 	e := t.emu
 	if e == nil || (cols == t.cols && rows == t.rows) {
@@ -395,7 +389,7 @@ func (t *Terminal) Resize(cols, rows int) {
 	t.hmargins = [2]bool{}
 	t.tr.tabsDefault = true
 	t.notifyLocked()
-	t.touchLocked()
+	t.parking.touchLocked()
 }
 
 // Size returns the screen size in cells.
@@ -424,10 +418,10 @@ func (t *Terminal) Epoch() int64 {
 }
 
 // screenRow converts screen row y (0 = top). withRuns=false skips style runs.
-func (t *Terminal) screenRow(y int, withRuns bool) storedRow {
+func (t *Terminal) screenRow(y int, withRuns bool) rowstore.Row {
 	if t.emu == nil {
 		if t.lazy {
-			return storedRow{} // no output yet
+			return rowstore.Row{} // no output yet
 		}
 		return t.frozen[y]
 	}
@@ -456,18 +450,18 @@ func (t *Terminal) Release() {
 }
 
 func (t *Terminal) releaseLocked() {
-	t.unparkLocked()
+	t.parking.unparkLocked()
 	e := t.emu
 	if e == nil {
 		if t.lazy { // never printed anything: a blank screen
-			t.lazy, t.frozen = false, make([]storedRow, t.rows)
+			t.lazy, t.frozen = false, make([]rowstore.Row, t.rows)
 		}
 		t.hostless.Store(false) // released: output is dropped, nothing to make
 		return
 	}
 	t.flushHeld()
 	t.drain()
-	frozen := make([]storedRow, t.rows)
+	frozen := make([]rowstore.Row, t.rows)
 	for y := range frozen {
 		frozen[y] = t.screenRow(y, true)
 	}
@@ -476,7 +470,7 @@ func (t *Terminal) releaseLocked() {
 	t.host = nil
 	t.emu = nil
 	t.line = nil
-	t.fs = fastState{}
+	t.fp.fs = fastState{}
 }
 
 // Close stops the terminal's goroutines and frees the emulator (like

@@ -16,6 +16,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // ---- helpers ----
@@ -478,11 +479,11 @@ func TestByteBudgetEviction(t *testing.T) {
 	// Style runs count too: a red row costs its text plus the run.
 	term.Write([]byte("\x1b[31mred\x1b[m\r\n\r\n\r\n"))
 	term.mu.Lock()
-	last := term.hist.at(term.hist.n - 1)
-	used := term.hist.bytes
+	last := term.hist.At(term.hist.Len() - 1)
+	used := term.hist.Bytes()
 	term.mu.Unlock()
-	if len(last.runs) != 1 || last.size() != 3+runCost+len(last.runs[0].style) || used > 100 {
-		t.Fatalf("styled row %+v size %d, used %d", last, last.size(), used)
+	if len(last.Runs) != 1 || last.Size() != 3+rowstore.RunCost+len(last.Runs[0].Style) || used > 100 {
+		t.Fatalf("styled row %+v size %d, used %d", last, last.Size(), used)
 	}
 	// A row larger than the whole budget is not kept.
 	small := newTerm(t, 200, 2, 1000, 50)
@@ -1099,20 +1100,20 @@ func TestDifferentialFastPath(t *testing.T) {
 		for _, size := range [][2]int{{80, 24}, {33, 7}, {2, 1}, {5, 2}} {
 			t.Run(fmt.Sprintf("%s/%dx%d", name, size[0], size[1]), func(t *testing.T) {
 				slow := newTerm(t, size[0], size[1], 1<<20, 1<<30)
-				slow.fast = false
+				slow.fp.on = false
 				fast := newTerm(t, size[0], size[1], 1<<20, 1<<30)
 				// REP after the stream shows the last printed character.
 				tail := []byte("\x1b[3b|")
 				writeChunks(slow, append(append([]byte{}, data...), tail...), 4096)
 				writeChunks(fast, append(append([]byte{}, data...), tail...), 4096)
 				compareTerminals(t, slow, fast)
-				if name != "random" && size[0] > 2 && fast.fastRuns == 0 {
+				if name != "random" && size[0] > 2 && fast.fp.runs == 0 {
 					t.Fatalf("the fast path was never taken")
 				}
-				if (name == "seq" || name == "direct") && size[0] > 2 && fast.directRows == 0 {
+				if (name == "seq" || name == "direct") && size[0] > 2 && fast.fp.directRows == 0 {
 					t.Fatalf("no line was stored from the input")
 				}
-				t.Logf("%d fast runs, %d rows stored from the input", fast.fastRuns, fast.directRows)
+				t.Logf("%d fast runs, %d rows stored from the input", fast.fp.runs, fast.fp.directRows)
 			})
 		}
 	}
@@ -1170,7 +1171,7 @@ func TestDifferentialFastPathShortRuns(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%dx%d", name, size[0], size[1]), func(t *testing.T) {
 				data := append(g(size[0]), "\x1b[3b|"...)
 				slow := newTerm(t, size[0], size[1], 1<<20, 1<<30)
-				slow.fast = false
+				slow.fp.on = false
 				fast := newTerm(t, size[0], size[1], 1<<20, 1<<30)
 				rng := rand.New(rand.NewPCG(uint64(size[0]), 7))
 				for b := data; len(b) > 0; {
@@ -1180,13 +1181,13 @@ func TestDifferentialFastPathShortRuns(t *testing.T) {
 					b = b[n:]
 				}
 				compareTerminals(t, slow, fast)
-				if fast.fastPartial == 0 {
-					t.Fatalf("the short-run mode was never taken (%d fast runs)", fast.fastRuns)
+				if fast.fp.partialRuns == 0 {
+					t.Fatalf("the short-run mode was never taken (%d fast runs)", fast.fp.runs)
 				}
-				if name == "wrapping" && fast.fs.retries == 0 {
+				if name == "wrapping" && fast.fp.fs.retries == 0 {
 					t.Fatalf("no short run was simulated again as a long one")
 				}
-				if name == "manypens" && fast.fs.penResets == 0 {
+				if name == "manypens" && fast.fp.fs.penResets == 0 {
 					t.Fatalf("the pen table never started afresh")
 				}
 				if got, want := allRows(t, fast), plainRows(t, data, size[0], size[1], len(data)); !reflect.DeepEqual(got, want) {
@@ -1197,7 +1198,7 @@ func TestDifferentialFastPathShortRuns(t *testing.T) {
 					}
 					t.Fatalf("%d rows, want %d", len(got), len(want))
 				}
-				t.Logf("%d fast runs, %d short, %d simulated again, %d pen table resets", fast.fastRuns, fast.fastPartial, fast.fs.retries, fast.fs.penResets)
+				t.Logf("%d fast runs, %d short, %d simulated again, %d pen table resets", fast.fp.runs, fast.fp.partialRuns, fast.fp.fs.retries, fast.fp.fs.penResets)
 			})
 		}
 	}
@@ -1215,14 +1216,14 @@ func TestFastPathRetryNewPenTable(t *testing.T) {
 			}
 			b = append(b, "\x1b[1m"+strings.Repeat("y", 2100)+"\r\nz\r\n"...)
 			slow := newTerm(t, 80, 24, 1000, 1<<24)
-			slow.fast = false
+			slow.fp.on = false
 			fast := newTerm(t, 80, 24, 1000, 1<<24)
 			for _, term := range []*Terminal{slow, fast} {
 				term.Write(seqData(1, 40))
 				term.Write(b)
 			}
-			if fast.fs.retries == 0 || fast.fs.penResets == 0 {
-				t.Fatalf("%d runs simulated again, %d pen table resets", fast.fs.retries, fast.fs.penResets)
+			if fast.fp.fs.retries == 0 || fast.fp.fs.penResets == 0 {
+				t.Fatalf("%d runs simulated again, %d pen table resets", fast.fp.fs.retries, fast.fp.fs.penResets)
 			}
 			compareTerminals(t, slow, fast)
 		})
@@ -1322,7 +1323,7 @@ func TestDifferentialFastPathRandomized(t *testing.T) {
 		data := lineStream(seed, 1200)
 		for _, size := range [][2]int{{80, 24}, {20, 5}, {7, 3}} {
 			slow := newTerm(t, size[0], size[1], 1<<20, 1<<30)
-			slow.fast = false
+			slow.fp.on = false
 			fast := newTerm(t, size[0], size[1], 1<<20, 1<<30)
 			rng := rand.New(rand.NewPCG(seed, 99))
 			for b := data; len(b) > 0; {
@@ -1357,7 +1358,7 @@ func TestDifferentialFastPathRandomized(t *testing.T) {
 					t.Fatalf("%d rows, want %d", len(got), len(want))
 				}
 			})
-			runs += fast.fastRuns
+			runs += fast.fp.runs
 		}
 	}
 	if runs < 50 {
@@ -1372,11 +1373,11 @@ func compareTerminals(t *testing.T, a, b *Terminal) {
 	defer a.mu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if a.pushed != b.pushed || a.hist.n != b.hist.n || a.epoch != b.epoch {
-		t.Fatalf("numbering: pushed %d/%d kept %d/%d", a.pushed, b.pushed, a.hist.n, b.hist.n)
+	if a.pushed != b.pushed || a.hist.Len() != b.hist.Len() || a.epoch != b.epoch {
+		t.Fatalf("numbering: pushed %d/%d kept %d/%d", a.pushed, b.pushed, a.hist.Len(), b.hist.Len())
 	}
-	for i := 0; i < a.hist.n; i++ {
-		if ra, rb := a.hist.at(i), b.hist.at(i); !reflect.DeepEqual(ra, rb) {
+	for i := 0; i < a.hist.Len(); i++ {
+		if ra, rb := a.hist.At(i), b.hist.At(i); !reflect.DeepEqual(ra, rb) {
 			t.Fatalf("history row %d:\n%+v\n%+v", i, ra, rb)
 		}
 	}
@@ -1435,7 +1436,7 @@ func benchWrite(b *testing.B, data []byte, chunk int, slow bool) {
 	b.ReportAllocs()
 	for b.Loop() {
 		term := NewTerminal(Config{Cols: 80, Rows: 24, HistoryRows: DefaultHistoryRows, HistoryBytes: DefaultHistoryBytes})
-		term.fast = !slow
+		term.fp.on = !slow
 		writeChunks(term, data, chunk)
 		term.Close()
 	}

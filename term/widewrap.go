@@ -64,6 +64,7 @@ import (
 
 // wideWrap is the state of the margin fix; see above.
 type wideWrap struct {
+	t      *Terminal // the terminal whose emulator it corrects
 	base   []byte    // the bytes being processed; nil outside process
 	ranges []wwRange // text of base the walker follows when fed, in order
 	next   int       // the first range not yet fed through
@@ -99,30 +100,31 @@ var (
 	bsByte = []byte{'\b'}
 )
 
-// wwBegin starts the scan of p, whose first held bytes are the cluster held
+// begin starts the scan of p, whose first held bytes are the cluster held
 // back from the previous Write.
-func (t *Terminal) wwBegin(p []byte, held int) {
-	w := &t.ww
+func (w *wideWrap) begin(p []byte, held int) {
+	t := w.t
 	w.base, w.ranges, w.next = p, w.ranges[:0], 0
 	w.off = w.total - int64(held)
 	w.apos, w.ax, w.cut = 0, t.emu.CursorPosition().X, 0
 }
 
-// wwEnd ends the scan of a Write of n bytes.
-func (t *Terminal) wwEnd(n int) {
-	w := &t.ww
+// finish ends the scan of a Write of n bytes.
+func (w *wideWrap) finish(n int) {
 	w.total += int64(n)
 	w.base, w.ranges, w.next = nil, w.ranges[:0], 0
 }
 
-// wwCut notes something at p[:i] the walker does not follow (the cursor may
+// cutAt notes something at p[:i] the walker does not follow (the cursor may
 // be anywhere after it).
-func (t *Terminal) wwCut(i int) {
-	t.ww.apos, t.ww.ax, t.ww.cut = i, t.cols-1, i
+func (w *wideWrap) cutAt(i int) {
+	t := w.t
+	w.apos, w.ax, w.cut = i, t.cols-1, i
 }
 
-// wwCtl notes control c at p[j] in a run of line output.
-func (t *Terminal) wwCtl(c byte, j int) {
+// control notes control c at p[j] in a run of line output.
+func (w *wideWrap) control(c byte, j int) {
+	t := w.t
 	switch c {
 	case '\r':
 		// CR goes to the first column, or to a left margin if one may be
@@ -131,9 +133,8 @@ func (t *Terminal) wwCtl(c byte, j int) {
 		if t.hmargins[0] || t.hmargins[1] {
 			x = t.cols - 1
 		}
-		t.ww.apos, t.ww.ax, t.ww.cut = j+1, x, j+1
+		w.apos, w.ax, w.cut = j+1, x, j+1
 	case '\t':
-		w := &t.ww
 		x := w.ax + j - w.apos
 		if t.tr.tabsDefault {
 			x = (x/8 + 1) * 8
@@ -144,23 +145,24 @@ func (t *Terminal) wwCtl(c byte, j int) {
 	}
 }
 
-// wwRune notes the character p[s:e] printed in the ground state; text is
+// noteRune notes the character p[s:e] printed in the ground state; text is
 // where the printable text it belongs to starts.
-func (t *Terminal) wwRune(s, e, text int) {
+func (w *wideWrap) noteRune(s, e, text int) {
+	t := w.t
 	// The bound counts a cell per byte since the anchor; tighter below.
-	if t.ww.ax+s-t.ww.apos >= t.cols-2 {
-		t.wwNear(s, e, text)
+	if w.ax+s-w.apos >= t.cols-2 {
+		w.near(s, e, text)
 	}
 }
 
-func (t *Terminal) wwNear(s, e, text int) {
-	w := &t.ww
+func (w *wideWrap) near(s, e, text int) {
+	t := w.t
 	p := w.base
 	if t.cols < 2 {
 		return
 	}
 	if runRune(p[s:]) != e-s {
-		t.wwCut(e)
+		w.cutAt(e)
 		return
 	}
 	w.ax = min(w.ax+cellsBound(p[w.apos:s]), t.cols-1)
@@ -207,9 +209,9 @@ func cellsBound(b []byte) int {
 	return n
 }
 
-// wwHeld sets up feeding the held cluster h.
-func (t *Terminal) wwHeld(h []byte) {
-	w := &t.ww
+// beginHeld sets up feeding the held cluster h.
+func (w *wideWrap) beginHeld(h []byte) {
+	t := w.t
 	w.base, w.ranges, w.next = h, w.ranges[:0], 0
 	w.off = w.total - int64(len(h))
 	if t.cols < 2 || h[0] < 0x20 || h[0] == 0x7f {
@@ -232,9 +234,9 @@ func (t *Terminal) wwHeld(h []byte) {
 	}
 }
 
-// wwWrite writes b (a piece fed to the emulator) following the ranges in it.
-func (t *Terminal) wwWrite(b []byte) {
-	w := &t.ww
+// write writes b (a piece fed to the emulator) following the ranges in it.
+func (w *wideWrap) write(b []byte) {
+	t := w.t
 	if w.next >= len(w.ranges) || len(b) == 0 {
 		t.emuWrite(b)
 		return
@@ -252,7 +254,7 @@ func (t *Terminal) wwWrite(b []byte) {
 			break
 		}
 		if s, e := max(r.start, off), min(r.end, end); s < e {
-			pos = t.walk(pos, s, e, r.rep && s == r.start)
+			pos = w.walk(pos, s, e, r.rep && s == r.start)
 		}
 		if r.end > end {
 			break
@@ -267,8 +269,9 @@ func (t *Terminal) wwWrite(b []byte) {
 // walk follows w.base[s:e], text starting where the library's cluster
 // buffer starts, with w.base[:pos] written, and returns what is written.
 // rep: the first cluster may join a character REP printed.
-func (t *Terminal) walk(pos, s, e int, rep bool) int {
-	b := t.ww.base
+func (w *wideWrap) walk(pos, s, e int, rep bool) int {
+	t := w.t
+	b := w.base
 	cols := t.cols
 	xb := cols - 1 // the cursor column is at most xb
 	wrap := false  // the emulator is known to have a pending wrap
@@ -332,7 +335,7 @@ func (t *Terminal) walk(pos, s, e int, rep bool) int {
 			// No wide character in it can reach the margin.
 			xb += cells
 		default:
-			pos, xb, wrap = t.walkSegment(pos, k, end, xb, wrap)
+			pos, xb, wrap = w.walkSegment(pos, k, end, xb, wrap)
 		}
 		k = end
 	}
@@ -342,8 +345,9 @@ func (t *Terminal) walk(pos, s, e int, rep bool) int {
 // walkSegment follows the clusters of segment w.base[s:e] from column bound
 // xb (wrap: with a pending wrap known to be set), correcting wide ones at the
 // margin; it returns what is written and the bound and wrap after it.
-func (t *Terminal) walkSegment(pos, s, e, xb int, wrap bool) (int, int, bool) {
-	b := t.ww.base
+func (w *wideWrap) walkSegment(pos, s, e, xb int, wrap bool) (int, int, bool) {
+	t := w.t
+	b := w.base
 	cols := t.cols
 	for j := s; j < e; {
 		var cl []byte
@@ -372,7 +376,7 @@ func (t *Terminal) walkSegment(pos, s, e, xb int, wrap bool) (int, int, bool) {
 			case t.hmargins[t.screenIndex()]:
 				xb = cols - 1 // left/right margins: not handled
 			case x >= cols-2:
-				wrap = t.wideAtMargin(cl, x, j)
+				wrap = w.wideAtMargin(cl, x, j)
 				pos = j + len(cl)
 				xb = t.emu.CursorPosition().X
 			default:
@@ -419,12 +423,13 @@ func wideChar(b []byte) bool {
 // wideAtMargin writes wide cluster cl (at w.base[at]) with the cursor at
 // column x, cols-2 or cols-1, and nothing buffered in the library. It
 // reports whether it left a pending wrap set.
-func (t *Terminal) wideAtMargin(cl []byte, x, at int) bool {
+func (w *wideWrap) wideAtMargin(cl []byte, x, at int) bool {
+	t := w.t
 	e, cols := t.emu, t.cols
 	y := e.CursorPosition().Y
 	if x == cols-2 {
 		t.emuWrite(cl)
-		return t.autowrap && t.pendingWrap(cl, y, at)
+		return t.autowrap && w.pendingWrap(cl, y, at)
 	}
 	// The last column: the cell there, or the wide cell covering it.
 	kx := cols - 1
@@ -443,7 +448,7 @@ func (t *Terminal) wideAtMargin(cl []byte, x, at int) bool {
 		// The library blanks the last column; xterm leaves it.
 		t.emuWrite(cl)
 		e.SetCell(kx, y, &keep)
-		t.fixed(at, len(cl))
+		w.fixed(at, len(cl))
 		return false
 	}
 	probe := probeA
@@ -455,18 +460,19 @@ func (t *Terminal) wideAtMargin(cl []byte, x, at int) bool {
 		// No pending wrap was set (the library would have dropped cl):
 		// the probe set it. Put the old cell back; cl wraps.
 		e.SetCell(kx, y, &keep)
-		t.fixed(at, len(cl))
+		w.fixed(at, len(cl))
 	} else {
 		// A pending wrap was set: the probe wrapped, as cl would have.
 		t.emuWrite(bsByte)
 	}
 	t.emuWrite(cl)
-	return cols == 2 && t.pendingWrap(cl, e.CursorPosition().Y, at)
+	return cols == 2 && w.pendingWrap(cl, e.CursorPosition().Y, at)
 }
 
 // pendingWrap sets the pending wrap after wide cluster cl was printed in the
 // last two columns of row y, and reports whether it did.
-func (t *Terminal) pendingWrap(cl []byte, y, at int) bool {
+func (w *wideWrap) pendingWrap(cl []byte, y, at int) bool {
+	t := w.t
 	e, cols := t.emu, t.cols
 	c := e.CellAt(cols-2, y)
 	if c == nil || c.Width != 2 || c.Content != string(cl) || e.CursorPosition() != uv.Pos(cols-1, y) {
@@ -475,12 +481,11 @@ func (t *Terminal) pendingWrap(cl []byte, y, at int) bool {
 	keep := *c
 	t.emuWrite(probeA)
 	e.SetCell(cols-2, y, &keep)
-	t.fixed(at, len(cl))
+	w.fixed(at, len(cl))
 	return true
 }
 
-func (t *Terminal) fixed(at, n int) {
-	w := &t.ww
+func (w *wideWrap) fixed(at, n int) {
 	w.fixes++
 	if w.logFix {
 		w.fixLog = append(w.fixLog, wwFix{w.off + int64(at), n})

@@ -27,7 +27,7 @@ func excludeWideWrap(t testing.TB, data []byte, cols, rows int) []byte {
 	data = wellFormed(data) // the fix offsets are into what the parser meets
 	for range 10000 {
 		term := NewTerminal(Config{Cols: cols, Rows: rows, HistoryRows: 1 << 20, HistoryBytes: 1 << 30})
-		term.fast = false // the slow path logs each correction
+		term.fp.on = false // the slow path logs each correction
 		term.ww.logFix = true
 		term.Write(data)
 		term.mu.Lock()
@@ -79,11 +79,11 @@ func sameAsPlain(t testing.TB, term *Terminal, e *vt.Emulator) {
 	term.flushHeld()
 	term.drain()
 	lines := e.Scrollback().Lines()
-	if int(term.pushed) != len(lines) || term.hist.n != len(lines) {
-		t.Fatalf("%d rows in history, want %d", term.hist.n, len(lines))
+	if int(term.pushed) != len(lines) || term.hist.Len() != len(lines) {
+		t.Fatalf("%d rows in history, want %d", term.hist.Len(), len(lines))
 	}
 	for i, l := range lines {
-		if got, want := term.hist.at(i), term.rb.build(l, term.cols, true); !reflect.DeepEqual(got, want) {
+		if got, want := term.hist.At(i), term.rb.build(l, term.cols, true); !reflect.DeepEqual(got, want) {
 			t.Fatalf("history row %d:\n%+v\nwant\n%+v", i, got, want)
 		}
 	}
@@ -283,7 +283,7 @@ func TestWideWrapMargins(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			slow := newTerm(t, 8, 3, 1000, 1<<20)
-			slow.fast = false
+			slow.fp.on = false
 			fast := newTerm(t, 8, 3, 1000, 1<<20)
 			slow.Write([]byte(c.in))
 			fast.Write([]byte(c.in))
@@ -292,7 +292,7 @@ func TestWideWrapMargins(t *testing.T) {
 			compareTerminals(t, slow, fast)
 			rows, _ := screenOf(t, fast)
 			if c.want == nil {
-				if fast.fastRuns == 0 {
+				if fast.fp.runs == 0 {
 					t.Fatalf("the fast path was never taken")
 				}
 				if want := []string{"1234567", "日", "123456日", "z"}; !reflect.DeepEqual(rows[:4], want) {
@@ -412,11 +412,11 @@ func TestWideWrapFastPath(t *testing.T) {
 		}
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
 			slow := newTerm(t, cols, 5, 1<<20, 1<<30)
-			slow.fast = false
+			slow.fp.on = false
 			fast := newTerm(t, cols, 5, 1<<20, 1<<30)
 			writeChunks(slow, b, 4096)
 			writeChunks(fast, b, 4096)
-			if fast.fastRuns == 0 {
+			if fast.fp.runs == 0 {
 				t.Fatalf("the fast path was never taken")
 			}
 			compareTerminals(t, slow, fast)
@@ -469,7 +469,7 @@ func TestDifferentialWideWrapRandomized(t *testing.T) {
 		for _, size := range [][2]int{{80, 24}, {20, 5}, {7, 3}, {3, 3}, {2, 2}} {
 			t.Run(fmt.Sprintf("seed%d/%dx%d", seed, size[0], size[1]), func(t *testing.T) {
 				slow := newTerm(t, size[0], size[1], 1<<20, 1<<30)
-				slow.fast = false
+				slow.fp.on = false
 				fast := newTerm(t, size[0], size[1], 1<<20, 1<<30)
 				wr := rand.New(rand.NewPCG(seed, 7))
 				for d := b; len(d) > 0; {
@@ -480,7 +480,7 @@ func TestDifferentialWideWrapRandomized(t *testing.T) {
 				}
 				compareTerminals(t, slow, fast)
 				fixes += slow.ww.fixes
-				runs += fast.fastRuns
+				runs += fast.fp.runs
 				excl := excludeWideWrap(t, b, size[0], size[1])
 				want := plainRows(t, excl, size[0], size[1], len(excl))
 				term := newTerm(t, size[0], size[1], 1<<20, 1<<30)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
+	"github.com/signaltty/signaltty/term/rowstore"
 )
 
 // Write feeds PTY output to the terminal: any bytes, cut anywhere (a UTF-8
@@ -32,7 +33,7 @@ func (t *Terminal) Write(p []byte) {
 		}()
 	}
 	if len(p) > 0 {
-		t.unparkLocked()
+		t.parking.unparkLocked()
 		t.wrote = time.Now()
 	}
 	if t.emu == nil {
@@ -44,7 +45,7 @@ func (t *Terminal) Write(p []byte) {
 	t.process(t.u8.decode(p))
 	t.settleLocked()
 	t.notifyLocked()
-	t.touchLocked()
+	t.parking.touchLocked()
 }
 
 // simple marks the bytes the fast path understands besides UTF-8, SGR and
@@ -77,7 +78,7 @@ func (t *Terminal) process(p []byte) {
 		p = append(t.held, p...)
 		t.held = nil
 	}
-	t.wwBegin(p, len(p)-in)
+	t.ww.begin(p, len(p)-in)
 	sc := scan{repStart: -1, repEnd: -1}
 	for i := 0; i < len(p); {
 		if !simple[p[i]] || !t.tr.ground() {
@@ -97,7 +98,7 @@ func (t *Terminal) process(p []byte) {
 	if end < len(p) {
 		t.held = append([]byte(nil), p[end:]...)
 	}
-	t.wwEnd(in)
+	t.ww.finish(in)
 }
 
 // parseByte takes p[i], a byte outside a run of line output, through the
@@ -119,11 +120,11 @@ func (t *Terminal) parseByte(p []byte, i int, sc *scan) int {
 		}
 	} else if act != parser.PrintAction {
 		sc.text = i
-		t.wwCut(i)
+		t.ww.cutAt(i)
 	} else if was == parser.Utf8State {
-		t.wwRune(sc.runeStart, i, sc.text)
+		t.ww.noteRune(sc.runeStart, i, sc.text)
 	} else {
-		t.wwCut(i)
+		t.ww.cutAt(i)
 	}
 	if t.tr.rep {
 		t.tr.rep = false
@@ -155,9 +156,9 @@ func (t *Terminal) lineRun(p []byte, i int, sc *scan) int {
 			j = i + k + 1
 		}
 	}
-	if run := p[i:j]; t.fastRunnable(run) {
+	if run := p[i:j]; t.fp.runnable(run) {
 		t.feed(p[sc.pending:i])
-		sc.pending = i + t.fastRun(run)
+		sc.pending = i + t.fp.run(run)
 	}
 	if printed {
 		t.tr.gsingle = 0
@@ -178,7 +179,7 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 			if c < 0x20 {
 				sc.text = j + 1
 				if c != '\n' { // a line feed moves no column
-					t.wwCtl(c, j)
+					t.ww.control(c, j)
 				}
 			} else {
 				printed = true
@@ -188,7 +189,7 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 			j += n
 			sc.text = j
 		} else if n := runRune(p[j:]); n > 0 {
-			t.wwRune(j, j+n, sc.text)
+			t.ww.noteRune(j, j+n, sc.text)
 			j += n
 			printed = true
 		} else {
@@ -198,13 +199,41 @@ func (t *Terminal) scanRun(p []byte, i int, sc *scan) (int, bool) {
 	return j, printed
 }
 
-// fastRunnable reports whether run may go through the fast path: more than
-// 8 bytes with more than two line feeds, ASCII printing as itself, and tab
-// stops at their defaults unless the run has no tab.
-func (t *Terminal) fastRunnable(run []byte) bool {
-	return t.fast && len(run) > 8 && t.tr.charsetOK() &&
-		(t.tr.tabsDefault || bytes.IndexByte(run, '\t') < 0) &&
-		bytes.Count(run, []byte{'\n'}) > 2
+// runToken returns the length of the SGR or EL (CSI K, CSI 0 K) sequence at
+// the start of b, or 0.
+func runToken(b []byte) int {
+	if len(b) < 3 || b[0] != 0x1b || b[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(b); i++ {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9', c == ';', c == ':':
+		case c == 'm':
+			return i + 1
+		case c == 'K':
+			if i == 2 || (i == 3 && b[2] == '0') {
+				return i + 1
+			}
+			return 0
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// runRune returns the length of the well-formed UTF-8 character at the start
+// of b, or 0. The parser takes as many bytes as the first one announces
+// whatever they are; only characters that decode cleanly are taken here.
+func runRune(b []byte) int {
+	if b[0] < 0xc2 || b[0] > 0xf4 {
+		return 0
+	}
+	r, n := utf8.DecodeRune(b)
+	if r == utf8.RuneError || n < 2 {
+		return 0
+	}
+	return n
 }
 
 // holdBack returns where the bytes process keeps for the next Write start
@@ -257,6 +286,15 @@ func lastClusterStart(b []byte) int {
 	return last
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func hasASCII(b []byte) bool {
 	for _, c := range b {
 		if c < utf8.RuneSelf {
@@ -271,9 +309,9 @@ func (t *Terminal) flushHeld() {
 	if len(t.held) > 0 && t.emu != nil {
 		h := t.held
 		t.held = nil
-		t.wwHeld(h)
+		t.ww.beginHeld(h)
 		t.feed(h)
-		t.wwEnd(0)
+		t.ww.finish(0)
 		// An incomplete character may now wait in the emulator's parser,
 		// or a cluster it may still extend in its segmenter: park.go
 		// cannot carry either over to another emulator.
@@ -304,7 +342,7 @@ func (t *Terminal) feed(b []byte) {
 				n = maxPiece + k + 1
 			}
 		}
-		t.wwWrite(b[:n])
+		t.ww.write(b[:n])
 		t.drain()
 		b = b[n:]
 	}
@@ -346,11 +384,18 @@ func (t *Terminal) drain() {
 	t.settleLocked()
 }
 
+// dropScrollback empties the emulator's scrollback without storing it.
+func (t *Terminal) dropScrollback() {
+	sb := t.emu.Scrollback()
+	clear(sb.Lines()) // the library's Clear keeps the lines reachable
+	sb.Clear()
+}
+
 // pushRow moves r into the history. Rows pushed outside drain (the fast
 // path's) are charged to the budget exactly at the end of Write
 // (settleLocked).
-func (t *Terminal) pushRow(r storedRow) {
-	t.hist.push(r)
+func (t *Terminal) pushRow(r rowstore.Row) {
+	t.hist.Push(r)
 	t.chargeSoonLocked()
 	t.pushed++
 }

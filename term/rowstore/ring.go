@@ -1,11 +1,11 @@
-package term
+package rowstore
 
 import (
 	"sort"
 	"unsafe"
 )
 
-// rowRing is the history: rows bounded by a row count and a byte budget,
+// Ring is the history: rows bounded by a row count and a byte budget,
 // dropping the oldest first. Push and drop are O(1) amortised, finding a
 // row O(log blocks).
 //
@@ -13,14 +13,14 @@ import (
 // as one byte arena of their texts with an end offset and a width per row,
 // and, only when one of its rows has style runs, the runs of all its rows
 // with their styles interned per block. A short row of text thus costs its
-// bytes plus 8; the row headers of the storedRows at returns are made on
+// bytes plus 8; the row headers of the Rows at returns are made on
 // the way out. A block is released once all its rows were dropped, so at
 // most one block's worth of dropped rows stays allocated.
 //
 // Arena bytes once written never change (appending writes only past them),
 // so the text of a returned row aliases the arena and stays valid after the
 // row is dropped.
-type rowRing struct {
+type Ring struct {
 	blocks   []*rowBlock // oldest first; the last one is being filled
 	first    int         // rows of blocks[0] already dropped
 	n        int         // rows kept
@@ -47,41 +47,43 @@ type rowBlock struct {
 	sealed bool
 }
 
-// blockRun is a styleRun whose style is an index into the block's styles.
+// blockRun is a StyleRun whose style is an index into the block's styles.
 type blockRun struct {
 	start, n uint16
 	style    uint32
 }
 
-func newRowRing(maxRows, maxBytes int) rowRing {
-	return rowRing{maxRows: maxRows, maxBytes: maxBytes}
+// NewRing returns an empty ring keeping at most maxRows rows and maxBytes
+// bytes (Row.Size).
+func NewRing(maxRows, maxBytes int) Ring {
+	return Ring{maxRows: maxRows, maxBytes: maxBytes}
 }
 
 // blockBytes is the text a block holds at most before the next row starts
 // a new one: a small part of the budget, so dropped rows waiting for their
 // block to go cost little of it.
-func (r *rowRing) blockBytes() int {
+func (r *Ring) blockBytes() int {
 	return min(max(r.maxBytes/32, 1<<10), 64<<10)
 }
 
-// push appends a copy of row as the newest, evicting the oldest rows as
+// Push appends a copy of row as the newest, evicting the oldest rows as
 // needed. A row larger than the whole budget is not kept (it counts as
 // pushed and dropped). row's text and runs may be scratch space: nothing
 // of them is kept.
-func (r *rowRing) push(row storedRow) {
-	sz := row.size()
+func (r *Ring) Push(row Row) {
+	sz := row.Size()
 	for r.n > 0 && (r.n >= r.maxRows || r.bytes+sz > r.maxBytes) {
-		r.dropOldest()
+		r.DropOldest()
 	}
 	if sz > r.maxBytes || r.maxRows <= 0 {
 		return
 	}
-	b := r.fillBlock(len(row.text))
-	b.text = append(b.text, row.text...)
+	b := r.fillBlock(len(row.Text))
+	b.text = append(b.text, row.Text...)
 	b.ends = append(b.ends, uint32(len(b.text)))
-	b.cells = append(b.cells, row.cells)
-	if len(row.runs) > 0 || b.runEnd != nil {
-		b.addRuns(row.runs)
+	b.cells = append(b.cells, row.Cells)
+	if len(row.Runs) > 0 || b.runEnd != nil {
+		b.addRuns(row.Runs)
 	}
 	r.n++
 	r.bytes += sz
@@ -89,7 +91,7 @@ func (r *rowRing) push(row storedRow) {
 
 // fillBlock returns the block the next row (of textLen bytes) goes into,
 // sealing the last one and starting another when it is full.
-func (r *rowRing) fillBlock(textLen int) *rowBlock {
+func (r *Ring) fillBlock(textLen int) *rowBlock {
 	if k := len(r.blocks); k > 0 {
 		b := r.blocks[k-1]
 		if len(b.ends) < blockRows && (len(b.text) == 0 || len(b.text)+textLen <= r.blockBytes()) {
@@ -113,19 +115,19 @@ func (r *rowRing) fillBlock(textLen int) *rowBlock {
 }
 
 // addRuns appends a row's style runs (none: an empty entry).
-func (b *rowBlock) addRuns(runs []styleRun) {
+func (b *rowBlock) addRuns(runs []StyleRun) {
 	if b.runEnd == nil {
 		b.runEnd = make([]uint32, len(b.ends)-1, cap(b.ends))
 		b.index = map[string]uint32{}
 	}
 	for _, sr := range runs {
-		id, ok := b.index[sr.style]
+		id, ok := b.index[sr.Style]
 		if !ok {
 			id = uint32(len(b.styles))
-			b.styles = append(b.styles, sr.style)
-			b.index[sr.style] = id
+			b.styles = append(b.styles, sr.Style)
+			b.index[sr.Style] = id
 		}
-		b.runs = append(b.runs, blockRun{start: sr.start, n: sr.n, style: id})
+		b.runs = append(b.runs, blockRun{start: sr.Start, n: sr.N, style: id})
 	}
 	b.runEnd = append(b.runEnd, uint32(len(b.runs)))
 }
@@ -171,33 +173,33 @@ func (b *rowBlock) span(i int) (t0, t1, r0, r1 int) {
 	return
 }
 
-// size is what row i costs the byte budget (storedRow.size).
+// size is what row i costs the byte budget (Row.Size).
 func (b *rowBlock) size(i int) int {
 	t0, t1, r0, r1 := b.span(i)
 	n := t1 - t0
 	for _, br := range b.runs[r0:r1] {
-		n += runCost + len(b.styles[br.style])
+		n += RunCost + len(b.styles[br.style])
 	}
 	return n
 }
 
 // row returns row i of the block, with its style runs when withRuns.
-func (b *rowBlock) row(i int, withRuns bool) storedRow {
+func (b *rowBlock) row(i int, withRuns bool) Row {
 	t0, t1, r0, r1 := b.span(i)
-	r := storedRow{cells: b.cells[i]}
+	r := Row{Cells: b.cells[i]}
 	if t1 > t0 {
-		r.text = unsafe.String(&b.text[t0], t1-t0)
+		r.Text = unsafe.String(&b.text[t0], t1-t0)
 	}
 	if withRuns && r1 > r0 {
-		r.runs = make([]styleRun, r1-r0)
+		r.Runs = make([]StyleRun, r1-r0)
 		for k, br := range b.runs[r0:r1] {
-			r.runs[k] = styleRun{start: br.start, n: br.n, style: b.styles[br.style]}
+			r.Runs[k] = StyleRun{Start: br.start, N: br.n, Style: b.styles[br.style]}
 		}
 	}
 	return r
 }
 
-func (r *rowRing) dropOldest() {
+func (r *Ring) DropOldest() {
 	b := r.blocks[0]
 	r.bytes -= b.size(r.first)
 	r.first++
@@ -213,21 +215,21 @@ func (r *rowRing) dropOldest() {
 	}
 }
 
-// at returns the i-th kept row, 0 being the oldest (0 ≤ i < n).
-func (r *rowRing) at(i int) storedRow {
+// At returns the i-th kept row, 0 being the oldest (0 ≤ i < n).
+func (r *Ring) At(i int) Row {
 	b, j := r.locate(i)
 	return b.row(j, true)
 }
 
-// textAt returns the i-th kept row without its style runs (a row to be
-// read as text: padded, blankIn, paddedLen), allocating nothing.
-func (r *rowRing) textAt(i int) storedRow {
+// TextAt returns the i-th kept row without its style runs (a row to be
+// read as text: Padded, BlankIn, PaddedLen), allocating nothing.
+func (r *Ring) TextAt(i int) Row {
 	b, j := r.locate(i)
 	return b.row(j, false)
 }
 
 // locate returns the block of the i-th kept row and its index there.
-func (r *rowRing) locate(i int) (*rowBlock, int) {
+func (r *Ring) locate(i int) (*rowBlock, int) {
 	s := r.base + int64(r.first) + int64(i)
 	k := len(r.blocks) - 1
 	if s < r.blocks[k].base {
@@ -237,7 +239,13 @@ func (r *rowRing) locate(i int) (*rowBlock, int) {
 	return b, int(s - b.base)
 }
 
-// reset drops every row and releases the storage.
-func (r *rowRing) reset() {
+// Reset drops every row and releases the storage.
+func (r *Ring) Reset() {
 	r.blocks, r.first, r.n, r.bytes, r.base = nil, 0, 0, 0, 0
 }
+
+// Len is the number of rows kept.
+func (r *Ring) Len() int { return r.n }
+
+// Bytes is what the kept rows cost the byte budget (Row.Size, summed).
+func (r *Ring) Bytes() int { return r.bytes }
