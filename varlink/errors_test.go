@@ -1,6 +1,7 @@
 package varlink
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -198,6 +199,35 @@ func TestDeclaredErrorsComeFromTheIDL(t *testing.T) {
 			if !strings.Contains(a.iface.VarlinkGetDescription(), "\nerror "+name+" (") {
 				t.Errorf("%s: %s is not declared in its IDL", ie.iface, name)
 			}
+		}
+	}
+}
+
+// docs/errors.md, "On the wire", lists each interface's declared errors in
+// class order; the table is what the IDLs declare.
+func TestErrorsDocListsTheDeclaredErrors(t *testing.T) {
+	doc, err := os.ReadFile("../docs/errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(dev\\.signaltty\\.[A-Za-z]+)` \\| ([^|]+) \\|$").FindAllStringSubmatch(string(doc), -1) {
+		rows[m[1]] = strings.TrimSpace(m[2])
+	}
+	for _, a := range adapters {
+		ie := errorsOf(a.iface)
+		var names []string
+		for _, class := range errcode.Classes {
+			if ie.declared[errorNames[class]] {
+				names = append(names, errorNames[class])
+			}
+		}
+		want := strings.Join(names, ", ")
+		if len(names) == len(errcode.Classes) {
+			want = "all nine"
+		}
+		if rows[ie.iface] != want {
+			t.Errorf("docs/errors.md lists %s's errors as %q; its IDL declares %q", ie.iface, rows[ie.iface], want)
 		}
 	}
 }
