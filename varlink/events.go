@@ -16,10 +16,10 @@ type Events struct{ svc *service.Service }
 // NewEvents returns the dev.signaltty.Events interface for registration.
 func NewEvents(svc *service.Service) *ev.VarlinkInterface { return ev.VarlinkNew(&Events{svc}) }
 
-var eventsErrors = []string{"InvalidParams", "Denied", "Conflict", "Unavailable", "Internal"}
+var eventsErrors = errorsOf(new(ev.VarlinkInterface))
 
 func (e *Events) fail(ctx context.Context, c ev.VarlinkCall, err error) error {
-	return replyError(ctx, c.Call, "dev.signaltty.Events", eventsErrors, err)
+	return eventsErrors.reply(ctx, c.Call, err)
 }
 
 func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resources *[]string, snapshot *bool, afterSeq *int64) error {

@@ -20,10 +20,10 @@ func NewMux(svc *service.Service) *mux.VarlinkInterface {
 	return mux.VarlinkNew(&Mux{svc: svc, records: newPaneRecords()})
 }
 
-var muxErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Timeout", "Internal"}
+var muxErrors = errorsOf(new(mux.VarlinkInterface))
 
 func (m *Mux) fail(ctx context.Context, c mux.VarlinkCall, err error) error {
-	return replyError(ctx, c.Call, "dev.signaltty.Mux", muxErrors, err)
+	return muxErrors.reply(ctx, c.Call, err)
 }
 
 func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd, worktree, repo, from *string, argv *[]string, grants *[]mux.Grant) error {

@@ -24,10 +24,10 @@ type Run struct{ svc *service.Service }
 // NewRun returns the dev.signaltty.Run interface for registration.
 func NewRun(svc *service.Service) *runv.VarlinkInterface { return runv.VarlinkNew(&Run{svc}) }
 
-var runErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Timeout", "Cancelled", "Unsupported", "Internal"}
+var runErrors = errorsOf(new(runv.VarlinkInterface))
 
 func (r *Run) fail(ctx context.Context, c runv.VarlinkCall, err error) error {
-	return replyError(ctx, c.Call, "dev.signaltty.Run", runErrors, err)
+	return runErrors.reply(ctx, c.Call, err)
 }
 
 func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pane, axis *string, argv *[]string, shell, cwd *string,

@@ -192,7 +192,7 @@ func (s *ServerIface) Save(ctx context.Context, c srv.VarlinkCall) error {
 		err = &service.Error{Code: errcode.CodeInternal, Message: "saving the snapshot failed: " + err.Error(), Data: map[string]any{}}
 	}
 	if err != nil {
-		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+		return serverErrors.reply(ctx, c.Call, err)
 	}
 	return c.ReplySave(ctx, res.Path, res.Bytes, res.Duration.Milliseconds())
 }
@@ -200,7 +200,7 @@ func (s *ServerIface) Save(ctx context.Context, c srv.VarlinkCall) error {
 func (s *ServerIface) ListSnapshots(ctx context.Context, c srv.VarlinkCall) error {
 	list, err := s.svc.Persistence().ListSnapshots()
 	if err != nil {
-		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+		return serverErrors.reply(ctx, c.Call, err)
 	}
 	out := make([]srv.SnapshotEntry, 0, len(list))
 	for _, e := range list {
@@ -213,7 +213,7 @@ func (s *ServerIface) ListSnapshots(ctx context.Context, c srv.VarlinkCall) erro
 func (s *ServerIface) RestoreSnapshot(ctx context.Context, c srv.VarlinkCall, name string) error {
 	r, err := s.svc.RestoreSnapshot(name)
 	if err != nil {
-		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+		return serverErrors.reply(ctx, c.Call, err)
 	}
 	return c.ReplyRestoreSnapshot(ctx, s.status(r.Status), strOpt(r.Kept), &r.TailsKept)
 }
@@ -270,12 +270,12 @@ func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActiv
 		}
 	}
 	if err := s.svc.SetSettings(change); err != nil {
-		return replyError(ctx, c.Call, "dev.signaltty.Server", serverErrors, err)
+		return serverErrors.reply(ctx, c.Call, err)
 	}
 	return c.ReplySetConfig(ctx, s.configOut(s.svc.RunConfig()))
 }
 
-var serverErrors = []string{"InvalidParams", "NotFound", "Denied", "Conflict", "Unavailable", "Internal"}
+var serverErrors = errorsOf(new(srv.VarlinkInterface))
 
 // sharedHelpersOut is GetStatus's shared_helpers; nil when there are none.
 func sharedHelpersOut(hs []service.SharedHelperSeen) *[]srv.SharedHelper {

@@ -341,10 +341,15 @@ func Dispatch_Error(err error) error {
 // source: fail with conflict.source unless it is this daemon's event source.
 // Errors: invalid_params.target, .command, .key, .argv, .name, .size, .cwd,
 //
-//	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
+//	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes, .grants
+//	(a grant that is not a right on a scope);
 //	not_found.workspace, .pane;
-//	conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
-//	unavailable.run_limit, .run_ids, .panes, .spawn, .shutdown; cancelled.
+//	conflict.run_key, .source, .pane_exited, .pane_terminating,
+//	.pane_starting (the pane to split is still starting), .removing,
+//	.ref_ambiguous, .name_ambiguous (a workspace reference that names more
+//	than one workspace); unavailable.run_limit, .run_ids, .panes, .spawn,
+//	.shutdown, .cgroup (the per-pane cgroup of a delegated tree cannot be
+//	made); cancelled.
 type Start_methods struct{}
 
 func Start() Start_methods { return Start_methods{} }
@@ -594,7 +599,8 @@ func (m Wait_methods) Upgrade(ctx context.Context, c *varlink.Connection, run_in
 }
 
 // Returns a run's record; trim (default false) leaves trailing spaces out
-// of the output's lines. Errors: not_found.run, unsupported.result_size.
+// of the output's lines. Errors: not_found.run, unsupported.result_size,
+// conflict.source.
 type Get_methods struct{}
 
 func Get() Get_methods { return Get_methods{} }
@@ -754,7 +760,9 @@ func (m List_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_i
 // A completed run's record is returned unchanged and nothing is sent.
 // Errors: not_found.run, invalid_params.signal, .grace_ms, timeout.terminate
 //
-//	(data.panes; the run stays terminating and completes when reaped).
+//	(data.panes; the run stays terminating and completes when reaped),
+//	conflict.source, unsupported.result_size (as on Get), cancelled (the
+//	client hung up during the termination, which goes on).
 type Cancel_methods struct{}
 
 func Cancel() Cancel_methods { return Cancel_methods{} }
@@ -1024,10 +1032,15 @@ func (c *VarlinkCall) ReplyCancel(ctx context.Context, record_ Record) error {
 // source: fail with conflict.source unless it is this daemon's event source.
 // Errors: invalid_params.target, .command, .key, .argv, .name, .size, .cwd,
 //
-//	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
+//	.env, .env_unset, .deadline_ms, .output_rows, .output_bytes, .grants
+//	(a grant that is not a right on a scope);
 //	not_found.workspace, .pane;
-//	conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
-//	unavailable.run_limit, .run_ids, .panes, .spawn, .shutdown; cancelled.
+//	conflict.run_key, .source, .pane_exited, .pane_terminating,
+//	.pane_starting (the pane to split is still starting), .removing,
+//	.ref_ambiguous, .name_ambiguous (a workspace reference that names more
+//	than one workspace); unavailable.run_limit, .run_ids, .panes, .spawn,
+//	.shutdown, .cgroup (the per-pane cgroup of a delegated tree cannot be
+//	made); cancelled.
 func (s *VarlinkInterface) Start(ctx context.Context, c VarlinkCall, key_ string, workspace_ *string, pane_ *string, axis_ *string, argv_ *[]string, shell_ *string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, name_ *string, cols_ *int64, rows_ *int64, deadline_ms_ *int64, output_rows_ *int64, output_bytes_ *int64, source_ *string, grants_ *[]Grant) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Start")
 }
@@ -1055,7 +1068,8 @@ func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, run_ string,
 }
 
 // Returns a run's record; trim (default false) leaves trailing spaces out
-// of the output's lines. Errors: not_found.run, unsupported.result_size.
+// of the output's lines. Errors: not_found.run, unsupported.result_size,
+// conflict.source.
 func (s *VarlinkInterface) Get(ctx context.Context, c VarlinkCall, run_ string, output_ *bool, source_ *string, trim_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Get")
 }
@@ -1073,7 +1087,9 @@ func (s *VarlinkInterface) List(ctx context.Context, c VarlinkCall, pane_ *strin
 // A completed run's record is returned unchanged and nothing is sent.
 // Errors: not_found.run, invalid_params.signal, .grace_ms, timeout.terminate
 //
-//	(data.panes; the run stays terminating and completes when reaped).
+//	(data.panes; the run stays terminating and completes when reaped),
+//	conflict.source, unsupported.result_size (as on Get), cancelled (the
+//	client hung up during the termination, which goes on).
 func (s *VarlinkInterface) Cancel(ctx context.Context, c VarlinkCall, run_ string, signal_ *string, grace_ms_ *int64, source_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Run.Cancel")
 }
@@ -1272,10 +1288,15 @@ type Record (
 #   and run records never show them; the key's digest covers all three.
 # source: fail with conflict.source unless it is this daemon's event source.
 # Errors: invalid_params.target, .command, .key, .argv, .name, .size, .cwd,
-#   .env, .env_unset, .deadline_ms, .output_rows, .output_bytes;
+#   .env, .env_unset, .deadline_ms, .output_rows, .output_bytes, .grants
+#   (a grant that is not a right on a scope);
 #   not_found.workspace, .pane;
-#   conflict.run_key, .source, .pane_exited, .pane_terminating, .removing;
-#   unavailable.run_limit, .run_ids, .panes, .spawn, .shutdown; cancelled.
+#   conflict.run_key, .source, .pane_exited, .pane_terminating,
+#   .pane_starting (the pane to split is still starting), .removing,
+#   .ref_ambiguous, .name_ambiguous (a workspace reference that names more
+#   than one workspace); unavailable.run_limit, .run_ids, .panes, .spawn,
+#   .shutdown, .cgroup (the per-pane cgroup of a delegated tree cannot be
+#   made); cancelled.
 method Start(
   key: string,
   workspace: ?string,
@@ -1327,7 +1348,8 @@ method Start(
 method Wait(run: string, timeout_ms: ?int, output: ?bool, source: ?string, trim: ?bool) -> (record: Record)
 
 # Returns a run's record; trim (default false) leaves trailing spaces out
-# of the output's lines. Errors: not_found.run, unsupported.result_size.
+# of the output's lines. Errors: not_found.run, unsupported.result_size,
+# conflict.source.
 method Get(run: string, output: ?bool, source: ?string, trim: ?bool) -> (record: Record)
 
 # Lists retained runs in id order, without output, optionally those of one
@@ -1344,7 +1366,9 @@ method List(pane: ?string, key: ?string, after: ?string, limit: ?int) -> (
 # returns the completed record (cause "cancel", or the first cause recorded).
 # A completed run's record is returned unchanged and nothing is sent.
 # Errors: not_found.run, invalid_params.signal, .grace_ms, timeout.terminate
-#   (data.panes; the run stays terminating and completes when reaped).
+#   (data.panes; the run stays terminating and completes when reaped),
+#   conflict.source, unsupported.result_size (as on Get), cancelled (the
+#   client hung up during the termination, which goes on).
 method Cancel(run: string, signal: ?string, grace_ms: ?int, source: ?string) -> (record: Record)
 
 # The request's parameters are invalid ("invalid_params.<what>").
