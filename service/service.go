@@ -105,7 +105,7 @@ func New(cfg Config) *Service {
 	s.childBase = childBase(cfg.Environ)
 	s.subs = events.NewSubscribers(&s.mu)
 	s.pub.cond = sync.NewCond(&s.mu)
-	s.initLimits()
+	s.limits = newLimitState(&s.mu, &s.cfg)
 	return s
 }
 
