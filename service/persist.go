@@ -11,6 +11,7 @@ import (
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/service/persist"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
@@ -201,7 +202,7 @@ func (s *Service) SaveInterval() time.Duration {
 
 // CheckSaveInterval accepts 0 (off) or 1 s..24 h (persist.CheckSaveInterval).
 func CheckSaveInterval(d time.Duration) error {
-	if err := persist.CheckSaveInterval(d); err != nil {
+	if err := request.CheckSaveInterval(d); err != nil {
 		return err
 	}
 	return nil

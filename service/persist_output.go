@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/persist"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // Output saves (docs/persistence.md, "When"): pane output
@@ -21,7 +22,7 @@ const DefaultSaveOutputInterval = persist.DefaultSaveOutputInterval
 // CheckSaveOutputInterval accepts 0 (off) or 1 s..24 h
 // (persist.CheckSaveOutputInterval).
 func CheckSaveOutputInterval(d time.Duration) error {
-	if err := persist.CheckSaveOutputInterval(d); err != nil {
+	if err := request.CheckSaveOutputInterval(d); err != nil {
 		return err
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/persist"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/snapshot"
 )
@@ -59,7 +60,7 @@ func checkSetting(name string, v int64) *Error {
 		}
 		return nil
 	case SettingSaveInterval:
-		return persist.CheckSaveInterval(time.Duration(v) * time.Millisecond)
+		return request.CheckSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:
 		return CheckHistoryRows(n)
 	}
