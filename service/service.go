@@ -12,7 +12,6 @@ import (
 	"github.com/signaltty/signaltty/journal"
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/events"
-	"github.com/signaltty/signaltty/service/persist"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/term"
 )
@@ -73,7 +72,7 @@ type Service struct {
 	// tests use to slow a start down.
 	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
 	runs         *runs.Table
-	settings     *persist.Settings
+	settings     settingsState // settings.go
 	persist      persistState
 	journal      *journal.Journal // nil: events are not journaled (publish.go)
 	pub          publisher
@@ -98,10 +97,11 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
-		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, settings: persist.NewSettings(), startProcess: pty.Start,
+		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter), memory: term.NewMemory(),
 	}
 	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
+	s.settings = newSettingsState(&s.mu, s.runs, s)
 	s.childBase = childBase(cfg.Environ)
 	s.subs = events.NewSubscribers(&s.mu)
 	s.pub.cond = sync.NewCond(&s.mu)
