@@ -53,7 +53,7 @@ func (s *Service) emit(data events.EventData) {
 	if spec.Structural {
 		s.markDirty()
 	}
-	s.touchResource(data.EventResource()) // records.go
+	s.records.touchResource(s.panes, data.EventResource()) // records.go
 	if !s.numberAvailable() {
 		return // no number may be issued: the event is not published (publish.go)
 	}

@@ -182,7 +182,7 @@ var runStartOrder = []string{
 	"unavailable.panes",       // limitState.checkPaneLimitLocked
 	"not_found.workspace",     // spawnTarget: a workspace target
 	"conflict.ref_ambiguous",  //   lookupWorkspace
-	"conflict.name_ambiguous", //   lookupWorkspaceName
+	"conflict.name_ambiguous", //   workspaceSet.byName
 	"conflict.removing",
 	"not_found.pane", //   a pane target
 	"conflict.pane_exited",

@@ -59,7 +59,7 @@ type Service struct {
 	mu         sync.Mutex
 	seq        int64
 	subs       *events.Subscribers
-	workspaces map[string]*workspace
+	workspaces workspaceSet // lookup_name.go
 	wsOrder    []string
 	tabs       map[string]*tab
 	panes      map[string]*pane
@@ -67,7 +67,7 @@ type Service struct {
 	stopped    bool           // Shutdown finished
 	starts     sync.WaitGroup // starts between reserve and settle (start.go)
 	instances  int64          // process instances started (instance.id in lifecycle.go)
-	recordRev  uint64         // the last pane record revision given (records.go)
+	records    recordRevs     // pane record revisions (records.go)
 	// startProcess starts a pane's process: pty.Start, or a stand-in that
 	// tests use to slow a start down.
 	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
