@@ -43,33 +43,45 @@ const removeWait = 2 * time.Second
 
 var cgroupSeq atomic.Int64
 
+// cgroupPolicy is how the panes are contained: the delegated cgroup
+// (Config.Cgroups; nil: none) or why there is none (Config.CgroupsOff).
+type cgroupPolicy struct {
+	tree *cgroup.Tree
+	off  string
+}
+
+// offReason says why the panes are not contained.
+func (c cgroupPolicy) offReason() string {
+	if c.off == "" {
+		return "no delegated cgroup"
+	}
+	return c.off
+}
+
 // Cgroups reports the containment mode and the escaped processes.
 func (s *Service) Cgroups() CgroupMode {
-	if t := s.cfg.Cgroups; t != nil {
-		m := CgroupMode{Mode: "delegated", Path: t.Path, Controllers: append([]string{}, t.Controllers...),
-			Escaped: map[string][]int{}}
-		groups := map[string]*cgroup.Group{}
-		s.mu.Lock()
-		for id, p := range s.panes {
-			if p.announced && p.inst != nil && p.inst.proc != nil && !p.shown().hasProcess() {
-				if g := p.inst.proc.Cgroup(); g != nil {
-					groups[id] = g
-				}
+	t := s.limits.cgroups.tree
+	if t == nil {
+		return CgroupMode{Mode: "off", Reason: s.limits.cgroups.offReason()}
+	}
+	m := CgroupMode{Mode: "delegated", Path: t.Path, Controllers: append([]string{}, t.Controllers...),
+		Escaped: map[string][]int{}}
+	groups := map[string]*cgroup.Group{}
+	s.mu.Lock()
+	for id, p := range s.panes {
+		if p.announced && p.inst != nil && p.inst.proc != nil && !p.shown().hasProcess() {
+			if g := p.inst.proc.Cgroup(); g != nil {
+				groups[id] = g
 			}
 		}
-		s.mu.Unlock()
-		for id, g := range groups {
-			if pids := g.Pids(); len(pids) > 0 {
-				m.Escaped[id] = pids
-			}
+	}
+	s.mu.Unlock()
+	for id, g := range groups {
+		if pids := g.Pids(); len(pids) > 0 {
+			m.Escaped[id] = pids
 		}
-		return m
 	}
-	reason := s.cfg.CgroupsOff
-	if reason == "" {
-		reason = "no delegated cgroup"
-	}
-	return CgroupMode{Mode: "off", Reason: reason}
+	return m
 }
 
 // cgroupName names the cgroup of a pane's next process; unique for the
@@ -78,35 +90,38 @@ func cgroupName(paneID string) string {
 	return "pane-" + paneID + "-" + strconv.FormatInt(cgroupSeq.Add(1), 10)
 }
 
-// makeCgroup creates the reserved cgroup before the launch; s.mu is not
-// held. Without a delegated cgroup it does nothing.
-func (s *Service) makeCgroup(st *start) *Error {
-	if s.cfg.Cgroups == nil {
+// create makes the reserved cgroup before the launch; s.mu is not held.
+// Without a delegated cgroup it does nothing. Errors: unavailable.cgroup
+// (data.path).
+func (c cgroupPolicy) create(st *start) *Error {
+	if c.tree == nil {
 		return nil
 	}
-	g, err := s.cfg.Cgroups.Create(st.cgroupName, st.limits)
+	g, err := c.tree.Create(st.cgroupName, st.limits)
 	if err != nil {
-		return newError(errcode.UnavailableCgroup, map[string]any{"path": s.cfg.Cgroups.Path},
+		return newError(errcode.UnavailableCgroup, map[string]any{"path": c.tree.Path},
 			"cannot create the pane's cgroup: %v", err)
 	}
 	st.cfg.Cgroup = g
 	return nil
 }
 
-// checkLimits refuses limits the daemon cannot set.
-func (s *Service) checkLimits(l cgroup.Limits) *Error {
+// check refuses limits the daemon cannot set. Errors: invalid_params.limits
+// (negative), unavailable.cgroup (no delegated cgroup, or data.controllers
+// lacking the limit's).
+func (c cgroupPolicy) check(l cgroup.Limits) *Error {
 	if l.MemoryMax < 0 || l.PidsMax < 0 {
 		return invalid("limits", "negative", "memory_max and pids_max must be at least 1")
 	}
 	if l == (cgroup.Limits{}) {
 		return nil
 	}
-	if s.cfg.Cgroups == nil {
-		return newError(errcode.UnavailableCgroup, nil, "per-pane limits need a delegated cgroup (%s)", s.Cgroups().Reason)
+	if c.tree == nil {
+		return newError(errcode.UnavailableCgroup, nil, "per-pane limits need a delegated cgroup (%s)", c.offReason())
 	}
-	if !s.cfg.Cgroups.Supports(l) {
-		return newError(errcode.UnavailableCgroup, map[string]any{"controllers": s.cfg.Cgroups.Controllers},
-			"the delegated cgroup lacks the controller for this limit (has %v)", s.cfg.Cgroups.Controllers)
+	if !c.tree.Supports(l) {
+		return newError(errcode.UnavailableCgroup, map[string]any{"controllers": c.tree.Controllers},
+			"the delegated cgroup lacks the controller for this limit (has %v)", c.tree.Controllers)
 	}
 	return nil
 }

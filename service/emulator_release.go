@@ -1,9 +1,9 @@
 package service
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -15,18 +15,11 @@ import (
 // DefaultEmulatorReleaseAfter is the delay unless configured otherwise.
 const DefaultEmulatorReleaseAfter = term.DefaultReleaseAfter
 
-// CheckEmulatorReleaseAfter accepts 0 (never release) or 10 ms..24 h.
-func CheckEmulatorReleaseAfter(d time.Duration) error {
-	if d != 0 && (d < 10*time.Millisecond || d > 24*time.Hour) {
-		return fmt.Errorf("emulator release delay %v: 0 (off) or 10ms..24h", d)
-	}
-	return nil
-}
-
 // SetEmulatorReleaseAfter sets how long a pane's output stays idle before
-// its emulator is released (0: never). Errors: see CheckEmulatorReleaseAfter.
+// its emulator is released (0: never). Errors: see
+// request.CheckEmulatorReleaseAfter.
 func (s *Service) SetEmulatorReleaseAfter(d time.Duration) error {
-	if err := CheckEmulatorReleaseAfter(d); err != nil {
+	if err := request.CheckEmulatorReleaseAfter(d); err != nil {
 		return err
 	}
 	s.parker.SetAfter(d)

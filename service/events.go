@@ -43,8 +43,8 @@ func (s *Service) emit(data events.EventData) {
 	if spec.Structural {
 		s.persist.MarkDirtyLocked()
 	}
-	s.touchResource(data.EventResource())     // records.go
-	s.pub.publishLocked(data, spec.Journaled) // publish.go
+	s.records.touchResource(s.panes, data.EventResource()) // records.go
+	s.pub.publishLocked(data, spec.Journaled)              // publish.go
 }
 
 // snapshotLocked lists the entities events are about; s.mu is held.

@@ -1,6 +1,9 @@
 package service
 
-import "github.com/signaltty/signaltty/term"
+import (
+	"github.com/signaltty/signaltty/service/request"
+	"github.com/signaltty/signaltty/term"
+)
 
 // History depth (docs/rows.md, "Scrollback bounds"): how many rows a pane's terminal
 // keeps once they scrolled off the screen. Each pane has its own, fixed
@@ -9,7 +12,7 @@ import "github.com/signaltty/signaltty/term"
 // bounds it too.
 const (
 	DefaultHistoryRows = term.DefaultHistoryRows // 10,000
-	MaxHistoryRows     = 1_000_000
+	MaxHistoryRows     = request.MaxHistoryRows
 )
 
 // CheckHistoryRows accepts 1..MaxHistoryRows. Errors: invalid_params.history_rows.

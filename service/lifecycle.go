@@ -93,7 +93,7 @@ func (s *Service) transition(p *pane, c change) {
 	}
 	p.state = c.to
 	s.touch(p) // records.go
-	s.countPTY(from, c.to)
+	s.limits.countPTYLocked(from, c.to)
 	switch c.to {
 	case stateStarting:
 		c.start.from = from

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"sync"
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
@@ -69,74 +70,85 @@ func (s *Service) Limits() Limits { return s.cfg.Limits }
 
 // HistoryBytes is the row store budget of one pane in force, in bytes
 // (Config.HistoryBytes, or term.DefaultHistoryBytes when that is 0).
-func (s *Service) HistoryBytes() int {
-	if s.cfg.HistoryBytes > 0 {
-		return s.cfg.HistoryBytes
-	}
-	return term.DefaultHistoryBytes
-}
+func (s *Service) HistoryBytes() int { return s.limits.paneHistory }
 
-// limitState is what the limits keep; guarded by s.mu except where noted.
+// limitState holds what the limits keep and checks them: the limits in
+// force, the count of panes holding a PTY (guarded by the service's lock,
+// mu), the row budget of all panes (its own lock) and the per-pane cgroups
+// (cgroups.go).
 type limitState struct {
-	ptys    int             // panes in a state that holds a PTY (lifecycle.go counts)
-	history *term.RowBudget // every pane's row store together (its own lock)
+	mu          *sync.Mutex // the service's lock
+	cfg         Limits      // defaults filled in
+	paneHistory int         // bytes of one pane's row store
+	ptys        int         // panes in a state that holds a PTY (lifecycle.go counts); under mu
+	history     *term.RowBudget
+	cgroups     cgroupPolicy
 }
 
-func (s *Service) initLimits() {
-	s.cfg.Limits = s.cfg.Limits.withDefaults()
-	s.limits.history = term.NewRowBudget(s.cfg.Limits.HistoryTotalBytes)
+// newLimitState fills in the defaults of cfg.Limits and returns the
+// limits' state over cfg; mu is the service's lock.
+func newLimitState(mu *sync.Mutex, cfg *Config) limitState {
+	cfg.Limits = cfg.Limits.withDefaults()
+	l := limitState{mu: mu, cfg: cfg.Limits, paneHistory: term.DefaultHistoryBytes,
+		history: term.NewRowBudget(cfg.Limits.HistoryTotalBytes), cgroups: cgroupPolicy{tree: cfg.Cgroups, off: cfg.CgroupsOff}}
+	if cfg.HistoryBytes > 0 {
+		l.paneHistory = cfg.HistoryBytes
+	}
+	return l
 }
 
-// countPTY follows a transition for the pane limit; s.mu is held.
-func (s *Service) countPTY(from, to paneState) {
+// countPTYLocked follows a transition for the pane limit; mu is held.
+func (l *limitState) countPTYLocked(from, to paneState) {
 	switch {
 	case !from.holdsPTY() && to.holdsPTY():
-		s.limits.ptys++
+		l.ptys++
 	case from.holdsPTY() && !to.holdsPTY():
-		s.limits.ptys--
+		l.ptys--
 	}
 }
 
-// checkPaneLimit refuses a new start when MaxPanes panes hold a PTY,
-// counting starts under way; s.mu is held. Errors: unavailable.panes
+// checkPaneLimitLocked refuses a new start when MaxPanes panes hold a PTY,
+// counting starts under way; mu is held. Errors: unavailable.panes
 // (data.max, data.panes).
-func (s *Service) checkPaneLimit() *Error {
-	max := s.cfg.Limits.MaxPanes
-	if s.limits.ptys >= max {
-		return newError(errcode.UnavailablePanes, map[string]any{"max": max, "panes": s.limits.ptys},
+func (l *limitState) checkPaneLimitLocked() *Error {
+	max := l.cfg.MaxPanes
+	if l.ptys >= max {
+		return newError(errcode.UnavailablePanes, map[string]any{"max": max, "panes": l.ptys},
 			"the limit of %d panes with a process, running or starting, is reached (SIGNALTTY_MAX_PANES); stop or remove one first", max)
 	}
 	return nil
 }
 
-// checkPaneLimitNow is checkPaneLimit for a caller without s.mu.
-func (s *Service) checkPaneLimitNow() *Error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.checkPaneLimit()
+// checkPaneLimit is checkPaneLimitLocked for a caller without mu.
+func (l *limitState) checkPaneLimit() *Error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.checkPaneLimitLocked()
 }
 
 // checkInputSize refuses a SendInput larger than InputMaxBytes.
-func (s *Service) checkInputSize(n int) *Error {
-	if max := s.cfg.Limits.InputMaxBytes; n > max {
+// Errors: invalid_params.size (data.max).
+func (l *limitState) checkInputSize(n int) *Error {
+	if max := l.cfg.InputMaxBytes; n > max {
 		return newError("invalid_params.size", map[string]any{"param": "input", "reason": "size", "max": max},
 			"input is %d bytes, more than %d", n, max)
 	}
 	return nil
 }
 
-// takeInput draws n bytes from p's input bucket (made on first use), or
-// refuses the call. Nothing is written when it is refused. Errors:
-// unavailable.input_rate (data.bytes_per_second, data.retry_after_ms).
-func (s *Service) takeInput(p *pane, n int) *Error {
-	s.mu.Lock()
+// takeInput draws n bytes from p's input bucket (made on first use, under
+// mu), or refuses the call; mu is not held. Nothing is written when it is
+// refused. Errors: unavailable.input_rate (data.bytes_per_second,
+// data.retry_after_ms).
+func (l *limitState) takeInput(p *pane, n int) *Error {
+	l.mu.Lock()
 	lim := p.input
 	if lim == nil {
-		r := s.cfg.Limits.InputBytesPerSecond
-		lim = rate.NewLimiter(rate.Limit(r), max(r, s.cfg.Limits.InputMaxBytes))
+		r := l.cfg.InputBytesPerSecond
+		lim = rate.NewLimiter(rate.Limit(r), max(r, l.cfg.InputMaxBytes))
 		p.input = lim
 	}
-	s.mu.Unlock()
+	l.mu.Unlock()
 	now := time.Now()
 	res := lim.ReserveN(now, n)
 	if !res.OK() { // larger than the bucket: checkInputSize prevents it
@@ -145,7 +157,7 @@ func (s *Service) takeInput(p *pane, n int) *Error {
 	}
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
-		bps := s.cfg.Limits.InputBytesPerSecond
+		bps := l.cfg.InputBytesPerSecond
 		return newError(errcode.UnavailableInputRate, map[string]any{"pane": p.id, "bytes_per_second": bps,
 			"retry_after_ms": d.Milliseconds() + 1},
 			"pane %s takes at most %d input bytes per second (SIGNALTTY_INPUT_BYTES_PER_SECOND); retry in %v", p.id, bps, d.Round(time.Millisecond))

@@ -7,18 +7,24 @@ import (
 	"github.com/signaltty/signaltty/service/errcode"
 )
 
-// lookupWorkspace finds a workspace by id, handle or exact name
-// (docs/workspaces.md, "Names"); s.mu is held. A reference that is one
-// workspace's id or handle and another's name is refused, whichever came
-// first. Errors: invalid_params.workspace, not_found.workspace,
-// conflict.name_ambiguous, conflict.ref_ambiguous.
-func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
+// workspaceSet is the model's workspaces by id; guarded by s.mu.
+type workspaceSet map[string]*workspace
+
+// lookupWorkspace is workspaceSet.lookup over the model; s.mu is held.
+func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) { return s.workspaces.lookup(ref) }
+
+// lookup finds a workspace by id, handle or exact name
+// (docs/workspaces.md, "Names"). A reference that is one workspace's id or
+// handle and another's name is refused, whichever came first. Errors:
+// invalid_params.workspace, not_found.workspace, conflict.name_ambiguous,
+// conflict.ref_ambiguous.
+func (ws workspaceSet) lookup(ref string) (*workspace, *Error) {
 	if ref == "" {
 		return nil, invalid("workspace", "missing", "workspace is required")
 	}
-	exact := s.workspaces[ref]
+	exact := ws[ref]
 	if exact == nil {
-		for _, w := range s.workspaces {
+		for _, w := range ws {
 			if w.handle == ref {
 				exact = w
 				break
@@ -26,9 +32,9 @@ func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
 		}
 	}
 	if exact == nil {
-		return s.lookupWorkspaceName(ref)
+		return ws.byName(ref)
 	}
-	if named := s.namedOtherThan(ref, exact); len(named) > 0 {
+	if named := ws.namedOtherThan(ref, exact); len(named) > 0 {
 		what := "handle"
 		if exact.id == ref {
 			what = "id"
@@ -40,12 +46,12 @@ func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) {
 	return exact, nil
 }
 
-// lookupWorkspaceName finds the one workspace whose name is exactly name,
-// for references that are neither an id nor a handle; s.mu is held.
-// Errors: not_found.workspace, conflict.name_ambiguous.
-func (s *Service) lookupWorkspaceName(name string) (*workspace, *Error) {
+// byName finds the one workspace whose name is exactly name, for
+// references that are neither an id nor a handle. Errors:
+// not_found.workspace, conflict.name_ambiguous.
+func (ws workspaceSet) byName(name string) (*workspace, *Error) {
 	var found []*workspace
-	for _, w := range s.workspaces {
+	for _, w := range ws {
 		if w.name == name {
 			found = append(found, w)
 		}
@@ -66,10 +72,10 @@ func (s *Service) lookupWorkspaceName(name string) (*workspace, *Error) {
 }
 
 // namedOtherThan returns the ids, sorted, of the workspaces other than w
-// whose name is exactly name; s.mu is held.
-func (s *Service) namedOtherThan(name string, w *workspace) []string {
+// whose name is exactly name.
+func (ws workspaceSet) namedOtherThan(name string, w *workspace) []string {
 	var ids []string
-	for _, o := range s.workspaces {
+	for _, o := range ws {
 		if o != w && o.name == name {
 			ids = append(ids, o.id)
 		}

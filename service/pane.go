@@ -117,14 +117,14 @@ const (
 // SendInput writes data to a pane's PTY (Mux.SendInput); the bytes of
 // concurrent calls are never interleaved. It returns the bytes written.
 func (s *Service) SendInput(ctx context.Context, id string, data []byte) (int, error) {
-	if err := s.checkInputSize(len(data)); err != nil {
+	if err := s.limits.checkInputSize(len(data)); err != nil {
 		return 0, err
 	}
 	p, proc, err := s.livePane(id)
 	if err != nil {
 		return 0, err
 	}
-	if err := s.takeInput(p, len(data)); err != nil {
+	if err := s.limits.takeInput(p, len(data)); err != nil {
 		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, InputTimeout)

@@ -10,6 +10,7 @@ import (
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/service/persist"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
@@ -71,7 +72,7 @@ func newSaver(s *Service) *persist.Saver {
 
 // CheckSaveInterval accepts 0 (off) or 1 s..24 h (persist.CheckSaveInterval).
 func CheckSaveInterval(d time.Duration) error {
-	if err := persist.CheckSaveInterval(d); err != nil {
+	if err := request.CheckSaveInterval(d); err != nil {
 		return err
 	}
 	return nil
@@ -84,7 +85,7 @@ const DefaultSaveOutputInterval = persist.DefaultSaveOutputInterval
 // CheckSaveOutputInterval accepts 0 (off) or 1 s..24 h
 // (persist.CheckSaveOutputInterval).
 func CheckSaveOutputInterval(d time.Duration) error {
-	if err := persist.CheckSaveOutputInterval(d); err != nil {
+	if err := request.CheckSaveOutputInterval(d); err != nil {
 		return err
 	}
 	return nil

@@ -10,7 +10,8 @@ package service
 // Where a record changes is known in three places: Service.transition (state,
 // pid, status, terminating), Service.emit (every event about a pane: title,
 // cwd, size, screen, agent, attention, …) and the few fields that change
-// without an event, which call touch themselves.
+// without an event, which call touch themselves. The counter is a
+// recordRevs, guarded by s.mu.
 
 // PaneRecord is a pane of ListPaneRecords: its id, the revision of its
 // record, and its snapshot unless the caller already has that revision.
@@ -20,19 +21,39 @@ type PaneRecord struct {
 	Pane *Pane  // nil when have(ID, Rev) was true
 }
 
-// touch gives p a new record revision; s.mu is held.
-func (s *Service) touch(p *pane) {
-	s.recordRev++
-	p.rev = s.recordRev
+// recordRevs gives the pane record revisions: last is the last one given.
+type recordRevs struct{ last uint64 }
+
+// touch gives p a new record revision.
+func (r *recordRevs) touch(p *pane) {
+	r.last++
+	p.rev = r.last
 }
 
-// touchResource gives the pane an event is about a new revision (emit);
-// s.mu is held.
-func (s *Service) touchResource(id string) {
-	if p := s.panes[id]; p != nil {
-		s.touch(p)
+// touchResource gives the pane of panes an event is about (by its
+// resource id; none when it names no pane) a new revision.
+func (r *recordRevs) touchResource(panes map[string]*pane, id string) {
+	if p := panes[id]; p != nil {
+		r.touch(p)
 	}
 }
+
+// record is p's PaneRecord, with its snapshot unless have it (a pane
+// without a revision gets one first).
+func (r *recordRevs) record(p *pane, have func(id string, rev uint64) bool) PaneRecord {
+	if p.rev == 0 {
+		r.touch(p)
+	}
+	rec := PaneRecord{ID: p.id, Rev: p.rev}
+	if !have(p.id, p.rev) {
+		snap := p.snapshot()
+		rec.Pane = &snap
+	}
+	return rec
+}
+
+// touch gives p a new record revision; s.mu is held.
+func (s *Service) touch(p *pane) { s.records.touch(p) }
 
 // GetWorkspaceRecords is GetWorkspace with the panes as ListPaneRecords
 // gives them (have is called with s.mu held). Errors are GetWorkspace's.
@@ -51,24 +72,10 @@ func (s *Service) GetWorkspaceRecords(ref string, have func(id string, rev uint6
 		tabs = append(tabs, t.snapshot())
 		ids = t.layout.appendLeaves(ids[:0])
 		for _, id := range ids {
-			panes = append(panes, s.paneRecord(s.panes[id], have))
+			panes = append(panes, s.records.record(s.panes[id], have))
 		}
 	}
 	return w.snapshot(), tabs, panes, nil
-}
-
-// paneRecord is p's PaneRecord, with its snapshot unless have it; s.mu is
-// held.
-func (s *Service) paneRecord(p *pane, have func(id string, rev uint64) bool) PaneRecord {
-	if p.rev == 0 {
-		s.touch(p)
-	}
-	r := PaneRecord{ID: p.id, Rev: p.rev}
-	if !have(p.id, p.rev) {
-		snap := p.snapshot()
-		r.Pane = &snap
-	}
-	return r
 }
 
 // ListPaneRecords lists the panes ListPanes lists, in its order, with their
@@ -91,7 +98,7 @@ func (s *Service) ListPaneRecords(wsRef, tabID string, have func(id string, rev 
 	for _, t := range tabs {
 		ids = t.layout.appendLeaves(ids[:0])
 		for _, id := range ids {
-			out = append(out, s.paneRecord(s.panes[id], have))
+			out = append(out, s.records.record(s.panes[id], have))
 		}
 	}
 	return out, nil

@@ -79,7 +79,7 @@ func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) 
 	case s.stopping:
 		err = newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	default:
-		if err = s.checkPaneLimit(); err == nil {
+		if err = s.limits.checkPaneLimitLocked(); err == nil {
 			cmd, err = pick(p)
 		}
 	}

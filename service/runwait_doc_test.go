@@ -179,10 +179,10 @@ var runStartOrder = []string{
 	// 7. startRun: runs.Table.TakeID, then reserveNew (start.go), runs.Table.Admit
 	"unavailable.run_ids",     // runs.Table.TakeID
 	"unavailable.shutdown",    // reserveNew: stopping since step 3
-	"unavailable.panes",       // checkPaneLimit
+	"unavailable.panes",       // limitState.checkPaneLimitLocked
 	"not_found.workspace",     // spawnTarget: a workspace target
 	"conflict.ref_ambiguous",  //   lookupWorkspace
-	"conflict.name_ambiguous", //   lookupWorkspaceName
+	"conflict.name_ambiguous", //   workspaceSet.byName
 	"conflict.removing",
 	"not_found.pane", //   a pane target
 	"conflict.pane_exited",
@@ -193,7 +193,7 @@ var runStartOrder = []string{
 	"unavailable.run_limit", // runs.Table.Admit
 	// launch, then commit (start.go) reports, in this order:
 	"conflict.removing",    // a removal took the pane while it started
-	"unavailable.cgroup",   // launch: makeCgroup
+	"unavailable.cgroup",   // launch: cgroupPolicy.create
 	"unavailable.spawn",    // launch: startProcess, spawnError
 	"invalid_params.cwd",   //   not an existing directory
 	"unavailable.shutdown", // the daemon began to stop

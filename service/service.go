@@ -59,7 +59,7 @@ type Service struct {
 
 	mu         sync.Mutex
 	subs       *events.Subscribers
-	workspaces map[string]*workspace
+	workspaces workspaceSet // lookup_name.go
 	wsOrder    []string
 	tabs       map[string]*tab
 	panes      map[string]*pane
@@ -67,12 +67,12 @@ type Service struct {
 	stopped    bool           // Shutdown finished
 	starts     sync.WaitGroup // starts between reserve and settle (start.go)
 	instances  int64          // process instances started (instance.id in lifecycle.go)
-	recordRev  uint64         // the last pane record revision given (records.go)
+	records    recordRevs     // pane record revisions (records.go)
 	// startProcess starts a pane's process: pty.Start, or a stand-in that
 	// tests use to slow a start down.
 	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
 	runs         *runs.Table
-	settings     *persist.Settings
+	settings     settingsState // settings.go
 	persist      *persist.Saver
 	pub          *Publisher       // numbering, journal and delivery of events (publish.go)
 	escaped      int              // see Status.Escaped
@@ -96,15 +96,16 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
-		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, settings: persist.NewSettings(), startProcess: pty.Start,
+		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, startProcess: pty.Start,
 		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter), memory: term.NewMemory(),
 	}
 	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
 	s.persist = newSaver(s)
+	s.settings = newSettingsState(&s.mu, s.runs, s)
 	s.childBase = childBase(cfg.Environ)
 	s.leftovers = procs.NewLeftovers(cfg.Mark, s.log)
 	s.subs = events.NewSubscribers(&s.mu)
-	s.initLimits()
+	s.limits = newLimitState(&s.mu, &s.cfg)
 	s.pub = newPublisher(s)
 	return s
 }

@@ -3,10 +3,12 @@ package service
 import (
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/persist"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/snapshot"
 )
@@ -59,44 +61,63 @@ func checkSetting(name string, v int64) *Error {
 		}
 		return nil
 	case SettingSaveInterval:
-		return persist.CheckSaveInterval(time.Duration(v) * time.Millisecond)
+		return request.CheckSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:
 		return CheckHistoryRows(n)
 	}
 	return invalid("name", "unknown", "no setting %q", name)
 }
 
-// applySetting sets a checked value; s.mu is not held.
-func (s *Service) applySetting(name string, v int64) {
+// settingTarget is what the settings set: the service's verbs (each
+// called without the service's lock).
+type settingTarget interface {
+	SetRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) (RunConfig, error)
+	Persistence() *persist.Saver
+	SetHistoryRows(n int) error
+}
+
+// settingsState is the daemon's settings: persist's bookkeeping of the
+// settings file, the values it holds and their origins (under the
+// service's lock, mu), and how a value applies (to the runs' table, under
+// mu, or through target).
+type settingsState struct {
+	book   *persist.Settings
+	mu     *sync.Mutex
+	runs   *runs.Table
+	target settingTarget
+}
+
+// newSettingsState returns settings with no file and every value a
+// default; mu is the service's lock, which guards table.
+func newSettingsState(mu *sync.Mutex, table *runs.Table, target settingTarget) settingsState {
+	return settingsState{book: persist.NewSettings(), mu: mu, runs: table, target: target}
+}
+
+// apply sets a checked value; mu is not held.
+func (st *settingsState) apply(name string, v int64) {
 	n := int(v)
 	switch name {
 	case SettingRunMaxActive:
-		_, _ = s.SetRunConfig(&n, nil, nil, nil)
+		_, _ = st.target.SetRunConfig(&n, nil, nil, nil)
 	case SettingRunRetainCount:
-		_, _ = s.SetRunConfig(nil, &n, nil, nil)
+		_, _ = st.target.SetRunConfig(nil, &n, nil, nil)
 	case SettingRunRetainMs:
-		_, _ = s.SetRunConfig(nil, nil, &v, nil)
+		_, _ = st.target.SetRunConfig(nil, nil, &v, nil)
 	case SettingRunRetainBytes:
-		_, _ = s.SetRunConfig(nil, nil, nil, &v)
+		_, _ = st.target.SetRunConfig(nil, nil, nil, &v)
 	case SettingRunRemovePanes:
-		s.mu.Lock()
-		s.runs.SetRemovePanes(v == 1)
-		s.mu.Unlock()
+		st.mu.Lock()
+		st.runs.SetRemovePanes(v == 1)
+		st.mu.Unlock()
 	case SettingSaveInterval:
-		_ = s.persist.SetSaveInterval(time.Duration(v) * time.Millisecond)
+		_ = st.target.Persistence().SetSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:
-		_ = s.SetHistoryRows(n)
+		_ = st.target.SetHistoryRows(n)
 	}
 }
 
-// LoadSettings applies the settings file at path ("" for none; a missing
-// file sets nothing), then env (setting name to value, from the daemon's
-// environment), which overrides the file; path is where SetSettings writes
-// from now on. Call it before serving, after Persistence().Start. It returns
-// what it ignored: lines that are not "name = value", unknown names,
-// values that are not integers or out of range, a file that cannot be
-// read. Env values must be checked already.
-func (s *Service) LoadSettings(path string, env map[string]int64) (problems []string) {
+// load is LoadSettings; mu is not held.
+func (st *settingsState) load(path string, env map[string]int64) (problems []string) {
 	var text map[string]string
 	if path != "" {
 		var err error
@@ -108,23 +129,19 @@ func (s *Service) LoadSettings(path string, env map[string]int64) (problems []st
 	file, bad := persist.ParseFile(text, checkSetting)
 	problems = append(problems, bad...)
 	for _, name := range slices.Sorted(maps.Keys(file)) {
-		s.applySetting(name, file[name])
+		st.apply(name, file[name])
 	}
 	for name, v := range env {
-		s.applySetting(name, v)
+		st.apply(name, v)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.settings.Loaded(path, file, env)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.book.Loaded(path, file, env)
 	return problems
 }
 
-// SetSettings changes settings (Server.SetConfig): every value is checked
-// first, then the settings file is rewritten with them added to what it
-// holds, then they apply (their origin becomes runtime). Errors:
-// invalid_params.<field> (checkSetting), internal when the file cannot be
-// written (data.path); either way nothing is changed.
-func (s *Service) SetSettings(change map[string]int64) error {
+// set is SetSettings; mu is not held.
+func (st *settingsState) set(change map[string]int64) error {
 	for _, name := range SettingNames {
 		if v, ok := change[name]; ok {
 			if err := checkSetting(name, v); err != nil {
@@ -137,11 +154,11 @@ func (s *Service) SetSettings(change map[string]int64) error {
 			return checkSetting(name, 0)
 		}
 	}
-	s.settings.BeginChange()
-	defer s.settings.EndChange()
-	s.mu.Lock()
-	path, file := s.settings.WithChange(change)
-	s.mu.Unlock()
+	st.book.BeginChange()
+	defer st.book.EndChange()
+	st.mu.Lock()
+	path, file := st.book.WithChange(change)
+	st.mu.Unlock()
 	if path != "" && len(change) > 0 {
 		if err := snapshot.WriteSettings(path, persist.FileText(file)); err != nil {
 			return newError(errcode.CodeInternal, map[string]any{"path": path}, "the settings were not changed: %v", err)
@@ -150,26 +167,50 @@ func (s *Service) SetSettings(change map[string]int64) error {
 	// run.remove_panes first: records the new retention evicts follow it.
 	for _, name := range append([]string{SettingRunRemovePanes}, SettingNames...) {
 		if v, ok := change[name]; ok {
-			s.applySetting(name, v)
+			st.apply(name, v)
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.settings.Changed(file, change)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.book.Changed(file, change)
 	return nil
 }
 
-// SettingOrigins says where each setting's value came from, in
-// SettingNames order.
-func (s *Service) SettingOrigins() []SettingOrigin {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings.Origins()
+// origins is SettingOrigins; mu is not held.
+func (st *settingsState) origins() []SettingOrigin {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.book.Origins()
 }
 
-// SettingsFile is the settings file's path ("" when the daemon has none).
-func (s *Service) SettingsFile() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings.Path()
+// path is SettingsFile; mu is not held.
+func (st *settingsState) path() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.book.Path()
 }
+
+// LoadSettings applies the settings file at path ("" for none; a missing
+// file sets nothing), then env (setting name to value, from the daemon's
+// environment), which overrides the file; path is where SetSettings writes
+// from now on. Call it before serving, after Persistence().Start. It returns
+// what it ignored: lines that are not "name = value", unknown names,
+// values that are not integers or out of range, a file that cannot be
+// read. Env values must be checked already.
+func (s *Service) LoadSettings(path string, env map[string]int64) (problems []string) {
+	return s.settings.load(path, env)
+}
+
+// SetSettings changes settings (Server.SetConfig): every value is checked
+// first, then the settings file is rewritten with them added to what it
+// holds, then they apply (their origin becomes runtime). Errors:
+// invalid_params.<field> (checkSetting), internal when the file cannot be
+// written (data.path); either way nothing is changed.
+func (s *Service) SetSettings(change map[string]int64) error { return s.settings.set(change) }
+
+// SettingOrigins says where each setting's value came from, in
+// SettingNames order.
+func (s *Service) SettingOrigins() []SettingOrigin { return s.settings.origins() }
+
+// SettingsFile is the settings file's path ("" when the daemon has none).
+func (s *Service) SettingsFile() string { return s.settings.path() }

@@ -102,7 +102,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 // start is closed.
 func (s *Service) launch(st *start) {
 	if st.err == nil {
-		if err := s.makeCgroup(st); err != nil {
+		if err := s.limits.cgroups.create(st); err != nil {
 			st.err = err
 			return
 		}
@@ -319,7 +319,7 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 	if s.stopping {
 		return nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
-	if err := s.checkPaneLimit(); err != nil {
+	if err := s.limits.checkPaneLimitLocked(); err != nil {
 		return nil, err
 	}
 	w, t, target, err := s.spawnTarget(&spec.SpawnRequest, nil)
@@ -376,7 +376,7 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 	if err != nil {
 		return Pane{}, err
 	}
-	if err := s.checkLimits(r.Limits); err != nil {
+	if err := s.limits.cgroups.check(r.Limits); err != nil {
 		return Pane{}, err
 	}
 	s.mu.Lock()

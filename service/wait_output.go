@@ -119,7 +119,7 @@ func (s *Service) WaitOutput(ctx context.Context, id string, w OutputWait) (Outp
 		return OutputWaitResult{}, verr
 	}
 	if w.Input != nil {
-		if err := s.checkInputSize(len(w.Input)); err != nil {
+		if err := s.limits.checkInputSize(len(w.Input)); err != nil {
 			return OutputWaitResult{}, err
 		}
 	}

@@ -52,7 +52,7 @@ func (s *Service) CreateWorkspaceWith(ctx context.Context, r NewWorkspace) (Work
 		if _, err := checkSpawn(SpawnRequest{Workspace: "-", Argv: r.Argv}); err != nil {
 			return Workspace{}, nil, err
 		}
-		if err := s.checkPaneLimitNow(); err != nil { // before the workspace (the spawn checks again)
+		if err := s.limits.checkPaneLimit(); err != nil { // before the workspace (the spawn checks again)
 			return Workspace{}, nil, err
 		}
 	}

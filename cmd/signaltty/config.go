@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/signaltty/signaltty/service/request"
 	srv "github.com/signaltty/signaltty/varlink/devsignalttyserver"
 	"github.com/spf13/cobra"
 )
@@ -30,13 +31,14 @@ func configCmd(a *app) *cobra.Command {
 			return a.run(cmd, "dev.signaltty.Server.SetConfig", p, a.printConfig)
 		},
 	}
-	set.Flags().Int64("run-max-active", 0, "runs not yet completed, 1-4096")
-	set.Flags().Int64("run-retain-count", 0, "completed run records kept, 0-65536")
+	set.Flags().Int64("run-max-active", 0, fmt.Sprintf("runs not yet completed, %d-%d", request.MinRunMaxActive, request.MaxRunMaxActive))
+	set.Flags().Int64("run-retain-count", 0, fmt.Sprintf("completed run records kept, 0-%d", request.MaxRunRetainCount))
 	set.Flags().Int64("run-retain-ms", 0, "how long completed records are kept, ms")
 	set.Flags().Int64("run-retain-bytes", 0, "output bytes kept over all completed records")
 	set.Flags().Bool("run-remove-panes", false, "remove a run's exited pane (and the run's tab it empties) when its record is evicted")
-	set.Flags().Int64("save-interval-ms", 0, "also save the snapshot this often, ms: 0 (only after changes) or 1000-86400000")
-	set.Flags().Int64("history-rows", 0, "history rows of panes spawned from now on without --history-rows, 1-1000000")
+	set.Flags().Int64("save-interval-ms", 0, fmt.Sprintf("also save the snapshot this often, ms: 0 (only after changes) or %d-%d",
+		request.MinSaveInterval.Milliseconds(), request.MaxInterval.Milliseconds()))
+	set.Flags().Int64("history-rows", 0, fmt.Sprintf("history rows of panes spawned from now on without --history-rows, 1-%d", request.MaxHistoryRows))
 	c.AddCommand(show, set)
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service"
+	"github.com/signaltty/signaltty/service/request"
 )
 
 // emulatorReleaseAfter is $SIGNALTTY_EMULATOR_RELEASE_MS: how long a pane's
@@ -21,7 +22,7 @@ func emulatorReleaseAfter(log *slog.Logger) time.Duration {
 	n, err := strconv.ParseInt(s, 10, 64)
 	d := time.Duration(n) * time.Millisecond
 	if err == nil {
-		err = service.CheckEmulatorReleaseAfter(d)
+		err = request.CheckEmulatorReleaseAfter(d)
 	}
 	if err != nil {
 		log.Warn("ignoring SIGNALTTY_EMULATOR_RELEASE_MS", "value", s, "err", err)

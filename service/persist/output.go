@@ -3,6 +3,7 @@ package persist
 import (
 	"time"
 
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -16,9 +17,9 @@ import (
 
 // SetSaveOutputInterval sets how often panes whose rows changed are saved
 // (0: never); call it before Start. Errors: those of
-// CheckSaveOutputInterval.
+// request.CheckSaveOutputInterval.
 func (sv *Saver) SetSaveOutputInterval(d time.Duration) error {
-	if err := CheckSaveOutputInterval(d); err != nil {
+	if err := request.CheckSaveOutputInterval(d); err != nil {
 		return err
 	}
 	sv.mu.Lock()

@@ -4,29 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
-
-func TestSaveIntervalBounds(t *testing.T) {
-	for _, c := range []struct {
-		d  time.Duration
-		ok bool
-	}{{0, true}, {time.Second, true}, {MaxInterval, true}, {999 * time.Millisecond, false}, {MaxInterval + 1, false}} {
-		if got := CheckSaveInterval(c.d) == nil; got != c.ok {
-			t.Errorf("CheckSaveInterval(%v) ok = %v, want %v", c.d, got, c.ok)
-		}
-		if got := CheckSaveOutputInterval(c.d) == nil; got != c.ok {
-			t.Errorf("CheckSaveOutputInterval(%v) ok = %v, want %v", c.d, got, c.ok)
-		}
-	}
-	if e := CheckSaveInterval(time.Millisecond); e.Code != errcode.InvalidParams("save_interval_ms") {
-		t.Errorf("code %s", e.Code)
-	}
-}
 
 func TestSavedAndRestoredStates(t *testing.T) {
 	for _, c := range []struct {

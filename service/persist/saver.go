@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/snapshot"
 	"github.com/signaltty/signaltty/term"
 )
@@ -234,9 +235,9 @@ func (sv *Saver) SaveInterval() time.Duration {
 }
 
 // SetSaveInterval changes the periodic save interval. Errors: those of
-// CheckSaveInterval.
+// request.CheckSaveInterval.
 func (sv *Saver) SetSaveInterval(d time.Duration) error {
-	if err := CheckSaveInterval(d); err != nil {
+	if err := request.CheckSaveInterval(d); err != nil {
 		return err
 	}
 	sv.mu.Lock()

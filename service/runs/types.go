@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/term"
 )
 
@@ -91,14 +92,14 @@ var DefaultConfig = Config{MaxActive: 64, RetainCount: 256, RetainMs: 3600000, R
 // Errors: invalid_params.<field> (range).
 func CheckConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) *errcode.Error {
 	switch {
-	case maxActive != nil && (*maxActive < 1 || *maxActive > 4096):
-		return errcode.Invalid("max_active", "range", "max_active must be 1..4096")
-	case retainCount != nil && (*retainCount < 0 || *retainCount > 65536):
-		return errcode.Invalid("retain_count", "range", "retain_count must be 0..65536")
-	case retainMs != nil && (*retainMs < 0 || *retainMs > 604800000):
-		return errcode.Invalid("retain_ms", "range", "retain_ms must be 0..604800000")
-	case retainBytes != nil && (*retainBytes < 0 || *retainBytes > 1<<30):
-		return errcode.Invalid("retain_bytes", "range", "retain_bytes must be 0..1073741824")
+	case maxActive != nil && (*maxActive < request.MinRunMaxActive || *maxActive > request.MaxRunMaxActive):
+		return errcode.Invalid("max_active", "range", "max_active must be %d..%d", request.MinRunMaxActive, request.MaxRunMaxActive)
+	case retainCount != nil && (*retainCount < 0 || *retainCount > request.MaxRunRetainCount):
+		return errcode.Invalid("retain_count", "range", "retain_count must be 0..%d", request.MaxRunRetainCount)
+	case retainMs != nil && (*retainMs < 0 || *retainMs > request.MaxRunRetainMs):
+		return errcode.Invalid("retain_ms", "range", "retain_ms must be 0..%d", request.MaxRunRetainMs)
+	case retainBytes != nil && (*retainBytes < 0 || *retainBytes > request.MaxRunRetainBytes):
+		return errcode.Invalid("retain_bytes", "range", "retain_bytes must be 0..%d", request.MaxRunRetainBytes)
 	}
 	return nil
 }
