@@ -3,6 +3,7 @@ package agents
 import (
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/signaltty/signaltty/service/events"
 )
@@ -50,8 +51,9 @@ func event(e events.EventData) Change { return Change{Events: []events.EventData
 const MaxLastMessage = 400
 
 // configEnvNames are the variables that may be kept as an agent's
-// config_env: the configuration directories of the agents with adapters.
-var configEnvNames = func() []string {
+// config_env: the configuration directories of the agents with adapters
+// (known once every adapter's init has registered it).
+var configEnvNames = sync.OnceValue(func() []string {
 	var out []string
 	for _, k := range Kinds() {
 		if a, ok := Lookup(k); ok {
@@ -59,11 +61,11 @@ var configEnvNames = func() []string {
 		}
 	}
 	return out
-}()
+})
 
 // IsConfigEnv reports whether name is a variable an agent's config_env may
 // keep.
-func IsConfigEnv(name string) bool { return slices.Contains(configEnvNames, name) }
+func IsConfigEnv(name string) bool { return slices.Contains(configEnvNames(), name) }
 
 // NewState is the agent of a pane being spawned with argv: its kind from
 // hint (a checked kind) or, for "", argv[0]'s basename; config_env from the
@@ -74,7 +76,7 @@ func NewState(hint string, argv []string, cwd string, env map[string]string) Sta
 		kind = Detect(argv[0])
 	}
 	a := State{Kind: kind}
-	for _, name := range configEnvNames {
+	for _, name := range configEnvNames() {
 		v, ok := env[name]
 		if !ok || v == "" {
 			continue

@@ -122,3 +122,13 @@ func TestNotificationsKeepTheNewestAndMarkReadOnlyKnownOnes(t *testing.T) {
 		t.Fatalf("mark all: %d events, %v", len(evs), err)
 	}
 }
+
+func TestConfigEnvIsKeptAbsoluteAndOnlyForAgentsDirectories(t *testing.T) {
+	a := NewState("", []string{"codex"}, "/w", map[string]string{"CODEX_HOME": "h/../codex", "HOME": "/root"})
+	if a.Kind != "codex" || len(a.ConfigEnv) != 1 || a.ConfigEnv["CODEX_HOME"] != "/w/codex" {
+		t.Fatalf("kind %q config_env %v", a.Kind, a.ConfigEnv)
+	}
+	if !IsConfigEnv("CLAUDE_CONFIG_DIR") || IsConfigEnv("HOME") {
+		t.Fatal("config_env names")
+	}
+}
