@@ -69,93 +69,43 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.settledPane(id)
+	p, err := s.settledPaneLocked(id)
 	if err != nil {
 		return HookResult{}, err
 	}
 	if p == nil {
 		return HookResult{Reason: "no_pane"}, nil
 	}
-	res := s.applyHook(p, ad, r)
-	res.Pane, res.Lifecycle, res.Attention = p.id, p.agent.lifecycleName(), p.agent.attentionName()
-	return res, nil
-}
-
-// applyHook applies a hook event to p; s.mu is held.
-func (s *Service) applyHook(p *pane, ad *agents.Adapter, r HookRequest) HookResult {
-	res := HookResult{Accepted: true}
 	d, known := ad.Classify(r.Event, r.Payload)
 	if !known { // a hook that is not applied changes nothing, its session id included
-		res.Accepted, res.Reason = false, "unrecognized_hook"
-		return res
+		return HookResult{Reason: "unrecognized_hook", Pane: p.id, Lifecycle: p.agent.LifecycleName(), Attention: p.agent.AttentionName()}, nil
 	}
-	if id := ad.SessionID(r.Payload); id != "" && request.CheckSessionID(id) == nil {
-		s.setSession(p, ad.Kind, id, nil)
-	} else if !p.agent.hasAgent() || p.agent.kind == agents.KindGeneric {
-		p.agent.kind = ad.Kind
-		s.touch(p) // no event (records.go)
-		s.persist.MarkDirtyLocked()
+	h := agents.Hook{Kind: ad.Kind, Decision: d, Session: ad.SessionID(r.Payload), Model: ad.Model(r.Payload),
+		Live: p.state.hasProcess(), Launch: p.launch()}
+	if request.CheckSessionID(h.Session) != nil {
+		h.Session = ""
 	}
-	if m := ad.Model(r.Payload); m != "" && len(m) <= request.MaxModel && m != p.agent.model {
-		p.agent.model = m
-		s.touch(p) // no event (records.go)
+	if len(h.Model) > request.MaxModel {
+		h.Model = ""
 	}
-	if !p.state.hasProcess() { // a late hook of a process that is gone: identity only
-		return res
-	}
-	lc := p.agent.lifecycleName()
-	if d.KeepFinished && (lc == agents.LifecycleDone || lc == agents.LifecycleFailed) {
-		return res
-	}
-	if !(d.Tool && lc == agents.LifecycleBlocked) {
-		s.setLifecycle(p, d.Lifecycle)
-	}
-	if d.ClearAttention {
-		s.clearAttention(p, "hook")
-	}
-	if d.Answered || d.EndsTurn { // a question or permission never outlives its answer or its turn
-		s.dropQuestion(p, d.Attention)
-	}
-	if d.Attention != "" {
-		s.raiseAttention(p, d.Attention)
-	}
-	if d.Message != "" {
-		s.setLastMessage(p, d.Message)
-	}
-	if d.NotifyTitle != "" {
+	c, notify := p.agent.ApplyHook(p.id, h)
+	s.agentChangedLocked(p, c)
+	if notify {
 		body, _ := r.Payload[d.NotifyBodyKey].(string)
-		n := s.addNotification(p, "", d.NotifyTitle, body, d.NotifySeverity, "hook:"+ad.Kind+":"+r.Event)
-		if n.Body != "" {
-			s.setLastMessage(p, n.Title+": "+cutRunes(n.Body, 300))
+		n := s.addNotificationLocked(p, "", d.NotifyTitle, body, d.NotifySeverity, "hook:"+ad.Kind+":"+r.Event)
+		if m := n.LastMessage(); m != "" {
+			s.agentChangedLocked(p, p.agent.SetLastMessage(m))
 		}
 	}
-	return res
+	return HookResult{Accepted: true, Pane: p.id, Lifecycle: p.agent.LifecycleName(), Attention: p.agent.AttentionName()}, nil
 }
 
-// setLastMessage sets the pane's last message (explicit only: adapters'
-// messages and notifications, never the screen); s.mu is held.
-func (s *Service) setLastMessage(p *pane, m string) {
-	m = cleanText(m, 400)
-	if p.agent.lastMessage != m {
-		p.agent.lastMessage = m
-		s.touch(p) // no event (records.go)
-		s.persist.MarkDirtyLocked()
-	}
-}
-
-func cutRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
-// settledPane finds the pane of a hook or report (nil for id ""), waiting
-// up to startWait while it is starting (an agent resumed or relaunched
-// reports itself before its start committed), like a stop request waits
-// (docs/pane-lifecycle.md); s.mu is held, and released while waiting.
-func (s *Service) settledPane(id string) (*pane, *Error) {
+// settledPaneLocked finds the pane of a hook or report (nil for id ""),
+// waiting up to startWait while it is starting (an agent resumed or
+// relaunched reports itself before its start committed), like a stop
+// request waits (docs/pane-lifecycle.md); s.mu is held, and released while
+// waiting.
+func (s *Service) settledPaneLocked(id string) (*pane, *Error) {
 	if id == "" {
 		return nil, nil
 	}
@@ -222,7 +172,7 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.settledPane(id)
+	p, err := s.settledPaneLocked(id)
 	if err != nil {
 		return Pane{}, err
 	}
@@ -230,9 +180,9 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 		return Pane{}, newError(errcode.NotFoundPane, map[string]any{"reason": "no_pane_for_caller"},
 			"no pane given ($SIGNALTTY_PANE is unset) and the caller runs in no live pane")
 	}
-	s.setSession(p, r.Agent, r.Session, r.ResumeArgv)
+	s.agentChangedLocked(p, p.agent.SetSession(p.id, r.Agent, r.Session, r.ResumeArgv, p.launch()))
 	if r.Model != "" {
-		p.agent.model = r.Model
+		p.agent.Model = r.Model
 		s.touch(p) // no event (records.go)
 	}
 	return p.snapshot(), nil

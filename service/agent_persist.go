@@ -17,19 +17,19 @@ import (
 // exportAgent fills a snapshot pane from p's agent; s.mu is held.
 func exportAgent(p *pane, sp *snapshot.Pane) {
 	a := &p.agent
-	sp.Lifecycle, sp.Attention, sp.LastMessage = a.lifecycleName(), a.attentionName(), a.lastMessage
-	if !a.hasAgent() && a.sessionID == "" && len(a.configEnv) == 0 {
+	sp.Lifecycle, sp.Attention, sp.LastMessage = a.LifecycleName(), a.AttentionName(), a.LastMessage
+	if !a.HasAgent() && a.SessionID == "" && len(a.ConfigEnv) == 0 {
 		return
 	}
-	sa := &snapshot.Agent{Kind: a.kind, SessionID: a.sessionID, ResumeArgv: slices.Clone(a.resumeArgv), Model: a.model}
-	if a.resumeReported {
+	sa := &snapshot.Agent{Kind: a.Kind, SessionID: a.SessionID, ResumeArgv: slices.Clone(a.ResumeArgv), Model: a.Model}
+	if a.ResumeReported {
 		sa.ResumeSource = snapshot.ResumeReported
-	} else if len(a.resumeArgv) > 0 {
+	} else if len(a.ResumeArgv) > 0 {
 		sa.ResumeSource = snapshot.ResumeOfficial
 	}
-	if len(a.configEnv) > 0 {
+	if len(a.ConfigEnv) > 0 {
 		sa.ConfigEnv = map[string]string{}
-		for k, v := range a.configEnv {
+		for k, v := range a.ConfigEnv {
 			sa.ConfigEnv[k] = v
 		}
 	}
@@ -42,30 +42,30 @@ func exportAgent(p *pane, sp *snapshot.Pane) {
 // not "official" counts as self-reported unless it is exactly the command
 // the adapter builds for the session.
 func importAgent(p *pane, sp *snapshot.Pane) {
-	a := agentState{lastMessage: sp.LastMessage}
+	a := agentState{State: agents.State{LastMessage: sp.LastMessage}}
 	if slices.Contains(agents.Lifecycles, sp.Lifecycle) && sp.Lifecycle != agents.LifecycleUnknown {
-		a.lifecycle = sp.Lifecycle
+		a.Lifecycle = sp.Lifecycle
 	}
 	if agents.AttentionRank(sp.Attention) > 0 {
-		a.attention = sp.Attention
+		a.Attention = sp.Attention
 	}
 	if sa := sp.Agent; sa != nil {
-		a.kind, a.sessionID, a.model = sa.Kind, sa.SessionID, sa.Model
-		if !agents.Known(a.kind) {
-			a.kind = agents.KindGeneric
+		a.Kind, a.SessionID, a.Model = sa.Kind, sa.SessionID, sa.Model
+		if !agents.Known(a.Kind) {
+			a.Kind = agents.KindGeneric
 		}
-		a.resumeArgv = slices.Clone(sa.ResumeArgv)
+		a.ResumeArgv = slices.Clone(sa.ResumeArgv)
 		for k, v := range sa.ConfigEnv {
-			if slices.Contains(configEnvNames, k) {
-				if a.configEnv == nil {
-					a.configEnv = map[string]string{}
+			if agents.IsConfigEnv(k) {
+				if a.ConfigEnv == nil {
+					a.ConfigEnv = map[string]string{}
 				}
-				a.configEnv[k] = v
+				a.ConfigEnv[k] = v
 			}
 		}
 		p.agent = a
-		if len(a.resumeArgv) > 0 && (sa.ResumeSource == snapshot.ResumeReported || (sa.ResumeSource != snapshot.ResumeOfficial && !p.officialResume())) {
-			p.agent.resumeReported = true
+		if len(a.ResumeArgv) > 0 && (sa.ResumeSource == snapshot.ResumeReported || (sa.ResumeSource != snapshot.ResumeOfficial && !p.agent.OfficialResume(p.launch()))) {
+			p.agent.ResumeReported = true
 		}
 		return
 	}
@@ -93,9 +93,9 @@ func exportNotifications(notes []*Notification) []snapshot.Notification {
 func importNotifications(ns []snapshot.Notification) []*Notification {
 	var notes []*Notification
 	for _, sn := range ns {
-		n := &Notification{ID: sn.ID, Pane: sn.Pane, Workspace: sn.Workspace, Title: cleanText(sn.Title, maxNotifyTitle),
-			Body: cleanText(sn.Body, maxNotifyBody), Severity: sn.Severity, Source: sn.Source, CreatedAt: sn.CreatedAt}
-		if _, ok := severityAttention[n.Severity]; !ok {
+		n := &Notification{ID: sn.ID, Pane: sn.Pane, Workspace: sn.Workspace, Title: agents.CleanText(sn.Title, agents.MaxNotifyTitle),
+			Body: agents.CleanText(sn.Body, agents.MaxNotifyBody), Severity: sn.Severity, Source: sn.Source, CreatedAt: sn.CreatedAt}
+		if _, ok := agents.SeverityAttention(n.Severity); !ok {
 			n.Severity = "info"
 		}
 		if sn.ReadAt != nil {

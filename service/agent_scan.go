@@ -43,7 +43,7 @@ func (s *Service) scanAgents(id string) {
 		}
 	}
 	for _, p := range panes {
-		if p.announced && p.state == stateLive && (!p.agent.hasAgent() || p.agent.kind == agents.KindGeneric) {
+		if p.announced && p.state == stateLive && p.agent.Promotable() {
 			off := p.inst.proc.Offset()
 			if p.agent.scanned == p.inst && p.agent.scannedAt == off {
 				continue // no output since the last look
@@ -84,13 +84,10 @@ func (s *Service) scanAgents(id string) {
 	defer s.mu.Unlock()
 	for _, c := range cands {
 		kind, ok := found[c.p]
-		if !ok || c.p.inst != c.inst || c.p.state != stateLive || (c.p.agent.hasAgent() && c.p.agent.kind != agents.KindGeneric) {
+		if !ok || c.p.inst != c.inst || c.p.state != stateLive || !c.p.agent.Promotable() {
 			continue
 		}
-		c.p.agent.kind = kind
-		if c.p.agent.sessionID != "" && !c.p.agent.resumeReported {
-			c.p.agent.resumeArgv = s.officialArgv(c.p, kind, c.p.agent.sessionID)
-		}
+		c.p.agent.Promote(kind, c.p.launch())
 		s.emit(events.PaneUpdated{Pane: c.p.id, Screen: c.p.screenName()})
 		s.persist.MarkDirtyLocked()
 	}

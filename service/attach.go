@@ -132,6 +132,6 @@ func (s *Service) attached(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p, err := s.lookupPane(id); err == nil {
-		s.clearAttention(p, "attach")
+		s.agentChangedLocked(p, p.agent.ClearAttention(p.id, "attach"))
 	}
 }

@@ -29,20 +29,20 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 	case term.EventTitle:
 		if p.title != e.Text {
 			p.title = e.Text
-			s.titleChanged(p)
+			s.titleChangedLocked(p)
 		}
 	case term.EventCwd:
 		p.reportedCwd = e.Text
 		s.emit(events.PaneCwd{Pane: p.id, Cwd: e.Text})
 	case term.EventBell:
 		s.emit(events.PaneBell{Pane: p.id})
-		s.raiseAttention(p, agents.AttentionUnread)
+		s.agentChangedLocked(p, p.agent.RaiseAttention(p.id, agents.AttentionUnread))
 	case term.EventNotify:
 		src := "osc9"
 		if e.Code != nil {
 			src = "osc" + strconv.Itoa(*e.Code)
 		}
-		s.addNotification(p, "", e.Text, e.Body, "info", src)
+		s.addNotificationLocked(p, "", e.Text, e.Body, "info", src)
 	case term.EventCommandStart:
 		p.commandOpen = true
 		s.emit(events.CommandStarted{Pane: p.id})

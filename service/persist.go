@@ -202,7 +202,7 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 		}
 		p.envLost = restoredUnset(sp.EnvLost)
 		importAgent(p, &sp)
-		switch persist.RestoreAs(sp.State == StateExited, p.agent.resumable()) {
+		switch persist.RestoreAs(sp.State == StateExited, p.agent.Resumable()) {
 		case snapshot.RestoreExited:
 			s.transition(p, change{to: stateExited})
 			if sp.Status != nil {

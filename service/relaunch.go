@@ -116,8 +116,8 @@ func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) 
 		p.restoredRows = int64(len(tail.Lines))
 		// A new process: what the agent was doing and what it wanted from
 		// the user belonged to the one before (docs/agents.md, "Lifecycle").
-		s.setLifecycle(p, agents.LifecycleUnknown)
-		s.clearAttention(p, "restart")
+		s.agentChangedLocked(p, p.agent.SetLifecycle(p.id, agents.LifecycleUnknown))
+		s.agentChangedLocked(p, p.agent.ClearAttention(p.id, "restart"))
 		p.env, p.envUnset, p.envTransient, p.envLost = env, unset, transient, lost
 		if cmd.committed != nil {
 			cmd.committed(p)

@@ -37,22 +37,22 @@ func (s *Service) ResumePane(id string) (Pane, error) {
 func (s *Service) ResumePaneWith(id string, r RestartEnv) (Pane, []string, error) {
 	snap, lost, err := s.restartPane(id, "resuming", r, func(p *pane) (*restartCommand, *Error) {
 		a := &p.agent
-		if !a.resumable() {
-			return nil, newError(errcode.ConflictNotResumable, map[string]any{"pane": id, "kind": a.kind},
+		if !a.Resumable() {
+			return nil, newError(errcode.ConflictNotResumable, map[string]any{"pane": id, "kind": a.Kind},
 				"pane %s has no agent session to resume", id)
 		}
 		env := maps.Clone(p.env)
 		if env == nil {
 			env = map[string]string{}
 		}
-		for k, v := range a.configEnv {
+		for k, v := range a.ConfigEnv {
 			env[k] = v
 		}
-		cmd := &restartCommand{argv: slices.Clone(a.resumeArgv), env: env, committed: func(p *pane) {
-			s.setLifecycle(p, agents.LifecycleUnknown)
+		cmd := &restartCommand{argv: slices.Clone(a.ResumeArgv), env: env, committed: func(p *pane) {
+			s.agentChangedLocked(p, p.agent.SetLifecycle(p.id, agents.LifecycleUnknown))
 		}}
-		if len(p.argv) > 0 && isShell(p.argv[0]) && !slices.Equal(p.argv, a.resumeArgv) {
-			cmd.argv, cmd.typed = slices.Clone(p.argv), shellLine(a.resumeArgv)+"\r"
+		if len(p.argv) > 0 && isShell(p.argv[0]) && !slices.Equal(p.argv, a.ResumeArgv) {
+			cmd.argv, cmd.typed = slices.Clone(p.argv), shellLine(a.ResumeArgv)+"\r"
 		}
 		return cmd, nil
 	})
@@ -108,7 +108,7 @@ func (s *Service) AutoResume() {
 		}
 		for _, tid := range w.tabs {
 			for _, p := range s.tabPanes(s.tabs[tid]) {
-				if p.state == stateRestored && p.resumable && p.officialResume() {
+				if p.state == stateRestored && p.resumable && p.agent.OfficialResume(p.launch()) {
 					ids = append(ids, p.id)
 				}
 			}

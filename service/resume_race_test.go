@@ -17,8 +17,8 @@ func resumablePane(t *testing.T, s *Service, ws string) string {
 	id := exitedPane(t, s, ws)
 	s.mu.Lock()
 	p := s.panes[id]
-	s.setSession(p, "generic", "s1", []string{"sleep", "60"})
-	p.agent.configEnv = map[string]string{"CODEX_HOME": "/srv/codex"}
+	s.agentChangedLocked(p, p.agent.SetSession(p.id, "generic", "s1", []string{"sleep", "60"}, p.launch()))
+	p.agent.ConfigEnv = map[string]string{"CODEX_HOME": "/srv/codex"}
 	p.env["ANTHROPIC_API_KEY"] = "canary"
 	s.mu.Unlock()
 	return id

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/signaltty/signaltty/cgroup"
 	"github.com/signaltty/signaltty/pty"
+	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/events"
 	"github.com/signaltty/signaltty/service/persist"
 	"github.com/signaltty/signaltty/service/procs"
@@ -80,7 +81,7 @@ type Service struct {
 	sweeper      procs.Sweeper    // stops what exited instances left (escapees.go)
 	sweeps       sweepCount       // sweeps under way (escapees.go)
 	git          gitState
-	notes        []*Notification // the newest MaxNotifications, oldest first (notify.go)
+	notes        agents.NoteList // the newest MaxNotifications, oldest first (notify.go)
 	authz        authzState      // creators, pane principals' grants, denials (authz.go)
 	limits       limitState      // limits.go
 	parker       *term.Parker    // releases idle panes' emulators (emulator_release.go)

@@ -69,7 +69,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 	s.instances++
 	st.inst.id = "i" + strconv.FormatInt(s.instances, 10)
 	s.transition(p, change{to: stateStarting, start: st})
-	s.watchAgent(p)
+	p.watchAgentLocked()
 	merged := map[string]string{}
 	for k, v := range p.env {
 		merged[k] = v
@@ -355,8 +355,7 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 	p.envUnset = slices.Clone(spec.EnvUnset)
 	initAgent(p, spec.Agent, spec.Env)
 	if spec.assignedSession != "" {
-		p.agent.sessionID = spec.assignedSession
-		p.agent.resumeArgv = s.officialArgv(p, p.agent.kind, spec.assignedSession)
+		p.agent.AssignSession(spec.assignedSession, p.launch())
 	}
 	switch {
 	case t != nil:

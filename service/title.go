@@ -21,24 +21,30 @@ type titleCoalescer struct {
 }
 
 // titleInterval is the interval in force (negative: none).
-func (s *Service) titleInterval() time.Duration {
-	if s.cfg.TitleInterval == 0 {
+func (c *Config) titleInterval() time.Duration {
+	if c.TitleInterval == 0 {
 		return DefaultTitleInterval
 	}
-	return s.cfg.TitleInterval
+	return c.TitleInterval
 }
 
-// titleChanged publishes p's new title now when the interval has passed
-// since the last pane.title event, else once it has (the title then in
-// force); s.mu is held.
-func (s *Service) titleChanged(p *pane) {
+// publish records title as sent now and returns its pane.title event.
+func (tc *titleCoalescer) publish(pane, title string) events.PaneTitle {
+	tc.sent, tc.at = title, time.Now()
+	return events.PaneTitle{Pane: pane, Title: title}
+}
+
+// titleChangedLocked publishes p's new title now when the interval has
+// passed since the last pane.title event, else once it has (the title then
+// in force); s.mu is held.
+func (s *Service) titleChangedLocked(p *pane) {
 	tc := &p.titles
 	if tc.pending != nil {
 		return // the pending event will carry the latest title
 	}
-	wait := s.titleInterval() - time.Since(tc.at)
+	wait := s.cfg.titleInterval() - time.Since(tc.at)
 	if wait <= 0 {
-		s.publishTitle(p)
+		s.emit(tc.publish(p.id, p.title))
 		return
 	}
 	tc.pending = time.AfterFunc(wait, func() {
@@ -46,13 +52,7 @@ func (s *Service) titleChanged(p *pane) {
 		defer s.mu.Unlock()
 		tc.pending = nil
 		if !s.stopped && s.panes[p.id] == p && p.title != tc.sent {
-			s.publishTitle(p)
+			s.emit(tc.publish(p.id, p.title))
 		}
 	})
-}
-
-// publishTitle emits pane.title with p's title; s.mu is held.
-func (s *Service) publishTitle(p *pane) {
-	p.titles.sent, p.titles.at = p.title, time.Now()
-	s.emit(events.PaneTitle{Pane: p.id, Title: p.title})
 }

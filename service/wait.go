@@ -64,7 +64,7 @@ func checkUntil(until []string) *Error {
 
 // baselineLocked is p's current baseline; s.mu is held.
 func (s *Service) baselineLocked(p *pane) WaitBaseline {
-	b := WaitBaseline{Pane: p.id, Source: s.source, Seq: s.pub.seq, Session: p.agent.sessionID}
+	b := WaitBaseline{Pane: p.id, Source: s.source, Seq: s.pub.seq, Session: p.agent.SessionID}
 	if p.inst != nil {
 		b.Instance = p.inst.id
 	}
@@ -73,7 +73,7 @@ func (s *Service) baselineLocked(p *pane) WaitBaseline {
 
 // reached reports whether until holds for the pane's current state.
 func (p *pane) reached(until []string) (string, bool) {
-	lc, at := p.agent.lifecycleName(), p.agent.attentionName()
+	lc, at := p.agent.LifecycleName(), p.agent.AttentionName()
 	for _, u := range until {
 		switch {
 		case u == "seen" || u == "attention_cleared":
@@ -117,8 +117,8 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 		return WaitResult{}, err
 	}
 	result := func(outcome string, seq int64) WaitResult { // s.mu is held
-		return WaitResult{Outcome: outcome, TransitionSeq: seq, Lifecycle: p.agent.lifecycleName(),
-			Attention: p.agent.attentionName(), Baseline: s.baselineLocked(p)}
+		return WaitResult{Outcome: outcome, TransitionSeq: seq, Lifecycle: p.agent.LifecycleName(),
+			Attention: p.agent.AttentionName(), Baseline: s.baselineLocked(p)}
 	}
 	cursor := s.pub.seq
 	if after == nil {
@@ -183,8 +183,8 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 		case <-timer.C:
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			return WaitResult{}, newError(errcode.TimeoutWait, map[string]any{"pane": id, "lifecycle": p.agent.lifecycleName(),
-				"attention": p.agent.attentionName()}, "pane %s reached none of %s within %v", id, strings.Join(until, ", "), timeout)
+			return WaitResult{}, newError(errcode.TimeoutWait, map[string]any{"pane": id, "lifecycle": p.agent.LifecycleName(),
+				"attention": p.agent.AttentionName()}, "pane %s reached none of %s within %v", id, strings.Join(until, ", "), timeout)
 		case <-ctx.Done():
 			return WaitResult{}, newError(errcode.CodeCancelled, map[string]any{"pane": id}, "wait cancelled; the pane is untouched")
 		}

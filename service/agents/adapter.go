@@ -1,9 +1,3 @@
-// Package agents is the table of coding agents signaltty knows: how to
-// recognise one from its command, which hook payload key carries its
-// session id, which command resumes a session, which configuration
-// directory variables it reads, and how its hook events map to a pane's
-// lifecycle and attention (docs/agents.md). One file per agent holds its
-// table entry and the public documentation it was checked against.
 package agents
 
 import (

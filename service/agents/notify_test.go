@@ -1,4 +1,4 @@
-package service
+package agents
 
 import (
 	"strings"
@@ -17,11 +17,11 @@ func TestNotificationTextLosesEscapeSequencesAndControls(t *testing.T) {
 		"\xff":                                      "\uFFFD",
 	}
 	for in, want := range cases {
-		if got := cleanText(in, 100); got != want {
-			t.Errorf("cleanText(%q) = %q, want %q", in, got, want)
+		if got := CleanText(in, 100); got != want {
+			t.Errorf("CleanText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := cleanText(strings.Repeat("é", 300), maxNotifyTitle); len([]rune(got)) != maxNotifyTitle {
-		t.Errorf("title cut to %d characters, want %d", len([]rune(got)), maxNotifyTitle)
+	if got := CleanText(strings.Repeat("é", 300), MaxNotifyTitle); len([]rune(got)) != MaxNotifyTitle {
+		t.Errorf("title cut to %d characters, want %d", len([]rune(got)), MaxNotifyTitle)
 	}
 }
