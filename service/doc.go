@@ -35,7 +35,7 @@
 //   - service/request: request bounds and the checks of request values.
 //   - service/runs: a run's record, key, ids, output tail and retention.
 //   - service/authz: principals, grants, creator rights and decisions.
-//   - service/procs: the pane mark and what is read of processes in /proc.
-//   - service/persist: what a snapshot holds, when it is saved, how panes restore; settings.
-//   - service/agents: the coding agents signaltty knows and their adapters.
+//   - service/procs: the pane mark, what is read of processes in /proc, the sweep of escapees, previous daemons' leftovers.
+//   - service/persist: what a snapshot holds, the saver and its schedule, how panes restore; settings.
+//   - service/agents: the coding agents signaltty knows, their adapters, a pane's agent state, notifications.
 package service
