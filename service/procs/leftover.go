@@ -192,8 +192,8 @@ func (l *Leftovers) Stop(ctx context.Context) (stopped, remaining []LeftoverProc
 
 // leftoverTarget is a leftover process pinned by a pidfd.
 type leftoverTarget struct {
-	proc  LeftoverProcess
-	pidfd int
+	proc LeftoverProcess
+	pinned
 }
 
 func targetProcs(ts []leftoverTarget) []LeftoverProcess {
@@ -219,74 +219,33 @@ func pin(p LeftoverProcess, mark daemonMarks) (leftoverTarget, bool) {
 		unix.Close(fd)
 		return leftoverTarget{}, false
 	}
-	return leftoverTarget{proc: p, pidfd: fd}, true
+	return leftoverTarget{proc: p, pinned: pinned{pid: p.Pid, fd: fd}}, true
 }
 
 // stopPinned signals the targets (SIGTERM, SIGCONT; after the grace
 // SIGKILL), closes their pidfds and returns those that exited.
 func stopPinned(ctx context.Context, ts []leftoverTarget) []LeftoverProcess {
-	defer func() {
-		for _, t := range ts {
-			unix.Close(t.pidfd)
-		}
-	}()
-	for _, t := range ts {
-		unix.PidfdSendSignal(t.pidfd, unix.SIGTERM, nil, 0)
-		unix.PidfdSendSignal(t.pidfd, unix.SIGCONT, nil, 0)
+	ps := make([]pinned, len(ts))
+	for i, t := range ts {
+		ps[i] = t.pinned
 	}
-	live := waitPidfds(ctx, ts, leftoverGrace)
-	for _, t := range live {
-		unix.PidfdSendSignal(t.pidfd, unix.SIGKILL, nil, 0)
+	signalAll(ps, unix.SIGTERM)
+	signalAll(ps, unix.SIGCONT)
+	ps = waitGone(ctx, ps, leftoverGrace)
+	signalAll(ps, unix.SIGKILL)
+	ps = waitGone(ctx, ps, leftoverKillWait)
+	live := map[int]bool{}
+	for _, p := range ps {
+		live[p.fd] = true
+		unix.Close(p.fd)
 	}
-	live = waitPidfds(ctx, live, leftoverKillWait)
 	var ended []LeftoverProcess
 	for _, t := range ts {
-		if !containsTarget(live, t) {
+		if !live[t.fd] {
 			ended = append(ended, t.proc)
 		}
 	}
 	return ended
-}
-
-func containsTarget(ts []leftoverTarget, t leftoverTarget) bool {
-	for _, x := range ts {
-		if x.pidfd == t.pidfd {
-			return true
-		}
-	}
-	return false
-}
-
-// waitPidfds waits up to d (monotonic) for the targets' processes to exit
-// (a pidfd becomes readable then) and returns those still running.
-func waitPidfds(ctx context.Context, ts []leftoverTarget, d time.Duration) []leftoverTarget {
-	deadline := time.Now().Add(d)
-	for len(ts) > 0 && ctx.Err() == nil {
-		left := time.Until(deadline)
-		if left <= 0 {
-			break
-		}
-		fds := make([]unix.PollFd, len(ts))
-		for i, t := range ts {
-			fds[i] = unix.PollFd{Fd: int32(t.pidfd), Events: unix.POLLIN}
-		}
-		// Short slices, so that ctx is noticed.
-		n, err := unix.Poll(fds, int(min(left, 100*time.Millisecond).Milliseconds())+1)
-		if err != nil && err != unix.EINTR {
-			break
-		}
-		if n <= 0 {
-			continue
-		}
-		var still []leftoverTarget
-		for i, t := range ts {
-			if fds[i].Revents == 0 {
-				still = append(still, t)
-			}
-		}
-		ts = still
-	}
-	return ts
 }
 
 // Marks returns the previous daemons whose leftover processes still

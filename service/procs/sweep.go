@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -116,20 +117,20 @@ func signalAll(ps []pinned, sig unix.Signal) {
 	}
 }
 
-// waitGone waits up to d (monotonic) for the pinned processes to exit and
-// returns those still alive; the pidfds of the others are closed.
-func waitGone(ps []pinned, d time.Duration) []pinned {
+// waitGone waits up to d (monotonic), and while ctx lasts, for the
+// pinned processes to exit (a pidfd becomes readable then) and returns
+// those still alive, in order; the pidfds of the others are closed. It
+// polls in slices of at most 100 ms so that the end of ctx is noticed.
+func waitGone(ctx context.Context, ps []pinned, d time.Duration) []pinned {
 	end := time.Now().Add(d)
-	for len(ps) > 0 {
+	for len(ps) > 0 && ctx.Err() == nil {
 		fds := make([]unix.PollFd, len(ps))
 		for i, p := range ps {
 			fds[i] = unix.PollFd{Fd: int32(p.fd), Events: unix.POLLIN}
 		}
-		left := time.Until(end)
-		if left < 0 {
-			left = 0
-		}
-		n, err := unix.Poll(fds, int(left.Milliseconds()))
+		left := max(time.Until(end), 0)
+		slice := min(left, 100*time.Millisecond)
+		n, err := unix.Poll(fds, int((slice+time.Millisecond-1)/time.Millisecond))
 		if err == unix.EINTR {
 			continue
 		}
@@ -142,7 +143,7 @@ func waitGone(ps []pinned, d time.Duration) []pinned {
 			}
 		}
 		ps = alive
-		if err != nil || n == 0 {
+		if err != nil || (n == 0 && slice == left) {
 			break
 		}
 	}
@@ -165,10 +166,10 @@ func (c *Sweeper) Sweep(mark uint64, grace, killWait time.Duration) (found, left
 		if round == 0 {
 			signalAll(ps, unix.SIGHUP)
 			signalAll(ps, unix.SIGCONT)
-			ps = waitGone(ps, grace)
+			ps = waitGone(context.Background(), ps, grace)
 		}
 		signalAll(ps, unix.SIGKILL)
-		ps = waitGone(ps, killWait)
+		ps = waitGone(context.Background(), ps, killWait)
 		for _, p := range alive {
 			unix.Close(p.fd)
 		}
