@@ -2,7 +2,6 @@ package service
 
 import (
 	"github.com/signaltty/signaltty/service/request"
-	"github.com/signaltty/signaltty/term"
 )
 
 // History depth (docs/rows.md, "Scrollback bounds"): how many rows a pane's terminal
@@ -11,7 +10,7 @@ import (
 // that moment) and kept by relaunches; the byte budget (Config.HistoryBytes)
 // bounds it too.
 const (
-	DefaultHistoryRows = term.DefaultHistoryRows // 10,000
+	DefaultHistoryRows = request.DefaultHistoryRows
 	MaxHistoryRows     = request.MaxHistoryRows
 )
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/signaltty/signaltty/service/request"
 	mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
 	"github.com/spf13/cobra"
 )
@@ -50,7 +51,7 @@ tab of --workspace, in the empty --tab, or beside the live pane --split
 	f.Int64("rows", 0, "height in cells (default 24)")
 	f.String("agent", "", "the kind of agent PROGRAM is (claude, codex, opencode, cursor, gemini, pi, generic, none; default from its name)")
 	f.Bool("assign-session", false, "start the agent with a session id signaltty picks and records (claude: --session-id)")
-	f.Int64("history-rows", 0, "rows of history kept once scrolled off the screen (default the daemon's setting, 10000)")
+	f.Int64("history-rows", 0, fmt.Sprintf("rows of history kept once scrolled off the screen, 1-%d (default the daemon's setting, %d unless changed)", request.MaxHistoryRows, request.DefaultHistoryRows))
 	spawnLimitFlags(f)
 	grantFlag(f)
 	return c

@@ -17,7 +17,11 @@ const (
 	MaxRunRetainMs    = 604800000 // 7 days
 	MaxRunRetainBytes = 1 << 30   // output line bytes of all completed records
 
-	MaxHistoryRows = 1_000_000
+	// DefaultHistoryRows is a pane's history depth when neither its spawn
+	// request nor the daemon's setting gives one (docs/rows.md,
+	// "Scrollback bounds"); term.DefaultHistoryRows is the same number.
+	DefaultHistoryRows = 10_000
+	MaxHistoryRows     = 1_000_000
 
 	// MaxInterval is the longest save, output save and emulator release
 	// interval: 24 h.
