@@ -72,10 +72,10 @@ func initAgent(p *pane, hint string, env map[string]string) {
 // a new record revision, a save; s.mu is held.
 func (s *Service) agentChangedLocked(p *pane, c agents.Change) {
 	for _, e := range c.Events {
-		s.emit(e)
+		s.emitLocked(e)
 	}
 	if c.Touched {
-		s.touch(p) // no event (records.go)
+		s.records.touch(p) // no event (records.go)
 	}
 	if c.Save {
 		s.persist.MarkDirtyLocked()
@@ -89,7 +89,7 @@ func (s *Service) HighestAttention() (attention, pane string) {
 	defer s.mu.Unlock()
 	var h agents.Highest
 	for _, p := range s.panes {
-		if p.announced {
+		if p.announced() {
 			h.Add(p.id, p.agent.AttentionName())
 		}
 	}

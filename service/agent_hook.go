@@ -65,7 +65,7 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	}
 	id := r.Pane
 	if id == "" {
-		id = s.PaneOfProcess(r.ClientPid) // as the caller's principal is found (authz.go)
+		id = s.access.PaneOfProcess(r.ClientPid) // as the caller's principal is found (authz.go)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -92,7 +92,7 @@ func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	s.agentChangedLocked(p, c)
 	if notify {
 		body, _ := r.Payload[d.NotifyBodyKey].(string)
-		n := s.addNotificationLocked(p, "", d.NotifyTitle, body, d.NotifySeverity, "hook:"+ad.Kind+":"+r.Event)
+		n := s.Notifications().addLocked(p, "", d.NotifyTitle, body, d.NotifySeverity, "hook:"+ad.Kind+":"+r.Event)
 		if m := n.LastMessage(); m != "" {
 			s.agentChangedLocked(p, p.agent.SetLastMessage(m))
 		}
@@ -168,7 +168,7 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 	}
 	id := r.Pane
 	if id == "" {
-		id = s.PaneOfProcess(r.ClientPid) // as the caller's principal is found (authz.go)
+		id = s.access.PaneOfProcess(r.ClientPid) // as the caller's principal is found (authz.go)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -183,7 +183,7 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 	s.agentChangedLocked(p, p.agent.SetSession(p.id, r.Agent, r.Session, r.ResumeArgv, p.launch()))
 	if r.Model != "" {
 		p.agent.Model = r.Model
-		s.touch(p) // no event (records.go)
+		s.records.touch(p) // no event (records.go)
 	}
 	return p.snapshot(), nil
 }

@@ -14,8 +14,8 @@ import (
 // Every save writes them back as loaded, so they survive any number of
 // save and load cycles.
 
-// exportAgent fills a snapshot pane from p's agent; s.mu is held.
-func exportAgent(p *pane, sp *snapshot.Pane) {
+// exportAgentLocked fills a snapshot pane from p's agent; s.mu is held.
+func exportAgentLocked(p *pane, sp *snapshot.Pane) {
 	a := &p.agent
 	sp.Lifecycle, sp.Attention, sp.LastMessage = a.LifecycleName(), a.AttentionName(), a.LastMessage
 	if !a.HasAgent() && a.SessionID == "" && len(a.ConfigEnv) == 0 {
@@ -72,8 +72,8 @@ func importAgent(p *pane, sp *snapshot.Pane) {
 	p.agent = a
 }
 
-// exportNotifications is notes as a snapshot keeps them; s.mu is held.
-func exportNotifications(notes []*Notification) []snapshot.Notification {
+// exportNotificationsLocked is notes as a snapshot keeps them; s.mu is held.
+func exportNotificationsLocked(notes []*Notification) []snapshot.Notification {
 	out := make([]snapshot.Notification, 0, len(notes))
 	for _, n := range notes {
 		sn := snapshot.Notification{ID: n.ID, Pane: n.Pane, Workspace: n.Workspace, Title: n.Title, Body: n.Body,

@@ -43,7 +43,7 @@ func (s *Service) scanAgents(id string) {
 		}
 	}
 	for _, p := range panes {
-		if p.announced && p.state == stateLive && p.agent.Promotable() {
+		if p.announced() && p.state == stateLive && p.agent.Promotable() {
 			off := p.inst.proc.Offset()
 			if p.agent.scanned == p.inst && p.agent.scannedAt == off {
 				continue // no output since the last look
@@ -88,7 +88,7 @@ func (s *Service) scanAgents(id string) {
 			continue
 		}
 		c.p.agent.Promote(kind, c.p.launch())
-		s.emit(events.PaneUpdated{Pane: c.p.id, Screen: c.p.screenName()})
+		s.emitLocked(events.PaneUpdated{Pane: c.p.id, Screen: c.p.screenName()})
 		s.persist.MarkDirtyLocked()
 	}
 }

@@ -49,7 +49,7 @@ func (s *Service) AttachPane(ctx context.Context, id, termName string, send func
 	var snap Pane
 	var end string
 	if err == nil {
-		t, snap, end = p.term, p.snapshot(), attachEnd(p)
+		t, snap, end = p.term, p.snapshot(), attachEndLocked(p)
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -83,7 +83,7 @@ func (s *Service) AttachPane(ctx context.Context, id, termName string, send func
 		cur, lerr := s.lookupPane(id)
 		end = AttachRemoved
 		if lerr == nil && cur == p {
-			snap, end = p.snapshot(), attachEnd(p)
+			snap, end = p.snapshot(), attachEndLocked(p)
 			if end == "" && p.term != t { // relaunched since: the process attached to is gone
 				end = AttachExited
 			}
@@ -113,8 +113,8 @@ func frame(t *term.Terminal, r *term.Renderer, f AttachFrame) AttachFrame {
 	return f
 }
 
-// attachEnd is why a stream for p ends now ("" while p has a process); s.mu is held.
-func attachEnd(p *pane) string {
+// attachEndLocked is why a stream for p ends now ("" while p has a process); s.mu is held.
+func attachEndLocked(p *pane) string {
 	switch {
 	case p.state.hasProcess():
 		return ""

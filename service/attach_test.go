@@ -169,7 +169,7 @@ func TestAttachClearsAttention(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Notify(NotifyRequest{Pane: p.ID, Title: "look", Severity: "warning"}); err != nil {
+	if _, err := s.Notifications().Add(NotifyRequest{Pane: p.ID, Title: "look", Severity: "warning"}); err != nil {
 		t.Fatal(err)
 	}
 	if a, pane := s.HighestAttention(); a != "warning" || pane != p.ID {

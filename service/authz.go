@@ -48,28 +48,36 @@ var OwnerPrincipal = authz.OwnerPrincipal
 // names others (authz.DefaultPaneGrants).
 var DefaultPaneGrants = authz.DefaultPaneGrants
 
-// authzState is the authorization data of the model; s.mu guards it.
-type authzState struct {
+// Access decides who may do what (docs/security.md): it resolves callers to
+// principals, checks rights against the live model, audits and counts
+// denials, and keeps what doctor shows of callers no pane claims. Its data
+// is the model's: the service's lock guards it. Service.Access returns it.
+type Access struct {
+	s       *Service
 	rules   authz.Table   // creators, pane principals' grants, frozen containment, denials
 	callers authz.Callers // connections of callers no pane claims, and shared helpers
 }
 
-// adopt records a new pane's creator and its principal's grants; s.mu is held.
-func (a *authzState) adopt(p *pane, creator string, grants []Grant) {
+// Access returns the authorization of the service.
+func (s *Service) Access() *Access { return s.access }
+
+// adoptLocked records a new pane's creator and its principal's grants; s.mu is held.
+func (a *Access) adoptLocked(p *pane, creator string, grants []Grant) {
 	a.rules.Adopt(p.id, p.tab, p.workspace, creator, grants)
 }
 
-// ownRun records a new run's owner and containment, kept while its record
+// ownRunLocked records a new run's owner and containment, kept while its record
 // is retained; s.mu is held.
-func (a *authzState) ownRun(r RunStart) {
+func (a *Access) ownRunLocked(r RunStart) {
 	a.rules.OwnRun(r.Run, r.Principal, r.Pane, r.Tab, r.Workspace)
 }
 
 // SetCreator records who created resource ("workspace:<id>", "tab:<id>").
-func (s *Service) SetCreator(resource, principal string) {
+func (a *Access) SetCreator(resource, principal string) {
+	s := a.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.authz.rules.SetCreator(resource, principal)
+	a.rules.SetCreator(resource, principal)
 }
 
 // PaneOfProcess is the pane a process belongs to ("" for none): the pane
@@ -81,11 +89,11 @@ func (s *Service) SetCreator(resource, principal string) {
 //
 // A process that descends from an agent's shared helper belongs to no
 // pane: the helper serves several (sharedHelperOf).
-func (s *Service) PaneOfProcess(pid int) string {
+func (a *Access) PaneOfProcess(pid int) string {
 	if h, _ := sharedHelperOf(pid); h > 0 {
 		return ""
 	}
-	id, _ := s.findPane(pid)
+	id, _ := a.findPane(pid)
 	return id
 }
 
@@ -109,13 +117,14 @@ func sharedHelperIn(pid, stop int, argv func(int) []string, parent func(int) int
 }
 
 // findPane is PaneOfProcess, and whether pid descends from the daemon.
-func (s *Service) findPane(pid int) (string, bool) {
+func (a *Access) findPane(pid int) (string, bool) {
+	s := a.s
 	s.mu.Lock()
 	leaders := map[int]string{}  // live panes' leaders
 	sessions := map[int]string{} // exited panes' leaders, as session ids of what they left running
 	groups := map[string]string{}
 	for id, p := range s.panes {
-		if !p.announced || p.inst == nil || p.inst.proc == nil {
+		if !p.announced() || p.inst == nil || p.inst.proc == nil {
 			continue
 		}
 		if p.state.hasProcess() {
@@ -199,27 +208,28 @@ func paneOfCgroup(pid int, tree string, groups map[string]string) (string, bool)
 // app-server --managed-daemon) is unattributed whatever pane its
 // ancestry reaches: the helper serves several panes, so it acts for none
 // (docs/security.md, "Shared agent helpers").
-func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
+func (a *Access) ResolvePeer(pid int, environ func() []byte) Principal {
+	s := a.s
 	if h, kind := sharedHelperOf(pid); h > 0 {
-		s.noteCaller(pid, h, kind)
+		a.noteCaller(pid, h, kind)
 		return Principal{ID: Unknown, Unattributed: true, HelperPid: h, Helper: kind}
 	}
-	id, inside := s.findPane(pid)
+	id, inside := a.findPane(pid)
 	// A descendant of the daemon is inside some pane: a process that
 	// connects right after its exec may come before its pane's start
 	// commits. It is never the owner.
 	for deadline := time.Now().Add(resolveWait); id == "" && inside && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
-		id, inside = s.findPane(pid)
+		id, inside = a.findPane(pid)
 	}
 	if id != "" {
-		return s.panePrincipal(id)
+		return a.panePrincipal(id)
 	}
 	// Identity fails closed: a process started inside a pane or by the
 	// daemon that no live pane claims is never the owner (nor, by its
 	// environment, anyone else).
 	if inside || s.cfg.Mark.Marked(pid) {
-		s.noteCaller(pid, 0, "")
+		a.noteCaller(pid, 0, "")
 		return Principal{ID: Unknown, Unattributed: true}
 	}
 	if s.cfg.OutsideCallers != Unknown {
@@ -242,22 +252,23 @@ func (s *Service) ResolvePeer(pid int, environ func() []byte) Principal {
 // noteCaller counts a connection of the unattributed process pid and,
 // with helper > 0, a denied connection through shared helper helper of
 // agent kind, finding the pane it was started from the first time.
-func (s *Service) noteCaller(pid, helper int, kind string) {
+func (a *Access) noteCaller(pid, helper int, kind string) {
+	s := a.s
 	name := procs.Name(pid)
 	s.mu.Lock()
-	s.authz.callers.NoteUnattributed(name, pid, time.Now())
-	known := helper <= 0 || s.authz.callers.KnowsHelper(helper)
+	a.callers.NoteUnattributed(name, pid, time.Now())
+	known := helper <= 0 || a.callers.KnowsHelper(helper)
 	s.mu.Unlock()
 	if helper <= 0 {
 		return
 	}
 	pane := ""
 	if !known {
-		pane, _ = s.findPane(helper)
+		pane, _ = a.findPane(helper)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.authz.callers.NoteHelper(helper, kind, pane, sharedHelperFix(kind), time.Now())
+	a.callers.NoteHelper(helper, kind, pane, sharedHelperFix(kind), time.Now())
 }
 
 // sharedHelperFix is how to run agent kind's helper once per pane.
@@ -270,26 +281,29 @@ func sharedHelperFix(kind string) string {
 
 // SharedHelpers returns the live shared agent helpers callers descended
 // from (noteCaller), by pid; helpers that exited are dropped.
-func (s *Service) SharedHelpers() []SharedHelperSeen {
+func (a *Access) SharedHelpers() []SharedHelperSeen {
+	s := a.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.authz.callers.Helpers(func(pid int) bool {
+	return a.callers.Helpers(func(pid int) bool {
 		_, ok := agents.SharedHelper(procs.Argv(pid)) // exited, or its pid now another program's
 		return ok
 	})
 }
 
 // UnattributedCallers returns the counts of noteCaller, by name.
-func (s *Service) UnattributedCallers() []UnattributedCaller {
+func (a *Access) UnattributedCallers() []UnattributedCaller {
+	s := a.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.authz.callers.Unattributed()
+	return a.callers.Unattributed()
 }
 
-func (s *Service) panePrincipal(id string) Principal {
+func (a *Access) panePrincipal(id string) Principal {
+	s := a.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.authz.rules.PanePrincipal(id)
+	return a.rules.PanePrincipal(id)
 }
 
 // authzModel is the live model as the authorization rules read it
@@ -333,33 +347,36 @@ func (m *authzModel) PaneWorkspace(pane string) (string, bool) {
 }
 
 // Allowed reports whether p holds right on resource ("<kind>:<id>").
-func (s *Service) Allowed(p Principal, right, resource string) bool {
+func (a *Access) Allowed(p Principal, right, resource string) bool {
+	s := a.s
 	if p.IsOwner() {
 		return true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.allowedLocked(p, right, resource)
+	return a.allowedLocked(p, right, resource)
 }
 
-func (s *Service) allowedLocked(p Principal, right, resource string) bool {
-	return s.authz.rules.Allowed((*authzModel)(s), p, right, resource)
+func (a *Access) allowedLocked(p Principal, right, resource string) bool {
+	s := a.s
+	return a.rules.Allowed((*authzModel)(s), p, right, resource)
 }
 
 // Authorize returns nil if p holds right on resource, else a denied.<right>
 // error; the denial is logged at notice level (principal, verb, resource,
 // never arguments) and counted by verb.
-func (s *Service) Authorize(p Principal, verb, right, resource string) error {
-	if s.Allowed(p, right, resource) {
+func (a *Access) Authorize(p Principal, verb, right, resource string) error {
+	if a.Allowed(p, right, resource) {
 		return nil
 	}
-	return s.Deny(p, verb, right, resource)
+	return a.Deny(p, verb, right, resource)
 }
 
 // Deny records and returns a denial (see Authorize; authz.Principal.Denied).
-func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
+func (a *Access) Deny(p Principal, verb, right, resource string) *Error {
+	s := a.s
 	s.mu.Lock()
-	s.authz.rules.CountDenial(verb)
+	a.rules.CountDenial(verb)
 	s.mu.Unlock()
 	fix := ""
 	if p.HelperPid > 0 {
@@ -373,7 +390,8 @@ func (s *Service) Deny(p Principal, verb, right, resource string) *Error {
 // CheckDelegation reports whether caller may give grants to a pane it
 // creates (docs/security.md, "Grants"). Errors: invalid_params.grants,
 // denied.delegation (nothing is created; the denial is audited under verb).
-func (s *Service) CheckDelegation(caller Principal, verb string, grants []Grant) error {
+func (a *Access) CheckDelegation(caller Principal, verb string, grants []Grant) error {
+	s := a.s
 	if err := authz.CheckGrants(grants); err != nil {
 		return err
 	}
@@ -381,10 +399,10 @@ func (s *Service) CheckDelegation(caller Principal, verb string, grants []Grant)
 		return nil
 	}
 	s.mu.Lock()
-	g, over := s.authz.rules.Exceeding((*authzModel)(s), caller, grants)
+	g, over := a.rules.Exceeding((*authzModel)(s), caller, grants)
 	s.mu.Unlock()
 	if over {
-		e := s.Deny(caller, verb, "delegation", g.Right+" on "+g.Scope)
+		e := a.Deny(caller, verb, "delegation", g.Right+" on "+g.Scope)
 		e.Message = "a grant exceeds the caller's own: " + g.Right + " on " + g.Scope
 		return e
 	}
@@ -395,8 +413,9 @@ func (s *Service) CheckDelegation(caller Principal, verb string, grants []Grant)
 const LevelNotice = slog.Level(2)
 
 // DenialCounts returns the denials by verb, sorted by verb.
-func (s *Service) DenialCounts() []Denials {
+func (a *Access) DenialCounts() []Denials {
+	s := a.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.authz.rules.DenialCounts()
+	return a.rules.DenialCounts()
 }

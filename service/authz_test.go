@@ -21,7 +21,7 @@ func TestGrantScopesCoverWhatTheyContain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pa := s.panePrincipal(a.ID)
+	pa := s.Access().panePrincipal(a.ID)
 	with := func(g ...Grant) Principal { return Principal{ID: "pane:x", Pane: "x", Grants: g} }
 	for _, tc := range []struct {
 		name     string
@@ -47,7 +47,7 @@ func TestGrantScopesCoverWhatTheyContain(t *testing.T) {
 		{"run:* covers runs", with(Grant{Right: RightRead, Scope: "run:*"}), RightRead, "run:r7", true},
 		{"the owner holds everything", OwnerPrincipal, RightAdmin, "*", true},
 	} {
-		if got := s.Allowed(tc.p, tc.right, tc.resource); got != tc.want {
+		if got := s.Access().Allowed(tc.p, tc.right, tc.resource); got != tc.want {
 			t.Errorf("%s: Allowed(%s on %s) = %v, want %v", tc.name, tc.right, tc.resource, got, tc.want)
 		}
 	}
@@ -59,20 +59,20 @@ func TestDelegationStaysWithinTheCallersGrants(t *testing.T) {
 	w, _ := s.CreateWorkspace("w", t.TempDir())
 	p := Principal{ID: "pane:x", Pane: "x", Grants: []Grant{{Right: RightRead, Scope: "workspace:" + w.ID}, {Right: RightWrite, Scope: "self"}, {Right: RightSpawn, Scope: "pane:*"}}}
 	for _, g := range []Grant{{Right: RightRead, Scope: "workspace:" + w.ID}, {Right: RightWrite, Scope: "self"}, {Right: RightSpawn, Scope: "pane:*"}} {
-		if err := s.CheckDelegation(p, "v", []Grant{g}); err != nil {
+		if err := s.Access().CheckDelegation(p, "v", []Grant{g}); err != nil {
 			t.Errorf("%+v within the caller's: %v", g, err)
 		}
 	}
 	for _, g := range []Grant{{Right: RightRead, Scope: "*"}, {Right: RightWrite, Scope: "workspace:" + w.ID}, {Right: RightAdmin, Scope: "self"}, {Right: RightSpawn, Scope: "*"}, {Right: RightRead, Scope: "workspace:*"}} {
-		err := s.CheckDelegation(p, "v", []Grant{g})
+		err := s.Access().CheckDelegation(p, "v", []Grant{g})
 		if e, ok := err.(*Error); !ok || e.Code != "denied.delegation" {
 			t.Errorf("%+v beyond the caller's: %v", g, err)
 		}
 	}
-	if e, ok := s.CheckDelegation(OwnerPrincipal, "v", []Grant{{Right: "fly", Scope: "*"}}).(*Error); !ok || e.Code != "invalid_params.grants" {
+	if e, ok := s.Access().CheckDelegation(OwnerPrincipal, "v", []Grant{{Right: "fly", Scope: "*"}}).(*Error); !ok || e.Code != "invalid_params.grants" {
 		t.Errorf("a bad right: %v", e)
 	}
-	if d := s.DenialCounts(); len(d) != 1 || d[0].Verb != "v" || d[0].Count != 5 {
+	if d := s.Access().DenialCounts(); len(d) != 1 || d[0].Verb != "v" || d[0].Count != 5 {
 		t.Errorf("denials: %+v", d)
 	}
 }

@@ -27,11 +27,11 @@ func newBenchService(b *testing.B) *Service {
 	return s
 }
 
-// BenchmarkRunTrue: StartRun of `true`, WaitRun until it completed (with
+// BenchmarkRunTrue: Runs.Start of `true`, Runs.Wait until it completed (with
 // its output), RemovePane; compare pty's BenchmarkStartTrue (the floor).
 func BenchmarkRunTrue(b *testing.B) { benchRunTrue(b, newBenchService(b)) }
 
-// benchRunTrue times StartRun of `true`, WaitRun and RemovePane on s.
+// benchRunTrue times Runs.Start of `true`, Runs.Wait and RemovePane on s.
 func benchRunTrue(b *testing.B, s *Service) {
 	w, err := s.CreateWorkspace("bench", "")
 	if err != nil {
@@ -40,11 +40,11 @@ func benchRunTrue(b *testing.B, s *Service) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
-		st, err := s.StartRun(ctx, RunRequest{Key: fmt.Sprint("k", i), Workspace: w.ID, Argv: []string{"true"}})
+		st, err := s.Runs().Start(ctx, RunRequest{Key: fmt.Sprint("k", i), Workspace: w.ID, Argv: []string{"true"}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rec, err := s.WaitRun(ctx, st.Run, -1, true)
+		rec, err := s.Runs().Wait(ctx, st.Run, -1, true)
 		if err != nil || rec.Status == nil || *rec.Status != 0 {
 			b.Fatal(rec, err)
 		}

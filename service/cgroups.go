@@ -69,7 +69,7 @@ func (s *Service) Cgroups() CgroupMode {
 	groups := map[string]*cgroup.Group{}
 	s.mu.Lock()
 	for id, p := range s.panes {
-		if p.announced && p.inst != nil && p.inst.proc != nil && !p.shown().hasProcess() {
+		if p.announced() && p.inst != nil && p.inst.proc != nil && !p.shown().hasProcess() {
 			if g := p.inst.proc.Cgroup(); g != nil {
 				groups[id] = g
 			}
@@ -164,8 +164,8 @@ type cgroupRef struct {
 	leader int
 }
 
-// cgroupRefOf is p's current cgroup; s.mu is held.
-func cgroupRefOf(p *pane, snap Pane) cgroupRef {
+// cgroupRefOfLocked is p's current cgroup; s.mu is held.
+func cgroupRefOfLocked(p *pane, snap Pane) cgroupRef {
 	if p.inst == nil || p.inst.proc == nil {
 		return cgroupRef{}
 	}

@@ -7,11 +7,26 @@
 // after unlocking. A verb's changes and the events they cause are made in
 // one critical section, so subscribers see them together and in order.
 //
+// Lock rule: a function that wants Service.mu held is named …Locked and
+// never takes it itself (it may let it go while it waits and take it
+// back); the methods of model, the workspaces, tabs and panes with their
+// lookups, all want it by their type's rule. lock_names_test.go holds the
+// package to this.
+//
 // A pane's lifecycle (docs/pane-lifecycle.md) is one field changed by one
-// function, transition in lifecycle.go, which publishes the events of each
-// move. Starting a process is one path for every verb (start.go): reserve
-// under the lock, fork/exec without it, commit under it if the world is
-// still as reserved.
+// function, transitionLocked in lifecycle.go, which publishes the events
+// of each move; whether a pane was announced, and the state clients see
+// while it starts, are read from that field. Starting a process is one
+// sequence for every verb (startPane in start.go: reserve under the lock,
+// fork/exec without it, commit under it if the world is still as
+// reserved, settle); a spawn, a run and a relaunch or resume differ only
+// in the startSteps they give it.
+//
+// Service holds the model, the lock and the pane verbs (Mux); the other
+// interfaces' verbs are on views of it that share both: Runs (Run.*),
+// Access (who is calling and what it may do), Settings (Server.GetConfig
+// and SetConfig, history depth, emulator release, limits), Notifications
+// and Git (workspaces' git state and worktrees).
 //
 // Rule: nothing that takes a terminal or PTY lock (capture, resize,
 // signals, input, termination), and no fork/exec or disk access, happens

@@ -18,16 +18,16 @@ const DefaultEmulatorReleaseAfter = term.DefaultReleaseAfter
 // SetEmulatorReleaseAfter sets how long a pane's output stays idle before
 // its emulator is released (0: never). Errors: see
 // request.CheckEmulatorReleaseAfter.
-func (s *Service) SetEmulatorReleaseAfter(d time.Duration) error {
+func (st *Settings) SetEmulatorReleaseAfter(d time.Duration) error {
 	if err := request.CheckEmulatorReleaseAfter(d); err != nil {
 		return err
 	}
-	s.parker.SetAfter(d)
+	st.parker.SetAfter(d)
 	return nil
 }
 
 // EmulatorReleaseAfter is the delay in force (0: never).
-func (s *Service) EmulatorReleaseAfter() time.Duration { return s.parker.After() }
+func (st *Settings) EmulatorReleaseAfter() time.Duration { return st.parker.After() }
 
 // EmulatorReleaseStats counts the emulators released and rebuilt so far.
-func (s *Service) EmulatorReleaseStats() term.ParkerStats { return s.parker.Stats() }
+func (st *Settings) EmulatorReleaseStats() term.ParkerStats { return st.parker.Stats() }

@@ -29,7 +29,7 @@ func paneTerm(t *testing.T, s *Service, id string) *term.Terminal {
 // once idle.
 func TestIdlePaneIsReleasedAndRebuiltOnOutputResizeCaptureAndAttach(t *testing.T) {
 	s := newTestService(t)
-	if err := s.SetEmulatorReleaseAfter(50 * time.Millisecond); err != nil {
+	if err := s.Settings().SetEmulatorReleaseAfter(50 * time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	w, _ := s.CreateWorkspace("w", t.TempDir())
@@ -108,7 +108,7 @@ func TestIdlePaneIsReleasedAndRebuiltOnOutputResizeCaptureAndAttach(t *testing.T
 		c := client.CellAt(0, 0)
 		return c != nil && c.Content == "r" && !c.Style.IsZero()
 	})
-	if st := s.EmulatorReleaseStats(); st.Released < 4 || st.Rebuilt < 4 {
+	if st := s.Settings().EmulatorReleaseStats(); st.Released < 4 || st.Rebuilt < 4 {
 		t.Fatalf("stats %+v", st)
 	}
 }

@@ -66,12 +66,12 @@ func TestConcurrentTrueRunsCountNoEscapees(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			st, err := s.StartRun(context.Background(), RunRequest{Key: "true-" + strconv.Itoa(i), Workspace: w.ID, Argv: []string{"true"}})
+			st, err := s.Runs().Start(context.Background(), RunRequest{Key: "true-" + strconv.Itoa(i), Workspace: w.ID, Argv: []string{"true"}})
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			if _, err := s.WaitRun(context.Background(), st.Run, -1, false); err != nil {
+			if _, err := s.Runs().Wait(context.Background(), st.Run, -1, false); err != nil {
 				t.Error(err)
 			}
 		}()

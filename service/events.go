@@ -31,10 +31,10 @@ func (s *Service) Subscribe(f Filter, withSnapshot bool) *Subscription {
 	return sub
 }
 
-// emit publishes an event; s.mu is held, so the events of one critical
+// emitLocked publishes an event; s.mu is held, so the events of one critical
 // section reach every subscriber together and in order. A structural event
 // schedules a save.
-func (s *Service) emit(data events.EventData) {
+func (s *Service) emitLocked(data events.EventData) {
 	typ := data.EventType()
 	spec, ok := events.Declared(typ)
 	if !ok {

@@ -24,19 +24,25 @@ import (
 // working tree or git is not installed.
 type GitState = gitws.State
 
-// gitState is the git bookkeeping of a Service: how git runs, where
-// worktrees go and which are being added. Its Locked methods read and
-// write the workspaces' git fields and adding, under s.mu; the others run
-// git and are called without s.mu.
-type gitState struct {
+// Git is the git side of the workspaces: how git runs, where worktrees go
+// and which are being added, each workspace's git state kept current, and
+// worktrees made and removed with their workspaces (worktree.go). Its
+// Locked methods read and write the workspaces' git fields and adding,
+// under the service's lock; the others run git and are called without it.
+// Service.Git returns it.
+type Git struct {
+	s      *Service
 	git    *gitws.Git
 	log    *slog.Logger
 	root   string          // where worktrees go ("" = next to each repository)
 	adding map[string]bool // worktree paths being added (worktree.go)
 }
 
-func newGitState(cfg Config) gitState {
-	return gitState{git: &gitws.Git{Env: cfg.Environ}, log: cfg.Logger, root: cfg.WorktreeRoot, adding: map[string]bool{}}
+// Git returns the git side of the workspaces.
+func (s *Service) Git() *Git { return s.git }
+
+func newGit(s *Service, cfg Config) *Git {
+	return &Git{s: s, git: &gitws.Git{Env: cfg.Environ}, log: cfg.Logger, root: cfg.WorktreeRoot, adding: map[string]bool{}}
 }
 
 // gitRefresh is a refresh begun under s.mu.
@@ -48,7 +54,7 @@ type gitRefresh struct {
 }
 
 // beginLocked starts a refresh of w; s.mu is held.
-func (g *gitState) beginLocked(w *workspace) gitRefresh {
+func (g *Git) beginLocked(w *workspace) gitRefresh {
 	w.gitTicket++
 	return gitRefresh{w: w, cwd: w.cwd, cwdGen: w.cwdGen, ticket: w.gitTicket}
 }
@@ -57,7 +63,7 @@ func (g *gitState) beginLocked(w *workspace) gitRefresh {
 // is live (still in the model), its cwd unchanged and no later refresh
 // stored first. It returns the event to emit and true when the stored
 // state changed; s.mu is held.
-func (g *gitState) endLocked(r gitRefresh, st *GitState, live bool) (events.WorkspaceGitChanged, bool) {
+func (g *Git) endLocked(r gitRefresh, st *GitState, live bool) (events.WorkspaceGitChanged, bool) {
 	w := r.w
 	if !live || w.cwdGen != r.cwdGen || r.ticket < w.gitApplied {
 		return events.WorkspaceGitChanged{}, false
@@ -76,7 +82,7 @@ func (g *gitState) endLocked(r gitRefresh, st *GitState, live bool) (events.Work
 
 // inspect runs git for dir; s.mu is not held. A failure of git itself
 // (a deadline) is logged and counts as no git state.
-func (g *gitState) inspect(ctx context.Context, dir string) *GitState {
+func (g *Git) inspect(ctx context.Context, dir string) *GitState {
 	st, err := g.git.Inspect(ctx, dir)
 	if err != nil {
 		g.log.Warn("git state unknown", "dir", dir, "err", err)
@@ -89,7 +95,7 @@ func (g *gitState) inspect(ctx context.Context, dir string) *GitState {
 // not held. A cwd that is gone keeps the last state, marked missing
 // (gitws.Git.Recover). A failure of git itself (a deadline) is logged and
 // keeps the last state.
-func (g *gitState) recoverState(ctx context.Context, dir string, saved *GitState) *GitState {
+func (g *Git) recoverState(ctx context.Context, dir string, saved *GitState) *GitState {
 	fi, err := os.Stat(dir)
 	st, gerr := g.git.Recover(ctx, dir, saved, err == nil && fi.IsDir())
 	if gerr != nil {
@@ -101,7 +107,7 @@ func (g *gitState) recoverState(ctx context.Context, dir string, saved *GitState
 
 // worktreePath is where the worktree for branch of the repository whose
 // main worktree is repo goes, and the root it is under.
-func (g *gitState) worktreePath(repo, branch string) (path, root string) {
+func (g *Git) worktreePath(repo, branch string) (path, root string) {
 	if g.root != "" {
 		root = filepath.Join(g.root, filepath.Base(repo))
 	} else {
@@ -112,7 +118,7 @@ func (g *gitState) worktreePath(repo, branch string) (path, root string) {
 
 // reserveLocked claims path for a worktree being added; false when another
 // request is adding one there. s.mu is held.
-func (g *gitState) reserveLocked(path string) bool {
+func (g *Git) reserveLocked(path string) bool {
 	if g.adding[path] {
 		return false
 	}
@@ -121,41 +127,44 @@ func (g *gitState) reserveLocked(path string) bool {
 }
 
 // releaseLocked gives up the claim on path (reserveLocked); s.mu is held.
-func (g *gitState) releaseLocked(path string) { delete(g.adding, path) }
+func (g *Git) releaseLocked(path string) { delete(g.adding, path) }
 
-// refreshGit recomputes w's git state; s.mu is not held: it is taken to
+// refresh recomputes w's git state; s.mu is not held: it is taken to
 // begin and to store, never while git runs.
-func (s *Service) refreshGit(ctx context.Context, w *workspace) {
+func (g *Git) refresh(ctx context.Context, w *workspace) {
+	s := g.s
 	s.mu.Lock()
 	r, saved := s.git.beginLocked(w), w.git
 	s.mu.Unlock()
 	st := s.git.recoverState(ctx, r.cwd, saved)
 	s.mu.Lock()
 	if e, ok := s.git.endLocked(r, st, s.workspaces[w.id] == w); ok {
-		s.emit(e)
+		s.emitLocked(e)
 	}
 	s.mu.Unlock()
 }
 
-// RefreshGit recomputes a workspace's git state (Mux.GetWorkspace with
+// Refresh recomputes a workspace's git state (Mux.GetWorkspace with
 // refresh_git, which then reads the workspace). Errors: not_found.workspace.
-func (s *Service) RefreshGit(ctx context.Context, ref string) error {
+func (g *Git) Refresh(ctx context.Context, ref string) error {
+	s := g.s
 	s.mu.Lock()
 	w, err := s.lookupWorkspace(ref)
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	s.refreshGit(ctx, w)
+	g.refresh(ctx, w)
 	return nil
 }
 
-// RecoverGit recomputes every workspace's git state after a restore, from
+// Recover recomputes every workspace's git state after a restore, from
 // its saved cwd, its saved state and the repository's registered worktrees
 // (gitws.Git.Recover): a linked worktree whose directory is gone keeps its
 // saved state with Missing set. At most four workspaces are inspected at a
 // time. Call it after Restore; it starts no process in any pane.
-func (s *Service) RecoverGit(ctx context.Context) {
+func (g *Git) Recover(ctx context.Context) {
+	s := g.s
 	s.mu.Lock()
 	type job struct {
 		r     gitRefresh
@@ -177,7 +186,7 @@ func (s *Service) RecoverGit(ctx context.Context) {
 			st := s.git.recoverState(ctx, j.r.cwd, j.saved)
 			s.mu.Lock()
 			if e, ok := s.git.endLocked(j.r, st, s.workspaces[j.r.w.id] == j.r.w); ok {
-				s.emit(e)
+				s.emitLocked(e)
 			}
 			s.mu.Unlock()
 			if st != nil && st.Missing {
@@ -205,10 +214,10 @@ func (s *Service) SetWorkspaceCwd(ctx context.Context, ref, cwd string) (Workspa
 	if w.cwd != cwd {
 		w.cwd = cwd
 		w.cwdGen++
-		s.emit(events.WorkspaceUpdated{Workspace: w.id, Name: w.name, Cwd: cwd})
+		s.emitLocked(events.WorkspaceUpdated{Workspace: w.id, Name: w.name, Cwd: cwd})
 	}
 	s.mu.Unlock()
-	s.refreshGit(ctx, w)
+	s.git.refresh(ctx, w)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.workspaces[w.id] != w {

@@ -25,37 +25,37 @@ func CheckHistoryRows(n int) *Error {
 
 // HistoryRows is the daemon's setting: the history depth of panes spawned
 // without one.
-func (s *Service) HistoryRows() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.historyRowsLocked()
+func (st *Settings) HistoryRows() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.historyRowsLocked()
 }
 
-func (s *Service) historyRowsLocked() int {
-	if s.cfg.HistoryRows > 0 {
-		return s.cfg.HistoryRows
+func (st *Settings) historyRowsLocked() int {
+	if st.historyRows > 0 {
+		return st.historyRows
 	}
 	return DefaultHistoryRows
 }
 
-// paneHistoryRows is p's history depth: its own (saved and restored with
+// paneHistoryRowsLocked is p's history depth: its own (saved and restored with
 // it, docs/persistence.md, "What is saved"), or the daemon's setting for a
-// pane that has none; s.mu is held.
-func (s *Service) paneHistoryRows(p *pane) int {
+// pane that has none; mu is held.
+func (st *Settings) paneHistoryRowsLocked(p *pane) int {
 	if p.historyRows > 0 {
 		return p.historyRows
 	}
-	return s.historyRowsLocked()
+	return st.historyRowsLocked()
 }
 
 // SetHistoryRows changes the daemon's setting (see CheckHistoryRows); panes
 // that exist keep theirs.
-func (s *Service) SetHistoryRows(n int) error {
+func (st *Settings) SetHistoryRows(n int) error {
 	if err := CheckHistoryRows(n); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cfg.HistoryRows = n
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.historyRows = n
 	return nil
 }

@@ -14,7 +14,7 @@ func TestDefaultHistoryRowsIsTheTerminalsFallback(t *testing.T) {
 	if term.DefaultHistoryRows != request.DefaultHistoryRows {
 		t.Fatalf("term.DefaultHistoryRows = %d, request.DefaultHistoryRows = %d", term.DefaultHistoryRows, request.DefaultHistoryRows)
 	}
-	if got := newTestService(t).HistoryRows(); got != request.DefaultHistoryRows {
+	if got := newTestService(t).Settings().HistoryRows(); got != request.DefaultHistoryRows {
 		t.Fatalf("a daemon without the setting keeps %d history rows, want %d", got, request.DefaultHistoryRows)
 	}
 }

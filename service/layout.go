@@ -166,7 +166,7 @@ func (s *Service) SetSplitRatio(tabID, pane string, ratio float64) (Tab, error) 
 	}
 	if n.ratio != ratio {
 		n.ratio = ratio
-		s.emit(events.TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
+		s.emitLocked(events.TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
 	}
 	return t.snapshot(), nil
 }

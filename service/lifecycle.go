@@ -80,9 +80,9 @@ type paneObserver interface {
 	paneChanged(s *Service, p *pane, from paneState, c change)
 }
 
-// transition moves p to c.to and publishes the events of that move; s.mu is
+// transitionLocked moves p to c.to and publishes the events of that move; s.mu is
 // held. An illegal move is a programming error: it panics with both states.
-func (s *Service) transition(p *pane, c change) {
+func (s *Service) transitionLocked(p *pane, c change) {
 	from := p.state
 	ok := false
 	for _, to := range legal[from] {
@@ -91,33 +91,33 @@ func (s *Service) transition(p *pane, c change) {
 	if !ok {
 		panic(fmt.Sprintf("service: pane %s: illegal transition %s -> %s", p.id, from, c.to))
 	}
+	announced := p.announced()
 	p.state = c.to
-	s.touch(p) // records.go
+	s.records.touch(p)
 	s.limits.countPTYLocked(from, c.to)
 	switch c.to {
 	case stateStarting:
 		c.start.from = from
 		p.start = c.start
 	case stateLive:
-		if p.announced {
+		if announced {
 			p.relaunched()
-			s.emit(events.PaneRelaunched{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv)})
+			s.emitLocked(events.PaneRelaunched{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv)})
 		} else {
-			p.announced = true
-			s.emit(events.PaneCreated{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv), Cols: p.cols, Rows: p.rows})
+			s.emitLocked(events.PaneCreated{Pane: p.id, Workspace: p.workspace, Tab: p.tab, Argv0: argv0(p.argv), Cols: p.cols, Rows: p.rows})
 		}
 	case stateTerminating:
-		s.emit(events.PaneTerminating{Pane: p.id, Signal: unix.SignalName(c.signal)})
+		s.emitLocked(events.PaneTerminating{Pane: p.id, Signal: unix.SignalName(c.signal)})
 	case stateExited:
 		if c.exit != nil {
-			s.recordExit(p, c.exit.status, c.exit.escaped)
+			s.recordExitLocked(p, c.exit.status, c.exit.escaped)
 		}
 	case stateRemoved:
 		if p.start != nil {
 			p.start.lost = c.lost
 		}
-		if p.announced {
-			s.emit(events.PaneRemoved{Pane: p.id, Workspace: p.workspace, Tab: p.tab})
+		if announced {
+			s.emitLocked(events.PaneRemoved{Pane: p.id, Workspace: p.workspace, Tab: p.tab})
 		}
 		delete(s.panes, p.id)
 	}
@@ -133,10 +133,10 @@ func (s *Service) transition(p *pane, c change) {
 	}
 }
 
-// recordExit records a leader's wait status and publishes the pane-exit
+// recordExitLocked records a leader's wait status and publishes the pane-exit
 // sequence (docs/events.md, "Pane exit sequence"): an open command is finished, a
 // reported program status cleared, then pane.exited; s.mu is held.
-func (s *Service) recordExit(p *pane, st pty.ExitStatus, escaped bool) {
+func (s *Service) recordExitLocked(p *pane, st pty.ExitStatus, escaped bool) {
 	p.exitedAt = st.At
 	p.status = &WaitStatus{Code: st.Code, Signal: st.Signal, CoreDumped: st.CoreDumped}
 	if escaped {
@@ -144,13 +144,13 @@ func (s *Service) recordExit(p *pane, st pty.ExitStatus, escaped bool) {
 	}
 	if p.commandOpen {
 		p.commandOpen = false
-		s.emit(events.CommandFinished{Pane: p.id, Reason: "pane_exit"})
+		s.emitLocked(events.CommandFinished{Pane: p.id, Reason: "pane_exit"})
 	}
 	if p.programStatus {
 		p.programStatus = false
-		s.emit(events.ProgramStatusChanged{Pane: p.id, Status: "", Reason: "pane_exit"})
+		s.emitLocked(events.ProgramStatusChanged{Pane: p.id, Status: "", Reason: "pane_exit"})
 	}
-	s.emit(events.PaneExited{Pane: p.id, Status: statusData(p.status)})
+	s.emitLocked(events.PaneExited{Pane: p.id, Status: statusData(p.status)})
 }
 
 // relaunched resets what a pane observed of its previous process.
@@ -168,6 +168,10 @@ func (p *pane) shown() paneState {
 	}
 	return p.state
 }
+
+// announced reports whether pane.created was published for p: it shows a
+// state, which a new pane does not until its first start commits.
+func (p *pane) announced() bool { return p.shown() != stateNone }
 
 // restoreState is the pane's restore state as the persistence contract
 // names it (docs/persistence.md, "Restore states").

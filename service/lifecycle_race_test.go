@@ -229,7 +229,7 @@ func TestRaceKillExit(t *testing.T) {
 	sub := s.Subscribe(Filter{Types: []string{"pane.terminating", "pane.exited"}}, false)
 	defer sub.Close()
 	for i := 0; i < raceRounds(t); i++ {
-		st, err := s.StartRun(ctx, RunRequest{Key: "k" + strconv.Itoa(i), Workspace: w.ID, Argv: []string{"true"}})
+		st, err := s.Runs().Start(ctx, RunRequest{Key: "k" + strconv.Itoa(i), Workspace: w.ID, Argv: []string{"true"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestRaceKillExit(t *testing.T) {
 		if kerr != nil || kp.State != StateExited {
 			t.Fatalf("round %d: kill %+v %v", i, kp, kerr)
 		}
-		r, err := s.WaitRun(ctx, st.Run, -1, false)
+		r, err := s.Runs().Wait(ctx, st.Run, -1, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,11 +66,11 @@ func (l Limits) withDefaults() Limits {
 }
 
 // Limits returns the limits in force (defaults filled in).
-func (s *Service) Limits() Limits { return s.cfg.Limits }
+func (st *Settings) Limits() Limits { return st.limits.cfg }
 
 // HistoryBytes is the row store budget of one pane in force, in bytes
 // (Config.HistoryBytes, or term.DefaultHistoryBytes when that is 0).
-func (s *Service) HistoryBytes() int { return s.limits.paneHistory }
+func (st *Settings) HistoryBytes() int { return st.limits.paneHistory }
 
 // limitState holds what the limits keep and checks them: the limits in
 // force, the count of panes holding a PTY (guarded by the service's lock,

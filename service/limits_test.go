@@ -80,7 +80,7 @@ func TestConcurrentSpawnsStopAtThePaneLimit(t *testing.T) {
 	if p, _ := s.GetPane(panes[0].ID); p.State != StateExited {
 		t.Fatalf("refused relaunch changed the pane: %+v", p)
 	}
-	if _, err := s.StartRun(context.Background(), RunRequest{Key: "k1", Workspace: w.ID, Argv: []string{"true"}}); code(err) != "unavailable.panes" {
+	if _, err := s.Runs().Start(context.Background(), RunRequest{Key: "k1", Workspace: w.ID, Argv: []string{"true"}}); code(err) != "unavailable.panes" {
 		t.Fatalf("run at the limit: %v", err)
 	}
 	if _, _, err := s.CreateWorkspaceWith(context.Background(), NewWorkspace{Name: "x", Argv: []string{"sleep", "100"}}); code(err) != "unavailable.panes" {

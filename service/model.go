@@ -139,9 +139,8 @@ type node struct {
 // released by whoever removed it, outside s.mu.
 type pane struct {
 	id, workspace, tab string
-	state              paneState // changed only by Service.transition (lifecycle.go)
+	state              paneState // changed only by Service.transitionLocked (lifecycle.go)
 	start              *start    // while starting: the reservation (start.go)
-	announced          bool      // pane.created was published (false until a new pane's first start commits)
 	observers          []paneObserver
 
 	title            string

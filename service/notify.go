@@ -18,22 +18,30 @@ const MaxNotifications = agents.MaxNotifications
 // Notification is a snapshot of a notification.
 type Notification = agents.Notification
 
-// NotifyRequest is the input of Notify.
+// Notifications is the notification verbs over the service's model and
+// lock; Service.Notifications returns it.
+type Notifications struct{ s *Service }
+
+// Notifications returns the notification verbs.
+func (s *Service) Notifications() Notifications { return Notifications{s} }
+
+// NotifyRequest is the input of Notifications.Add.
 type NotifyRequest struct {
 	Pane, Workspace string
 	Title, Body     string
 	Severity        string // "" = info
 }
 
-// addNotificationLocked records a notification (agents.NewNotification)
-// about p (nil: none) or workspace and raises p's attention; s.mu is held.
-func (s *Service) addNotificationLocked(p *pane, workspace, title, body, severity, source string) Notification {
+// addLocked records a notification (agents.NewNotification) about p
+// (nil: none) or workspace and raises p's attention; s.mu is held.
+func (ns Notifications) addLocked(p *pane, workspace, title, body, severity, source string) Notification {
+	s := ns.s
 	n := agents.NewNotification(newID("notif"), title, body, severity, source, time.Now())
 	n.Workspace = workspace
 	if p != nil {
 		n.Pane, n.Workspace = p.id, p.workspace
 	}
-	s.emit(s.notes.Add(n))
+	s.emitLocked(s.notes.Add(n))
 	if p != nil {
 		at, _ := agents.SeverityAttention(n.Severity)
 		s.agentChangedLocked(p, p.agent.RaiseAttention(p.id, at))
@@ -41,11 +49,12 @@ func (s *Service) addNotificationLocked(p *pane, workspace, title, body, severit
 	return n
 }
 
-// Notify records a notification from a client (Mux.Notify), about a pane
+// Add records a notification from a client (Mux.Notify), about a pane
 // (raising its attention by severity), a workspace, or nothing. Errors:
 // invalid_params.severity, invalid_params.title (empty after cleaning),
 // not_found.pane, not_found.workspace.
-func (s *Service) Notify(r NotifyRequest) (Notification, error) {
+func (ns Notifications) Add(r NotifyRequest) (Notification, error) {
+	s := ns.s
 	if r.Severity == "" {
 		r.Severity = "info"
 	}
@@ -80,22 +89,24 @@ func (s *Service) Notify(r NotifyRequest) (Notification, error) {
 		}
 		ws = w.id
 	}
-	return s.addNotificationLocked(p, ws, r.Title, r.Body, r.Severity, "cli"), nil
+	return ns.addLocked(p, ws, r.Title, r.Body, r.Severity, "cli"), nil
 }
 
-// ListNotifications returns the kept notifications, oldest first: only
-// unread ones when unread, only a pane's when pane is set.
-func (s *Service) ListNotifications(pane string, unread bool) []Notification {
+// List returns the kept notifications, oldest first: only unread ones
+// when unread, only a pane's when pane is set.
+func (ns Notifications) List(pane string, unread bool) []Notification {
+	s := ns.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.notes.List(pane, unread)
 }
 
-// MarkNotificationsRead marks notifications read: those of ids, or all of
-// a pane's when pane is set, or every one when both are empty. It returns
-// how many changed. Errors: not_found.notification (an unknown id; nothing
-// is marked).
-func (s *Service) MarkNotificationsRead(ids []string, pane string) (int, error) {
+// MarkRead marks notifications read: those of ids, or all of a pane's
+// when pane is set, or every one when both are empty. It returns how many
+// changed. Errors: not_found.notification (an unknown id; nothing is
+// marked).
+func (ns Notifications) MarkRead(ids []string, pane string) (int, error) {
+	s := ns.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	evs, err := s.notes.MarkRead(ids, pane, time.Now())
@@ -103,7 +114,7 @@ func (s *Service) MarkNotificationsRead(ids []string, pane string) (int, error) 
 		return 0, err
 	}
 	for _, e := range evs {
-		s.emit(e)
+		s.emitLocked(e)
 	}
 	return len(evs), nil
 }

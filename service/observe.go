@@ -33,29 +33,29 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 		}
 	case term.EventCwd:
 		p.reportedCwd = e.Text
-		s.emit(events.PaneCwd{Pane: p.id, Cwd: e.Text})
+		s.emitLocked(events.PaneCwd{Pane: p.id, Cwd: e.Text})
 	case term.EventBell:
-		s.emit(events.PaneBell{Pane: p.id})
+		s.emitLocked(events.PaneBell{Pane: p.id})
 		s.agentChangedLocked(p, p.agent.RaiseAttention(p.id, agents.AttentionUnread))
 	case term.EventNotify:
 		src := "osc9"
 		if e.Code != nil {
 			src = "osc" + strconv.Itoa(*e.Code)
 		}
-		s.addNotificationLocked(p, "", e.Text, e.Body, "info", src)
+		s.Notifications().addLocked(p, "", e.Text, e.Body, "info", src)
 	case term.EventCommandStart:
 		p.commandOpen = true
-		s.emit(events.CommandStarted{Pane: p.id})
+		s.emitLocked(events.CommandStarted{Pane: p.id})
 	case term.EventCommandFinish:
 		p.commandOpen = false
-		s.emit(events.CommandFinished{Pane: p.id, Code: e.Code})
+		s.emitLocked(events.CommandFinished{Pane: p.id, Code: e.Code})
 	case term.EventProgramStatus:
 		st := e.Text
 		if len(st) > 1024 {
 			st = st[:1024]
 		}
 		p.programStatus = true
-		s.emit(events.ProgramStatusChanged{Pane: p.id, Status: st})
+		s.emitLocked(events.ProgramStatusChanged{Pane: p.id, Status: st})
 	case term.EventAltScreen:
 		if p.altScreen != e.Bool {
 			p.altScreen = e.Bool
@@ -63,7 +63,7 @@ func (s *Service) observe(p *pane, inst *instance, e term.Event) {
 			if e.Bool {
 				screen = term.ScreenAlternate
 			}
-			s.emit(events.PaneUpdated{Pane: p.id, Screen: screen})
+			s.emitLocked(events.PaneUpdated{Pane: p.id, Screen: screen})
 		}
 	}
 }
@@ -88,7 +88,7 @@ func (s *Service) processExited(p *pane, inst *instance, es pty.ExitStatus) {
 	}
 	s.mu.Lock()
 	if p.inst == inst && p.state.hasProcess() {
-		s.transition(p, change{to: stateExited, exit: info})
+		s.transitionLocked(p, change{to: stateExited, exit: info})
 	}
 	s.mu.Unlock()
 	// The transition woke whoever waits for this exit (Run.Wait, Mux.Wait):

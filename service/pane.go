@@ -18,7 +18,7 @@ func (s *Service) ListPanes(wsRef, tabID string) ([]Pane, error) {
 	s.scanAgents("")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tabs, err := s.listedTabs(wsRef, tabID)
+	tabs, err := s.listedTabsLocked(wsRef, tabID)
 	if err != nil {
 		return nil, err
 	}
@@ -29,10 +29,10 @@ func (s *Service) ListPanes(wsRef, tabID string) ([]Pane, error) {
 	return out, nil
 }
 
-// listedTabs returns the tabs whose panes a listing of workspace wsRef and
+// listedTabsLocked returns the tabs whose panes a listing of workspace wsRef and
 // tab tabID (either may be "") gives, in order; s.mu is held. A tab outside
 // the workspace gives none. Errors: not_found.workspace, not_found.tab.
-func (s *Service) listedTabs(wsRef, tabID string) ([]*tab, error) {
+func (s *Service) listedTabsLocked(wsRef, tabID string) ([]*tab, error) {
 	var ws *workspace
 	if wsRef != "" {
 		w, err := s.lookupWorkspace(wsRef)
@@ -83,7 +83,7 @@ func (s *Service) GetPane(id string) (Pane, error) {
 	snap := p.snapshot()
 	b := s.baselineLocked(p)
 	snap.WaitBaseline = &b
-	ref := cgroupRefOf(p, snap)
+	ref := cgroupRefOfLocked(p, snap)
 	s.mu.Unlock()
 	ref.fill(&snap)
 	return snap, nil
@@ -162,7 +162,7 @@ func (s *Service) ResizePane(id string, cols, rows int) (Pane, error) {
 	defer s.mu.Unlock()
 	if p.cols != cols || p.rows != rows {
 		p.cols, p.rows = cols, rows
-		s.emit(events.PaneResized{Pane: p.id, Cols: cols, Rows: rows})
+		s.emitLocked(events.PaneResized{Pane: p.id, Cols: cols, Rows: rows})
 	}
 	return p.snapshot(), nil
 }

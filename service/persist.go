@@ -110,14 +110,14 @@ func (s *Service) exportLocked(reason string, kept *persist.Exports) *snapshot.S
 				Layout: exportLayout(t.layout), ActivePane: t.activePane, CreatedAt: t.createdAt, Run: t.run})
 			for _, p := range s.tabPanes(t) {
 				if p.rev == 0 {
-					s.touch(p)
+					s.records.touch(p)
 				}
 				snap.Panes = append(snap.Panes, kept.Keep(p.id, p.rev, p.shutdownSave, func() snapshot.Pane { return exportPane(p) }))
 			}
 		}
 	}
 	kept.End()
-	snap.Notifications = exportNotifications(s.notes)
+	snap.Notifications = exportNotificationsLocked(s.notes)
 	return snap
 }
 
@@ -135,7 +135,7 @@ func exportPane(p *pane) snapshot.Pane {
 	sp := snapshot.Pane{ID: p.id, Workspace: p.workspace, Tab: p.tab, Title: p.title, Cwd: p.cwd,
 		Argv: append([]string{}, p.argv...), Env: savedEnv(p), EnvUnset: slices.Clone(p.envUnset), EnvLost: lostEnv(p), Cols: p.cols, Rows: p.rows,
 		RestoreState: p.restoreState(), CreatedAt: p.createdAt, ShutdownSave: p.shutdownSave, HistoryRows: p.historyRows}
-	exportAgent(p, &sp)
+	exportAgentLocked(p, &sp)
 	st := p.shown()
 	switch live, restoreLive := persist.SaveAs(st.hasProcess(), p.shutdownSave, st == stateRestored); {
 	case restoreLive:
@@ -189,7 +189,7 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 	for _, sp := range snap.Panes {
 		p := &pane{id: sp.ID, workspace: sp.Workspace, tab: sp.Tab, title: sp.Title, argv: sp.Argv, cwd: sp.Cwd,
 			env: map[string]string{}, cols: min(max(sp.Cols, MinSize), MaxSize), rows: min(max(sp.Rows, MinSize), MaxSize),
-			createdAt: sp.CreatedAt, announced: true}
+			createdAt: sp.CreatedAt}
 		for k, v := range sp.Env {
 			p.env[k] = v
 		}
@@ -198,13 +198,13 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 		// without one gives it the daemon's setting now (docs/persistence.md).
 		p.historyRows = sp.HistoryRows
 		if CheckHistoryRows(p.historyRows) != nil {
-			p.historyRows = s.historyRowsLocked()
+			p.historyRows = s.settings.historyRowsLocked()
 		}
 		p.envLost = restoredUnset(sp.EnvLost)
 		importAgent(p, &sp)
 		switch persist.RestoreAs(sp.State == StateExited, p.agent.Resumable()) {
 		case snapshot.RestoreExited:
-			s.transition(p, change{to: stateExited})
+			s.transitionLocked(p, change{to: stateExited})
 			if sp.Status != nil {
 				p.status = &WaitStatus{Code: sp.Status.Code, Signal: sp.Status.Signal, CoreDumped: sp.Status.CoreDumped}
 			}
@@ -213,9 +213,9 @@ func (s *Service) restoreLocked(snap *snapshot.Snapshot, tails map[string][]stri
 			}
 		case snapshot.RestoreResumable:
 			p.resumable = true
-			s.transition(p, change{to: stateRestored})
+			s.transitionLocked(p, change{to: stateRestored})
 		default:
-			s.transition(p, change{to: stateRestored})
+			s.transitionLocked(p, change{to: stateRestored})
 		}
 		rows := tails[sp.ID]
 		p.term = term.NewRestoredTerminal(p.cols, p.rows, rows, sp.Epoch+1) // numbering restarted
@@ -302,21 +302,21 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 	for _, wid := range append([]string{}, s.wsOrder...) {
 		w := s.workspaces[wid]
 		for _, tid := range append([]string{}, w.tabs...) {
-			s.deleteTab(s.tabs[tid])
+			s.deleteTabLocked(s.tabs[tid])
 		}
 		delete(s.workspaces, wid)
-		s.emit(events.WorkspaceRemoved{Workspace: wid})
+		s.emitLocked(events.WorkspaceRemoved{Workspace: wid})
 	}
 	s.wsOrder = nil
 	s.restoreLocked(cp.Snapshot, cp.Tails)
 	s.persist.SetRuntimeRestoreLocked(RuntimeRestore{From: rotateDirName + "/" + name, At: time.Now(), Kept: kept, TailsKept: cp.TailsKept})
 	for _, wid := range s.wsOrder {
 		w := s.workspaces[wid]
-		s.emit(events.WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
+		s.emitLocked(events.WorkspaceCreated{Workspace: wid, Name: w.name, Handle: w.handle, Restored: true})
 	}
 	s.mu.Unlock()
 	release(removed)
-	s.RecoverGit(context.Background())
+	s.git.Recover(context.Background())
 	if _, err := s.persist.Save("restore"); err != nil {
 		s.log.Error("saving the restored snapshot failed", "err", err)
 	}
@@ -325,20 +325,3 @@ func (s *Service) RestoreSnapshot(name string) (SnapshotRestore, error) {
 
 // rotateDirName is the state directory's folder of older snapshots.
 const rotateDirName = "snapshots"
-
-// livePanesLocked fails conflict.pane_live while a pane holds a PTY; s.mu
-// is held.
-func (s *Service) livePanesLocked() error {
-	var live []string
-	for _, p := range s.panes {
-		if p.state.holdsPTY() {
-			live = append(live, p.id)
-		}
-	}
-	if len(live) == 0 {
-		return nil
-	}
-	slices.Sort(live)
-	return newError(errcode.ConflictPaneLive, map[string]any{"panes": live},
-		"%d live pane(s); stop them before restoring a snapshot", len(live))
-}

@@ -7,8 +7,8 @@ package service
 // ListPaneRecords for the revisions and gets snapshots only of the panes
 // whose revision it does not have.
 //
-// Where a record changes is known in three places: Service.transition (state,
-// pid, status, terminating), Service.emit (every event about a pane: title,
+// Where a record changes is known in three places: Service.transitionLocked (state,
+// pid, status, terminating), Service.emitLocked (every event about a pane: title,
 // cwd, size, screen, agent, attention, …) and the few fields that change
 // without an event, which call touch themselves. The counter is a
 // recordRevs, guarded by s.mu.
@@ -52,9 +52,6 @@ func (r *recordRevs) record(p *pane, have func(id string, rev uint64) bool) Pane
 	return rec
 }
 
-// touch gives p a new record revision; s.mu is held.
-func (s *Service) touch(p *pane) { s.records.touch(p) }
-
 // GetWorkspaceRecords is GetWorkspace with the panes as ListPaneRecords
 // gives them (have is called with s.mu held). Errors are GetWorkspace's.
 func (s *Service) GetWorkspaceRecords(ref string, have func(id string, rev uint64) bool) (Workspace, []Tab, []PaneRecord, error) {
@@ -86,7 +83,7 @@ func (s *Service) ListPaneRecords(wsRef, tabID string, have func(id string, rev 
 	s.scanAgents("")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tabs, err := s.listedTabs(wsRef, tabID)
+	tabs, err := s.listedTabsLocked(wsRef, tabID)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/signaltty/signaltty/pty"
 	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/errcode"
+	"github.com/signaltty/signaltty/term"
 )
 
 // RelaunchPane is RelaunchPaneWith without changes to the environment.
@@ -32,7 +33,7 @@ func (s *Service) RelaunchPane(id string) (Pane, error) {
 // invalid_params.env, invalid_params.env_unset, unavailable.spawn,
 // unavailable.shutdown; on any of them the pane is as it was.
 func (s *Service) RelaunchPaneWith(id string, r RestartEnv) (Pane, []string, error) {
-	snap, lost, err := s.restartPane(id, "relaunching", r, func(p *pane) (*restartCommand, *Error) {
+	snap, lost, err := s.restartPane(id, errcode.ConflictRelaunching, r, func(p *pane) (*restartCommand, *Error) {
 		if len(p.argv) == 0 {
 			return nil, invalid("argv", "missing", "pane %s has no saved command", id)
 		}
@@ -63,74 +64,82 @@ type restartCommand struct {
 // busy names the conflict when another start is under way; pick checks the
 // pane (s.mu held) and returns what to run. A restart that does not
 // commit leaves the pane as it was, its command and environment included.
-func (s *Service) restartPane(id, busy string, r RestartEnv, pick func(p *pane) (*restartCommand, *Error)) (Pane, []string, error) {
+func (s *Service) restartPane(id string, busy errcode.Code, r RestartEnv, pick func(p *pane) (*restartCommand, *Error)) (Pane, []string, error) {
 	if err := r.check(); err != nil {
 		return Pane{}, nil, err
 	}
-	s.mu.Lock()
-	p, err := s.lookupPane(id)
-	var cmd *restartCommand
-	switch {
-	case err != nil:
-	case p.state == stateStarting:
-		err = newError(errcode.Code("conflict."+busy), map[string]any{"pane": id}, "pane %s is being started", id)
-	case p.state.hasProcess():
-		err = newError(errcode.ConflictPaneLive, map[string]any{"pane": id}, "pane %s is live", id)
-	case s.stopping:
-		err = newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
-	default:
-		if err = s.limits.checkPaneLimitLocked(); err == nil {
-			cmd, err = pick(p)
-		}
-	}
-	if err != nil {
-		s.mu.Unlock()
-		return Pane{}, nil, err
-	}
-	env, unset, transient, lost := restartEnvOf(p, cmd.env, r)
-	old := p.term
-	st := s.reserve(p, nil, spawnSpec{})
-	st.cfg.Argv = slices.Clone(cmd.argv)
-	st.cfg.Env = childEnvFrom(s.childBase, env, unset, p.id, s.cfg.Address)
-	s.mu.Unlock()
-
-	// Outside s.mu: the old rows (a terminal lock) and the saved cwd (disk).
-	tail := old.TailStyled(tailRows, math.MaxInt) // in their colours
-	// The kept rows are numbered anew.
-	st.termCfg.History, st.termCfg.Epoch = tail.Lines, old.Epoch()+1
-	if cwd, cerr := checkDir("cwd", st.cfg.Dir); cerr != nil {
-		st.err = cerr
-	} else {
-		st.cfg.Dir = cwd
-	}
-	s.launch(st)
-
-	s.mu.Lock()
-	// spawnError names the program that failed to start
-	prevArgv := p.argv
-	p.argv = cmd.argv
-	err = s.commit(st)
-	var snap Pane
-	var proc *pty.Process
-	if err == nil {
-		p.restoredRows = int64(len(tail.Lines))
-		// A new process: what the agent was doing and what it wanted from
-		// the user belonged to the one before (docs/agents.md, "Lifecycle").
-		s.agentChangedLocked(p, p.agent.SetLifecycle(p.id, agents.LifecycleUnknown))
-		s.agentChangedLocked(p, p.agent.ClearAttention(p.id, "restart"))
-		p.env, p.envUnset, p.envTransient, p.envLost = env, unset, transient, lost
-		if cmd.committed != nil {
-			cmd.committed(p)
-		}
-		if cmd.typed != "" && p.inst != nil {
-			proc = p.inst.proc
-		}
-		snap = p.snapshot()
-	} else if s.panes[p.id] == p {
-		p.argv = prevArgv
-	}
-	s.mu.Unlock()
-	s.settle(st, err)
+	var (
+		p                      *pane
+		cmd                    *restartCommand
+		env                    map[string]string
+		unset, transient, lost []string
+		old                    *term.Terminal
+		prevArgv               []string
+		tail                   term.Tail
+		snap                   Pane
+		proc                   *pty.Process
+	)
+	_, err := s.startPane(startSteps{
+		reserveLocked: func() (*start, *Error) {
+			var err *Error
+			p, err = s.lookupPane(id)
+			switch {
+			case err != nil:
+			case p.state == stateStarting:
+				err = newError(busy, map[string]any{"pane": id}, "pane %s is being started", id)
+			case p.state.hasProcess():
+				err = newError(errcode.ConflictPaneLive, map[string]any{"pane": id}, "pane %s is live", id)
+			case s.stopping:
+				err = newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+			default:
+				if err = s.limits.checkPaneLimitLocked(); err == nil {
+					cmd, err = pick(p)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			env, unset, transient, lost = restartEnvOfLocked(p, cmd.env, r)
+			old = p.term
+			st := s.reserveLocked(p, nil, spawnSpec{})
+			st.cfg.Argv = slices.Clone(cmd.argv)
+			st.cfg.Env = childEnvFrom(s.childBase, env, unset, p.id, s.cfg.Address)
+			return st, nil
+		},
+		// Outside s.mu: the old rows (a terminal lock) and the saved cwd (disk).
+		prepare: func(st *start) {
+			tail = old.TailStyled(tailRows, math.MaxInt) // in their colours
+			// The kept rows are numbered anew.
+			st.termCfg.History, st.termCfg.Epoch = tail.Lines, old.Epoch()+1
+			if cwd, cerr := checkDir("cwd", st.cfg.Dir); cerr != nil {
+				st.err = cerr
+			} else {
+				st.cfg.Dir = cwd
+			}
+		},
+		// spawnError names the program that failed to start
+		beforeCommitLocked: func(*start) { prevArgv, p.argv = p.argv, cmd.argv },
+		committedLocked: func(*start) {
+			p.restoredRows = int64(len(tail.Lines))
+			// A new process: what the agent was doing and what it wanted from
+			// the user belonged to the one before (docs/agents.md, "Lifecycle").
+			s.agentChangedLocked(p, p.agent.SetLifecycle(p.id, agents.LifecycleUnknown))
+			s.agentChangedLocked(p, p.agent.ClearAttention(p.id, "restart"))
+			p.env, p.envUnset, p.envTransient, p.envLost = env, unset, transient, lost
+			if cmd.committed != nil {
+				cmd.committed(p)
+			}
+			if cmd.typed != "" && p.inst != nil {
+				proc = p.inst.proc
+			}
+			snap = p.snapshot()
+		},
+		failedLocked: func(*start) {
+			if s.panes[p.id] == p {
+				p.argv = prevArgv
+			}
+		},
+	})
 	if err != nil {
 		return Pane{}, nil, err
 	}

@@ -63,18 +63,18 @@ func (s *Service) RemoveWorkspace(ctx context.Context, ref string, recursive boo
 func (s *Service) remove(ctx context.Context, r removal) error {
 	for first := true; ; first = false {
 		s.mu.Lock()
-		if err := s.removalCheck(r, first); err != nil {
+		if err := r.checkLocked(s, first); err != nil {
 			s.mu.Unlock()
 			return err
 		}
-		panes := s.removalPanes(r)
+		panes := r.panesLocked(s)
 		var live []*pane
 		var holding []string
 		for _, p := range panes {
 			if p.state.hasProcess() {
 				live = append(live, p)
 			}
-			if p.state.holdsPTY() && p.announced {
+			if p.state.holdsPTY() && p.announced() {
 				holding = append(holding, p.id)
 			}
 		}
@@ -92,20 +92,20 @@ func (s *Service) remove(ctx context.Context, r removal) error {
 			release(panes)
 			return nil
 		}
-		s.setRemoving(r, true) // no new panes in scope meanwhile
+		r.setRemovingLocked(true) // no new panes in scope meanwhile
 		s.mu.Unlock()
 		if err := s.terminate(ctx, live, 0, -1, r.cause); err != nil {
 			s.mu.Lock()
-			s.setRemoving(r, false)
+			r.setRemovingLocked(false)
 			s.mu.Unlock()
 			return err
 		}
 	}
 }
 
-// removalCheck fails when the scope is gone (a concurrent removal won) or,
+// check fails when the scope is gone from s (a concurrent removal won) or,
 // on the first pass, already being removed; s.mu is held.
-func (s *Service) removalCheck(r removal, first bool) *Error {
+func (r removal) checkLocked(s *Service, first bool) *Error {
 	switch {
 	case r.pane != nil:
 		if r.pane.state == stateRemoved {
@@ -129,7 +129,9 @@ func (s *Service) removalCheck(r removal, first bool) *Error {
 	return nil
 }
 
-func (s *Service) setRemoving(r removal, on bool) {
+// setRemoving marks the tab or workspace in scope as being removed (no new
+// panes start there) or not; s.mu is held.
+func (r removal) setRemovingLocked(on bool) {
 	switch {
 	case r.tab != nil:
 		r.tab.removing = on
@@ -138,9 +140,9 @@ func (s *Service) setRemoving(r removal, on bool) {
 	}
 }
 
-// removalPanes lists the panes in scope, in layout order, followed by new
+// panes lists the panes of s in scope, in layout order, followed by new
 // panes still starting there (not placed yet); s.mu is held.
-func (s *Service) removalPanes(r removal) []*pane {
+func (r removal) panesLocked(s *Service) []*pane {
 	if r.pane != nil {
 		return []*pane{r.pane}
 	}
@@ -155,7 +157,7 @@ func (s *Service) removalPanes(r removal) []*pane {
 		out = append(out, s.tabPanes(s.tabs[tid])...)
 	}
 	for _, p := range s.panes {
-		if !p.announced && (r.ws != nil && p.workspace == r.ws.id || r.tab != nil && p.tab == r.tab.id) {
+		if !p.announced() && (r.ws != nil && p.workspace == r.ws.id || r.tab != nil && p.tab == r.tab.id) {
 			out = append(out, p)
 		}
 	}
@@ -175,15 +177,15 @@ func (s *Service) removeLocked(r removal, panes []*pane) []resizeOp {
 	case r.pane != nil:
 		return s.removePaneLocked(r.pane)
 	case r.tab != nil:
-		s.deleteTab(r.tab)
+		s.deleteTabLocked(r.tab)
 	default:
 		w := r.ws
 		for _, tid := range append([]string{}, w.tabs...) {
-			s.deleteTab(s.tabs[tid])
+			s.deleteTabLocked(s.tabs[tid])
 		}
 		for _, p := range panes { // new panes starting in a tab of their own
 			if p.state == stateStarting {
-				s.transition(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
+				s.transitionLocked(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
 			}
 		}
 		delete(s.workspaces, w.id)
@@ -193,7 +195,7 @@ func (s *Service) removeLocked(r removal, panes []*pane) []resizeOp {
 				break
 			}
 		}
-		s.emit(events.WorkspaceRemoved{Workspace: w.id})
+		s.emitLocked(events.WorkspaceRemoved{Workspace: w.id})
 	}
 	return nil
 }
@@ -204,16 +206,16 @@ func (s *Service) removeLocked(r removal, panes []*pane) []resizeOp {
 func (s *Service) removePaneLocked(p *pane) []resizeOp {
 	t := s.tabs[p.tab]
 	cols, rows := t.layout.area(s.paneSize) // the tab's area, before p leaves it
-	s.transition(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
+	s.transitionLocked(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
 	t.layout = t.layout.without(p.id)
 	if t.layout == nil {
-		s.deleteTab(t)
+		s.deleteTabLocked(t)
 		return nil
 	}
 	if t.activePane == p.id {
 		t.activePane = t.layout.leaves()[0]
 	}
-	s.emit(events.TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
+	s.emitLocked(events.TabLayoutChanged{Tab: t.id, Workspace: t.workspace})
 	var resize []resizeOp
 	t.layout.fit(min(cols, MaxSize), min(rows, MaxSize), func(pid string, c, r int) {
 		c, r = min(c, MaxSize), min(r, MaxSize)
@@ -222,7 +224,7 @@ func (s *Service) removePaneLocked(p *pane) []resizeOp {
 			return
 		}
 		q.cols, q.rows = c, r
-		s.emit(events.PaneResized{Pane: q.id, Cols: c, Rows: r})
+		s.emitLocked(events.PaneResized{Pane: q.id, Cols: c, Rows: r})
 		if q.state.hasProcess() {
 			resize = append(resize, resizeOp{q.inst.proc, c, r})
 		}
@@ -239,16 +241,16 @@ func removedWhileStarting(p *pane) *Error {
 	return newError(errcode.ConflictRemoving, map[string]any{"pane": p.id}, "pane %s was removed while it was starting", p.id)
 }
 
-// deleteTab removes a tab and its panes from the model, publishing
+// deleteTabLocked removes a tab and its panes from the model, publishing
 // pane.removed for each and tab.removed; s.mu is held and no pane of the
 // tab has a process. New panes starting in the tab are removed too.
-func (s *Service) deleteTab(t *tab) {
+func (s *Service) deleteTabLocked(t *tab) {
 	for _, p := range s.tabPanes(t) {
-		s.transition(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
+		s.transitionLocked(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
 	}
 	for _, p := range s.panes {
 		if p.tab == t.id && p.state == stateStarting {
-			s.transition(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
+			s.transitionLocked(p, change{to: stateRemoved, lost: removedWhileStarting(p)})
 		}
 	}
 	t.layout = nil
@@ -266,7 +268,7 @@ func (s *Service) deleteTab(t *tab) {
 			w.activeTab = w.tabs[n-1]
 		}
 	}
-	s.emit(events.TabRemoved{Tab: t.id, Workspace: w.id})
+	s.emitLocked(events.TabRemoved{Tab: t.id, Workspace: w.id})
 }
 
 // release frees the processes, descriptors and rows of removed panes (their
@@ -282,10 +284,4 @@ func release(panes []*pane) {
 			p.term.Close()
 		}
 	}
-}
-
-// paneSize is a pane's recorded size; s.mu is held.
-func (s *Service) paneSize(id string) (int, int) {
-	p := s.panes[id]
-	return p.cols, p.rows
 }

@@ -36,23 +36,23 @@ func envNames(env map[string]string) []string {
 	return out
 }
 
-// persistEnv is the pane's environment as it persists; s.mu is held.
-func persistEnv(p *pane) persist.Env {
+// persistEnvLocked is the pane's environment as it persists; s.mu is held.
+func persistEnvLocked(p *pane) persist.Env {
 	return persist.Env{Vars: p.env, Unset: p.envUnset, Transient: p.envTransient, Lost: p.envLost}
 }
 
 // savedEnv is what of the pane's environment a snapshot keeps
 // (persist.Env.Saved).
-func savedEnv(p *pane) map[string]string { return persistEnv(p).Saved() }
+func savedEnv(p *pane) map[string]string { return persistEnvLocked(p).Saved() }
 
 // lostEnv names the pane's variables a snapshot does not keep the values
 // of (persist.Env.LostNames).
-func lostEnv(p *pane) []string { return persistEnv(p).LostNames() }
+func lostEnv(p *pane) []string { return persistEnvLocked(p).LostNames() }
 
-// restartEnvOf is the pane's own environment for a restart: its
+// restartEnvOfLocked is the pane's own environment for a restart: its
 // environment now (base: nil for p.env), with r applied; the names it
 // removes; and what the pane records afterwards (persist.Env.Restart).
 // s.mu is held.
-func restartEnvOf(p *pane, base map[string]string, r RestartEnv) (env map[string]string, unset, transient, lost []string) {
-	return persistEnv(p).Restart(base, r.Env, r.Unset)
+func restartEnvOfLocked(p *pane, base map[string]string, r RestartEnv) (env map[string]string, unset, transient, lost []string) {
+	return persistEnvLocked(p).Restart(base, r.Env, r.Unset)
 }

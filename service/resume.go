@@ -35,7 +35,7 @@ func (s *Service) ResumePane(id string) (Pane, error) {
 // unavailable.spawn (the program is missing or cannot run; the pane stays
 // as it was, its command included), unavailable.shutdown.
 func (s *Service) ResumePaneWith(id string, r RestartEnv) (Pane, []string, error) {
-	snap, lost, err := s.restartPane(id, "resuming", r, func(p *pane) (*restartCommand, *Error) {
+	snap, lost, err := s.restartPane(id, errcode.ConflictResuming, r, func(p *pane) (*restartCommand, *Error) {
 		a := &p.agent
 		if !a.Resumable() {
 			return nil, newError(errcode.ConflictNotResumable, map[string]any{"pane": id, "kind": a.Kind},
@@ -133,7 +133,7 @@ func (s *Service) SetWorkspaceAutoResume(ref string, on bool) (Workspace, error)
 	}
 	if w.autoResume != on {
 		w.autoResume = on
-		s.emit(events.WorkspaceUpdated{Workspace: w.id, Name: w.name})
+		s.emitLocked(events.WorkspaceUpdated{Workspace: w.id, Name: w.name})
 	}
 	return w.snapshot(), nil
 }

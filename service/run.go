@@ -46,7 +46,7 @@ const RunIDFile = runs.IDFile
 // with the daemon's uid is the owner.
 const Owner = authz.Owner
 
-// RunRequest is the input of StartRun (docs/run-wait.md, "Start").
+// RunRequest is the input of Runs.Start (docs/run-wait.md, "Start").
 type RunRequest struct {
 	Key       string
 	Workspace string
@@ -70,7 +70,7 @@ type RunRequest struct {
 }
 
 type (
-	// RunStart is the result of StartRun.
+	// RunStart is the result of Runs.Start.
 	RunStart = runs.Start
 	// RunOutput is the output tail of a completed run (docs/run-wait.md, "Output tail").
 	RunOutput = runs.Output
@@ -80,16 +80,24 @@ type (
 	RunConfig = runs.Config
 )
 
+// Runs is the Run interface's verbs over the service's model and lock:
+// start, get, wait, list and cancel runs, and their limits. The zero value
+// is not usable; Service.Runs returns one.
+type Runs struct{ s *Service }
+
+// Runs returns the run verbs.
+func (s *Service) Runs() Runs { return Runs{s} }
+
 // DefaultRunConfig is the default limits.
 var DefaultRunConfig = runs.DefaultConfig
 
 // CheckSource fails with conflict.source unless src is "" or this daemon's
 // event source (docs/run-wait.md, "Run ids and source").
-func (s *Service) CheckSource(src string) *Error { return s.runs.CheckSource(src) }
+func (rs Runs) CheckSource(src string) *Error { return rs.s.runs.CheckSource(src) }
 
-// StartRunIDs makes run ids unique for the state directory of store
+// StartIDs makes run ids unique for the state directory of store
 // (runs.Table.StartIDs). Call it before serving.
-func (s *Service) StartRunIDs(store *snapshot.Store) error { return s.runs.StartIDs(&s.mu, store) }
+func (rs Runs) StartIDs(store *snapshot.Store) error { return rs.s.runs.StartIDs(&rs.s.mu, store) }
 
 // runParams is r as the key's digest covers it: every parameter after
 // defaults, except source (docs/run-wait.md, "Keys"). A split of an
@@ -123,10 +131,11 @@ func runParams(r *RunRequest) runs.Params {
 	return p
 }
 
-// StartRun starts a run, or returns the run its key is bound to (Run.Start).
+// Start starts a run, or returns the run its key is bound to (Run.Start).
 // ctx ending before the start barrier rolls the start back (cancelled);
 // after it, the start completes and only the reply is lost.
-func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) {
+func (rs Runs) Start(ctx context.Context, r RunRequest) (RunStart, error) {
+	s := rs.s
 	if r.Principal == "" {
 		r.Principal = Owner
 	}
@@ -144,17 +153,18 @@ func (s *Service) StartRun(ctx context.Context, r RunRequest) (RunStart, error) 
 	if claim == nil {
 		return res, cerr
 	}
-	res, serr := s.startRun(ctx, &r, spec, dig)
+	res, serr := rs.start(ctx, &r, spec, dig)
 	s.mu.Lock()
 	s.runs.Release(claim, res, serr)
 	s.mu.Unlock()
 	return res, serr
 }
 
-// startRun makes the run's pane through the one start path (start.go) and
+// start makes the run's pane through the one start path (start.go) and
 // commits the run record in the pane's commit: run.started follows the
 // pane's events in the same critical section.
-func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, dig []byte) (RunStart, error) {
+func (rs Runs) start(ctx context.Context, r *RunRequest, spec spawnSpec, dig []byte) (RunStart, error) {
+	s := rs.s
 	s.mu.Lock()
 	barrier := s.runs.Barrier
 	s.mu.Unlock()
@@ -177,40 +187,32 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 		return RunStart{}, err
 	}
 	spec.run = rec.ID()
-	s.mu.Lock()
 	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.ID()}
-	st, err := s.reserveNew(spec)
-	if err == nil {
-		if err = s.runs.Admit(); err != nil {
-			s.abandon(st)
-		}
-	}
-	s.mu.Unlock()
-	if err != nil {
-		if st != nil {
-			s.settle(st, err)
-		}
-		return RunStart{}, err
-	}
-
-	s.launch(st)
-	s.mu.Lock()
-	s.runs.Launched()
 	var res RunStart
-	if err = s.commit(st); err == nil {
-		pn := st.p
-		onDeadline := func() {
-			s.terminate(context.Background(), []*pane{pn}, unix.SIGHUP, pty.DefaultGrace, CauseDeadline)
-		}
-		s.applyRunsLocked(s.runs.Commit(rec, pn.id, pn.tab, pn.workspace, st.proc.Pid(), onDeadline))
-		res = s.runs.Start(rec, false)
-		s.authz.ownRun(res) // authz.go
-		pn.observers = append(pn.observers, runObserver{rec})
-		st.inst.wantTail = true
-		st.inst.tailRows, st.inst.tailBytes = rec.TailBounds()
-	}
-	s.mu.Unlock()
-	s.settle(st, err)
+	_, err := s.startPane(startSteps{
+		reserveLocked: func() (*start, *Error) {
+			st, err := s.reserveNewLocked(spec)
+			if err == nil {
+				if err = s.runs.Admit(); err != nil {
+					s.abandonLocked(st)
+				}
+			}
+			return st, err
+		},
+		beforeCommitLocked: func(*start) { s.runs.Launched() },
+		committedLocked: func(st *start) {
+			pn := st.p
+			onDeadline := func() {
+				s.terminate(context.Background(), []*pane{pn}, unix.SIGHUP, pty.DefaultGrace, CauseDeadline)
+			}
+			rs.applyLocked(s.runs.Commit(rec, pn.id, pn.tab, pn.workspace, st.proc.Pid(), onDeadline))
+			res = s.runs.Start(rec, false)
+			s.access.ownRunLocked(res) // authz.go
+			pn.observers = append(pn.observers, runObserver{rec})
+			st.inst.wantTail = true
+			st.inst.tailRows, st.inst.tailBytes = rec.TailBounds()
+		},
+	})
 	if err != nil {
 		return RunStart{}, err
 	}
@@ -224,21 +226,23 @@ func (s *Service) startRun(ctx context.Context, r *RunRequest, spec spawnSpec, d
 type runObserver struct{ rec *runs.Record }
 
 func (o runObserver) paneChanged(s *Service, p *pane, from paneState, c change) {
+	rs := s.Runs()
 	switch c.to {
 	case stateTerminating:
-		s.applyRunsLocked(s.runs.Terminating(o.rec, c.cause))
+		rs.applyLocked(s.runs.Terminating(o.rec, c.cause))
 	case stateExited:
-		s.applyRunsLocked(s.runs.Complete(o.rec, c.exit.status, c.exit.output))
+		rs.applyLocked(s.runs.Complete(o.rec, c.exit.status, c.exit.output))
 		s.runs.Wake(o.rec)
 	}
 }
 
-// applyRunsLocked publishes what the run table did and removes the panes
+// applyLocked publishes what the run table did and removes the panes
 // of evicted records (run.remove_panes) after this critical section: the
 // pane may be exiting in it.
-func (s *Service) applyRunsLocked(c runs.Changes) {
+func (rs Runs) applyLocked(c runs.Changes) {
+	s := rs.s
 	for _, e := range c.Events {
-		s.emit(e)
+		s.emitLocked(e)
 	}
 	for _, id := range c.RemovePanes {
 		if p := s.panes[id]; p != nil {
@@ -247,16 +251,18 @@ func (s *Service) applyRunsLocked(c runs.Changes) {
 	}
 }
 
-// expireRuns evicts the records whose retain_ms passed; s.mu is not held
+// expire evicts the records whose retain_ms passed; s.mu is not held
 // (a timer calls it).
-func (s *Service) expireRuns() {
+func (rs Runs) expire() {
+	s := rs.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.applyRunsLocked(s.runs.Evict())
+	rs.applyLocked(s.runs.Evict())
 }
 
-// GetRun returns a run's record (Run.Get).
-func (s *Service) GetRun(id string, withOutput bool) (Run, error) {
+// Get returns a run's record (Run.Get).
+func (rs Runs) Get(id string, withOutput bool) (Run, error) {
+	s := rs.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, err := s.runs.Lookup(id)
@@ -266,9 +272,10 @@ func (s *Service) GetRun(id string, withOutput bool) (Run, error) {
 	return rec.Snapshot(s.source, withOutput), nil
 }
 
-// WaitRun waits until a run completes (Run.Wait). timeout < 0 waits without
+// Wait waits until a run completes (Run.Wait). timeout < 0 waits without
 // limit, 0 only checks. A wait never acts on the run.
-func (s *Service) WaitRun(ctx context.Context, id string, timeout time.Duration, withOutput bool) (Run, error) {
+func (rs Runs) Wait(ctx context.Context, id string, timeout time.Duration, withOutput bool) (Run, error) {
+	s := rs.s
 	s.mu.Lock()
 	rec, err := s.runs.Lookup(id)
 	s.mu.Unlock()
@@ -300,18 +307,19 @@ func (s *Service) WaitRun(ctx context.Context, id string, timeout time.Duration,
 	return snap, nil
 }
 
-// ListRuns lists retained runs in id order without output (Run.List).
-func (s *Service) ListRuns(paneID, key, after string, limit int) ([]Run, string, error) {
-	return s.ListRunsFor(OwnerPrincipal, paneID, key, after, limit)
+// List lists retained runs in id order without output (Run.List).
+func (rs Runs) List(paneID, key, after string, limit int) ([]Run, string, error) {
+	return rs.ListFor(OwnerPrincipal, paneID, key, after, limit)
 }
 
-// ListRunsFor is ListRuns as caller sees it: only runs it may read, and
+// ListFor is List as caller sees it: only runs it may read, and
 // with key only its own key's run (docs/security.md).
-func (s *Service) ListRunsFor(caller Principal, paneID, key, after string, limit int) ([]Run, string, error) {
+func (rs Runs) ListFor(caller Principal, paneID, key, after string, limit int) ([]Run, string, error) {
+	s := rs.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out, next, err := s.runs.List(paneID, key, caller.ID, after, limit, func(id string) bool {
-		return s.allowedLocked(caller, RightRead, "run:"+id)
+		return s.access.allowedLocked(caller, RightRead, "run:"+id)
 	})
 	if err != nil {
 		return nil, "", err
@@ -319,9 +327,10 @@ func (s *Service) ListRunsFor(caller Principal, paneID, key, after string, limit
 	return out, next, nil
 }
 
-// CancelRun stops a run (Run.Cancel) and returns its completed record; a
+// Cancel stops a run (Run.Cancel) and returns its completed record; a
 // completed run's record is returned unchanged.
-func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.Duration) (Run, error) {
+func (rs Runs) Cancel(ctx context.Context, id, signal string, grace time.Duration) (Run, error) {
+	s := rs.s
 	sig, err := request.ParseStop(signal, grace)
 	if err != nil {
 		return Run{}, err
@@ -354,22 +363,24 @@ func (s *Service) CancelRun(ctx context.Context, id, signal string, grace time.D
 	return rec.Snapshot(s.source, true), nil
 }
 
-// RunConfig returns the run limits.
-func (s *Service) RunConfig() RunConfig {
+// Config returns the run limits.
+func (rs Runs) Config() RunConfig {
+	s := rs.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.runs.Config()
 }
 
-// SetRunConfig changes run limits (nil fields stay) and applies them at
+// SetConfig changes run limits (nil fields stay) and applies them at
 // once. Errors: invalid_params.<field> (range; runs.CheckConfig).
-func (s *Service) SetRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) (RunConfig, error) {
+func (rs Runs) SetConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) (RunConfig, error) {
+	s := rs.s
 	if err := runs.CheckConfig(maxActive, retainCount, retainMs, retainBytes); err != nil {
 		return RunConfig{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cfg, c := s.runs.SetConfig(maxActive, retainCount, retainMs, retainBytes)
-	s.applyRunsLocked(c)
+	rs.applyLocked(c)
 	return cfg, nil
 }

@@ -120,7 +120,7 @@ func TestRunWaitNumbersAreTheCode(t *testing.T) {
 }
 
 // TestRunListLimitIsTheDoc checks Run.List's limit (1..1024, default 256)
-// against ListRuns, on a service with more runs than the default.
+// against Runs.List, on a service with more runs than the default.
 func TestRunListLimitIsTheDoc(t *testing.T) {
 	doc, idl := docstest.Prose(t, runWaitDoc), docstest.Prose(t, runIDL)
 	stated := docstest.Stated(t, "docs/run-wait.md", doc, `at most 'limit' \((\d+)\.\.(\d+), default (\d+)\)`)
@@ -131,10 +131,10 @@ func TestRunListLimitIsTheDoc(t *testing.T) {
 		return
 	}
 	s := newTestService(t)
-	ok := func(n int64) bool { _, _, err := s.ListRuns("", "", "", int(n)); return err == nil }
+	ok := func(n int64) bool { _, _, err := s.Runs().List("", "", "", int(n)); return err == nil }
 	if lo, hi := rangeOf(1, ok); lo != 0 || hi != stated[1] || !ok(stated[0]) {
 		// 0 is "absent": the default, not a value out of range.
-		t.Errorf("ListRuns takes limits %d..%d (0 meaning the default), the doc states %d..%d", max(lo, 1), hi, stated[0], stated[1])
+		t.Errorf("Runs.List takes limits %d..%d (0 meaning the default), the doc states %d..%d", max(lo, 1), hi, stated[0], stated[1])
 	}
 	for range stated[2] + 1 {
 		rec := runs.NewRecord("k", "", nil, false, 0, 0, 0)
@@ -145,9 +145,9 @@ func TestRunListLimitIsTheDoc(t *testing.T) {
 		s.runs.Commit(rec, "pane", "tab", "ws", 1, nil)
 		s.mu.Unlock()
 	}
-	listed, next, err := s.ListRuns("", "", "", 0)
+	listed, next, err := s.Runs().List("", "", "", 0)
 	if err != nil || int64(len(listed)) != stated[2] || next == "" {
-		t.Errorf("ListRuns without a limit: %d runs, next %q, %v; the doc states the default %d", len(listed), next, err, stated[2])
+		t.Errorf("Runs.List without a limit: %d runs, next %q, %v; the doc states the default %d", len(listed), next, err, stated[2])
 	}
 }
 
@@ -172,15 +172,15 @@ var runStartOrder = []string{
 	"invalid_params.cwd", // checkCwdSyntax
 	"invalid_params.env", // checkRequestEnv
 	"invalid_params.env_unset",
-	// StartRun (run.go): 5. the key
+	// Runs.Start (run.go): 5. the key
 	"conflict.run_key",
-	// startRun: 6. the start barrier
+	// Runs.start: 6. the start barrier
 	"cancelled",
-	// 7. startRun: runs.Table.TakeID, then reserveNew (start.go), runs.Table.Admit
+	// 7. Runs.start: runs.Table.TakeID, then reserveNewLocked (start.go), runs.Table.Admit
 	"unavailable.run_ids",     // runs.Table.TakeID
-	"unavailable.shutdown",    // reserveNew: stopping since step 3
+	"unavailable.shutdown",    // reserveNewLocked: stopping since step 3
 	"unavailable.panes",       // limitState.checkPaneLimitLocked
-	"not_found.workspace",     // spawnTarget: a workspace target
+	"not_found.workspace",     // spawnTargetLocked: a workspace target
 	"conflict.ref_ambiguous",  //   lookupWorkspace
 	"conflict.name_ambiguous", //   workspaceSet.byName
 	"conflict.removing",

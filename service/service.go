@@ -58,34 +58,31 @@ type Service struct {
 	source  string
 	started time.Time
 
-	mu         sync.Mutex
-	subs       *events.Subscribers
-	workspaces workspaceSet // lookup_name.go
-	wsOrder    []string
-	tabs       map[string]*tab
-	panes      map[string]*pane
-	stopping   bool           // Shutdown began: no new panes
-	stopped    bool           // Shutdown finished
-	starts     sync.WaitGroup // starts between reserve and settle (start.go)
-	instances  int64          // process instances started (instance.id in lifecycle.go)
-	records    recordRevs     // pane record revisions (records.go)
+	mu        sync.Mutex
+	subs      *events.Subscribers
+	model                    // workspaces, tabs and panes (lookup.go)
+	stopping  bool           // Shutdown began: no new panes
+	stopped   bool           // Shutdown finished
+	starts    sync.WaitGroup // starts between reserve and settle (start.go)
+	instances int64          // process instances started (instance.id in lifecycle.go)
+	records   recordRevs     // pane record revisions (records.go)
 	// startProcess starts a pane's process: pty.Start, or a stand-in that
 	// tests use to slow a start down.
 	startProcess func(pty.Config, pty.Output) (*pty.Process, error)
 	runs         *runs.Table
-	settings     settingsState // settings.go
+	settings     *Settings // settings.go
 	persist      *persist.Saver
 	pub          *Publisher       // numbering, journal and delivery of events (publish.go)
 	escaped      int              // see Status.Escaped
 	leftovers    *procs.Leftovers // previous daemons and their leftovers (leftover.go)
 	sweeper      procs.Sweeper    // stops what exited instances left (escapees.go)
 	sweeps       sweepCount       // sweeps under way (escapees.go)
-	git          gitState
-	notes        agents.NoteList // the newest MaxNotifications, oldest first (notify.go)
-	authz        authzState      // creators, pane principals' grants, denials (authz.go)
-	limits       limitState      // limits.go
-	parker       *term.Parker    // releases idle panes' emulators (emulator_release.go)
-	memory       *term.Memory    // the panes' emulator pool and idle memory return
+	git          *Git             // git.go, worktree.go
+	notes        agents.NoteList  // the newest MaxNotifications, oldest first (notify.go)
+	access       *Access          // creators, pane principals' grants, denials (authz.go)
+	limits       limitState       // limits.go
+	parker       *term.Parker     // releases idle panes' emulators (emulator_release.go)
+	memory       *term.Memory     // the panes' emulator pool and idle memory return
 	// childBase is cfg.Environ as every pane child gets it (env.go).
 	childBase []string
 }
@@ -97,16 +94,18 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{
 		cfg: cfg, log: cfg.Logger, source: "signaltty/" + uuid.NewString(), started: time.Now(),
-		workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}, startProcess: pty.Start,
-		git: newGitState(cfg), parker: term.NewParker(DefaultEmulatorReleaseAfter), memory: term.NewMemory(),
+		model: model{workspaces: map[string]*workspace{}, tabs: map[string]*tab{}, panes: map[string]*pane{}}, startProcess: pty.Start,
+		parker: term.NewParker(DefaultEmulatorReleaseAfter), memory: term.NewMemory(),
 	}
-	s.runs = runs.NewTable(s.source, s.log, s.expireRuns)
+	s.access = &Access{s: s}
+	s.git = newGit(s, cfg)
+	s.runs = runs.NewTable(s.source, s.log, s.Runs().expire)
 	s.persist = newSaver(s)
-	s.settings = newSettingsState(&s.mu, s.runs, s)
 	s.childBase = childBase(cfg.Environ)
 	s.leftovers = procs.NewLeftovers(cfg.Mark, s.log)
 	s.subs = events.NewSubscribers(&s.mu)
 	s.limits = newLimitState(&s.mu, &s.cfg)
+	s.settings = newSettings(&s.mu, s.runs, s, cfg, s.parker, &s.limits)
 	s.pub = newPublisher(s)
 	return s
 }
@@ -147,10 +146,10 @@ func (s *Service) Status() Status {
 		SocketActivated: s.cfg.SocketActivated, StartedAt: s.started, Uptime: time.Since(s.started),
 		Workspaces: len(s.workspaces), Tabs: len(s.tabs), Seq: s.pub.seq}
 	for _, p := range s.panes {
-		if p.announced {
+		if p.announced() {
 			st.Panes++
 		}
-		if p.announced && p.shown().hasProcess() {
+		if p.announced() && p.shown().hasProcess() {
 			st.LivePanes++
 		}
 	}
@@ -186,26 +185,4 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.mu.Lock()
 	s.subs.EndAll(nil)
 	s.mu.Unlock()
-}
-
-func (s *Service) lookupTab(id string) (*tab, *Error) {
-	if id == "" {
-		return nil, invalid("tab", "missing", "tab is required")
-	}
-	if t, ok := s.tabs[id]; ok {
-		return t, nil
-	}
-	return nil, notFound("tab", id)
-}
-
-// lookupPane finds a pane of the model; a new pane whose first start has
-// not committed is not there yet. s.mu is held.
-func (s *Service) lookupPane(id string) (*pane, *Error) {
-	if id == "" {
-		return nil, invalid("pane", "missing", "pane is required")
-	}
-	if p, ok := s.panes[id]; ok && p.announced {
-		return p, nil
-	}
-	return nil, notFound("pane", id)
 }

@@ -185,11 +185,11 @@ func TestRunLifecycle(t *testing.T) {
 	w, _ := s.CreateWorkspace("ci", "")
 	sub := s.Subscribe(Filter{Types: []string{"run", "pane.exited", "pane.created"}}, false)
 	sh := "echo build; exit 2"
-	start, err := s.StartRun(context.Background(), RunRequest{Key: "b-1", Workspace: w.ID, Shell: &sh})
+	start, err := s.Runs().Start(context.Background(), RunRequest{Key: "b-1", Workspace: w.ID, Shell: &sh})
 	if err != nil || start.Run != "r0" || start.Reused {
 		t.Fatalf("start: %+v %v", start, err)
 	}
-	rec, err := s.WaitRun(context.Background(), "r0", -1, true)
+	rec, err := s.Runs().Wait(context.Background(), "r0", -1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,49 +199,49 @@ func TestRunLifecycle(t *testing.T) {
 	}
 	expectTypes(t, sub, "pane.created", "run.started", "pane.exited", "run.completed")
 
-	again, err := s.StartRun(context.Background(), RunRequest{Key: "b-1", Workspace: w.ID, Shell: &sh})
+	again, err := s.Runs().Start(context.Background(), RunRequest{Key: "b-1", Workspace: w.ID, Shell: &sh})
 	if err != nil || !again.Reused || again.Run != "r0" {
 		t.Fatalf("same key and params: %+v %v", again, err)
 	}
 	other := "exit 0"
-	if _, err := s.StartRun(context.Background(), RunRequest{Key: "b-1", Workspace: w.ID, Shell: &other}); code(err) != "conflict.run_key" {
+	if _, err := s.Runs().Start(context.Background(), RunRequest{Key: "b-1", Workspace: w.ID, Shell: &other}); code(err) != "conflict.run_key" {
 		t.Fatalf("same key, other params: %v", err)
 	}
-	if _, err := s.StartRun(context.Background(), RunRequest{Key: "bad key", Workspace: w.ID, Shell: &other}); code(err) != "invalid_params.key" {
+	if _, err := s.Runs().Start(context.Background(), RunRequest{Key: "bad key", Workspace: w.ID, Shell: &other}); code(err) != "invalid_params.key" {
 		t.Fatalf("bad key: %v", err)
 	}
-	if _, err := s.StartRun(context.Background(), RunRequest{Key: "k", Workspace: w.ID}); code(err) != "invalid_params.command" {
+	if _, err := s.Runs().Start(context.Background(), RunRequest{Key: "k", Workspace: w.ID}); code(err) != "invalid_params.command" {
 		t.Fatalf("no command: %v", err)
 	}
-	if _, err := s.StartRun(context.Background(), RunRequest{Key: "k", Workspace: w.ID, Shell: &other, Source: "signaltty/old"}); code(err) != "conflict.source" {
+	if _, err := s.Runs().Start(context.Background(), RunRequest{Key: "k", Workspace: w.ID, Shell: &other, Source: "signaltty/old"}); code(err) != "conflict.source" {
 		t.Fatalf("old source: %v", err)
 	}
 
 	// Deadline: terminated, status 124; a wait timeout never touches the run.
 	dl := int64(300)
-	st, err := s.StartRun(context.Background(), RunRequest{Key: "hang", Workspace: w.ID, Argv: []string{"sleep", "100"}, DeadlineMs: &dl})
+	st, err := s.Runs().Start(context.Background(), RunRequest{Key: "hang", Workspace: w.ID, Argv: []string{"sleep", "100"}, DeadlineMs: &dl})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WaitRun(context.Background(), st.Run, 0, false); code(err) != "timeout.wait" {
+	if _, err := s.Runs().Wait(context.Background(), st.Run, 0, false); code(err) != "timeout.wait" {
 		t.Fatalf("non-blocking wait: %v", err)
 	}
-	rec, err = s.WaitRun(context.Background(), st.Run, -1, false)
+	rec, err = s.Runs().Wait(context.Background(), st.Run, -1, false)
 	if err != nil || rec.Outcome != OutcomeTerminated || rec.Cause != CauseDeadline || *rec.Status != 124 || rec.Signal != "SIGHUP" {
 		t.Fatalf("deadline run: %+v %v", rec, err)
 	}
 
 	// Cancel: first cause wins, a second cancel returns the same record.
-	st, _ = s.StartRun(context.Background(), RunRequest{Key: "c", Workspace: w.ID, Argv: []string{"sleep", "100"}})
-	rec, err = s.CancelRun(context.Background(), st.Run, "TERM", time.Second)
+	st, _ = s.Runs().Start(context.Background(), RunRequest{Key: "c", Workspace: w.ID, Argv: []string{"sleep", "100"}})
+	rec, err = s.Runs().Cancel(context.Background(), st.Run, "TERM", time.Second)
 	if err != nil || rec.Cause != CauseCancel || rec.Signal != "SIGTERM" || *rec.Status != 125 {
 		t.Fatalf("cancel: %+v %v", rec, err)
 	}
-	rec2, err := s.CancelRun(context.Background(), st.Run, "", -1)
+	rec2, err := s.Runs().Cancel(context.Background(), st.Run, "", -1)
 	if err != nil || rec2.CompletedAt != rec.CompletedAt || rec2.Cause != CauseCancel {
 		t.Fatalf("second cancel changed the record: %+v %v", rec2, err)
 	}
-	if _, err := s.GetRun("r99", false); code(err) != "not_found.run" {
+	if _, err := s.Runs().Get("r99", false); code(err) != "not_found.run" {
 		t.Fatalf("unknown run: %v", err)
 	}
 }
@@ -250,37 +250,37 @@ func TestRunRetention(t *testing.T) {
 	s := newTestService(t)
 	w, _ := s.CreateWorkspace("ci", "")
 	for i := 0; i < 4; i++ {
-		st, err := s.StartRun(context.Background(), RunRequest{Key: "k" + string(rune('0'+i)), Workspace: w.ID, Argv: []string{"true"}})
+		st, err := s.Runs().Start(context.Background(), RunRequest{Key: "k" + string(rune('0'+i)), Workspace: w.ID, Argv: []string{"true"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.WaitRun(context.Background(), st.Run, -1, false); err != nil {
+		if _, err := s.Runs().Wait(context.Background(), st.Run, -1, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sub := s.Subscribe(Filter{Types: []string{"run.expired"}}, false)
 	two := 2
-	if _, err := s.SetRunConfig(nil, &two, nil, nil); err != nil {
+	if _, err := s.Runs().SetConfig(nil, &two, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	a, b := next(t, sub), next(t, sub)
 	if a.Resource != "r0" || b.Resource != "r1" {
 		t.Fatalf("evicted %s, %s; want r0, r1 (oldest completed first)", a.Resource, b.Resource)
 	}
-	if _, err := s.GetRun("r0", false); code(err) != "not_found.run" {
+	if _, err := s.Runs().Get("r0", false); code(err) != "not_found.run" {
 		t.Fatalf("expired run: %v", err)
 	}
 	var se *Error
-	_, err := s.GetRun("r0", false)
+	_, err := s.Runs().Get("r0", false)
 	if !errors.As(err, &se) || se.Data["reason"] != "expired" {
 		t.Fatalf("expired reason: %v", err)
 	}
-	runs, next, err := s.ListRuns("", "", "", 1)
+	runs, next, err := s.Runs().List("", "", "", 1)
 	if err != nil || len(runs) != 1 || runs[0].ID != "r2" || next != "r2" {
 		t.Fatalf("list page: %+v %q %v", runs, next, err)
 	}
 	// The key of an expired run is free again.
-	st, err := s.StartRun(context.Background(), RunRequest{Key: "k0", Workspace: w.ID, Argv: []string{"true"}})
+	st, err := s.Runs().Start(context.Background(), RunRequest{Key: "k0", Workspace: w.ID, Argv: []string{"true"}})
 	if err != nil || st.Reused || st.Run != "r4" {
 		t.Fatalf("reuse of an expired key: %+v %v", st, err)
 	}

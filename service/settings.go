@@ -11,6 +11,7 @@ import (
 	"github.com/signaltty/signaltty/service/request"
 	"github.com/signaltty/signaltty/service/runs"
 	"github.com/signaltty/signaltty/snapshot"
+	"github.com/signaltty/signaltty/term"
 )
 
 // Settings (docs/persistence.md, "Settings"): the names, values, file and
@@ -68,43 +69,49 @@ func checkSetting(name string, v int64) *Error {
 	return invalid("name", "unknown", "no setting %q", name)
 }
 
-// settingTarget is what the settings set: the service's verbs (each
-// called without the service's lock).
+// settingTarget is what the settings set beyond their own values: the
+// service's verbs (each called without the service's lock).
 type settingTarget interface {
-	SetRunConfig(maxActive, retainCount *int, retainMs, retainBytes *int64) (RunConfig, error)
+	Runs() Runs
 	Persistence() *persist.Saver
-	SetHistoryRows(n int) error
 }
 
-// settingsState is the daemon's settings: persist's bookkeeping of the
-// settings file, the values it holds and their origins (under the
-// service's lock, mu), and how a value applies (to the runs' table, under
-// mu, or through target).
-type settingsState struct {
-	book   *persist.Settings
-	mu     *sync.Mutex
-	runs   *runs.Table
-	target settingTarget
+// Settings is the daemon's settings: persist's bookkeeping of the settings
+// file, the values it holds and their origins, the history depth of new
+// panes, the idle emulator release delay and the limits in force; and how
+// a value applies (to the runs' table under the service's lock, mu, or
+// through target). Service.Settings returns it; no method wants mu held.
+type Settings struct {
+	book        *persist.Settings
+	mu          *sync.Mutex
+	runs        *runs.Table
+	target      settingTarget
+	historyRows int // under mu; 0: DefaultHistoryRows (history.go)
+	parker      *term.Parker
+	limits      *limitState
 }
 
-// newSettingsState returns settings with no file and every value a
-// default; mu is the service's lock, which guards table.
-func newSettingsState(mu *sync.Mutex, table *runs.Table, target settingTarget) settingsState {
-	return settingsState{book: persist.NewSettings(), mu: mu, runs: table, target: target}
+// Settings returns the daemon's settings.
+func (s *Service) Settings() *Settings { return s.settings }
+
+// newSettings returns settings with no file and every value a default or
+// cfg's; mu is the service's lock, which guards table.
+func newSettings(mu *sync.Mutex, table *runs.Table, target settingTarget, cfg Config, parker *term.Parker, limits *limitState) *Settings {
+	return &Settings{book: persist.NewSettings(), mu: mu, runs: table, target: target, historyRows: cfg.HistoryRows, parker: parker, limits: limits}
 }
 
 // apply sets a checked value; mu is not held.
-func (st *settingsState) apply(name string, v int64) {
+func (st *Settings) apply(name string, v int64) {
 	n := int(v)
 	switch name {
 	case SettingRunMaxActive:
-		_, _ = st.target.SetRunConfig(&n, nil, nil, nil)
+		_, _ = st.target.Runs().SetConfig(&n, nil, nil, nil)
 	case SettingRunRetainCount:
-		_, _ = st.target.SetRunConfig(nil, &n, nil, nil)
+		_, _ = st.target.Runs().SetConfig(nil, &n, nil, nil)
 	case SettingRunRetainMs:
-		_, _ = st.target.SetRunConfig(nil, nil, &v, nil)
+		_, _ = st.target.Runs().SetConfig(nil, nil, &v, nil)
 	case SettingRunRetainBytes:
-		_, _ = st.target.SetRunConfig(nil, nil, nil, &v)
+		_, _ = st.target.Runs().SetConfig(nil, nil, nil, &v)
 	case SettingRunRemovePanes:
 		st.mu.Lock()
 		st.runs.SetRemovePanes(v == 1)
@@ -112,12 +119,18 @@ func (st *settingsState) apply(name string, v int64) {
 	case SettingSaveInterval:
 		_ = st.target.Persistence().SetSaveInterval(time.Duration(v) * time.Millisecond)
 	case SettingHistoryRows:
-		_ = st.target.SetHistoryRows(n)
+		_ = st.SetHistoryRows(n)
 	}
 }
 
-// load is LoadSettings; mu is not held.
-func (st *settingsState) load(path string, env map[string]int64) (problems []string) {
+// Load applies the settings file at path ("" for none; a missing file
+// sets nothing), then env (setting name to value, from the daemon's
+// environment), which overrides the file; path is where Set writes from
+// now on. Call it before serving, after Persistence().Start. It returns
+// what it ignored: lines that are not "name = value", unknown names,
+// values that are not integers or out of range, a file that cannot be
+// read. Env values must be checked already.
+func (st *Settings) Load(path string, env map[string]int64) (problems []string) {
 	var text map[string]string
 	if path != "" {
 		var err error
@@ -140,8 +153,12 @@ func (st *settingsState) load(path string, env map[string]int64) (problems []str
 	return problems
 }
 
-// set is SetSettings; mu is not held.
-func (st *settingsState) set(change map[string]int64) error {
+// Set changes settings (Server.SetConfig): every value is checked first,
+// then the settings file is rewritten with them added to what it holds,
+// then they apply (their origin becomes runtime). Errors:
+// invalid_params.<field> (checkSetting), internal when the file cannot be
+// written (data.path); either way nothing is changed.
+func (st *Settings) Set(change map[string]int64) error {
 	for _, name := range SettingNames {
 		if v, ok := change[name]; ok {
 			if err := checkSetting(name, v); err != nil {
@@ -176,41 +193,17 @@ func (st *settingsState) set(change map[string]int64) error {
 	return nil
 }
 
-// origins is SettingOrigins; mu is not held.
-func (st *settingsState) origins() []SettingOrigin {
+// Origins says where each setting's value came from, in SettingNames
+// order.
+func (st *Settings) Origins() []SettingOrigin {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.book.Origins()
 }
 
-// path is SettingsFile; mu is not held.
-func (st *settingsState) path() string {
+// File is the settings file's path ("" when the daemon has none).
+func (st *Settings) File() string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.book.Path()
 }
-
-// LoadSettings applies the settings file at path ("" for none; a missing
-// file sets nothing), then env (setting name to value, from the daemon's
-// environment), which overrides the file; path is where SetSettings writes
-// from now on. Call it before serving, after Persistence().Start. It returns
-// what it ignored: lines that are not "name = value", unknown names,
-// values that are not integers or out of range, a file that cannot be
-// read. Env values must be checked already.
-func (s *Service) LoadSettings(path string, env map[string]int64) (problems []string) {
-	return s.settings.load(path, env)
-}
-
-// SetSettings changes settings (Server.SetConfig): every value is checked
-// first, then the settings file is rewritten with them added to what it
-// holds, then they apply (their origin becomes runtime). Errors:
-// invalid_params.<field> (checkSetting), internal when the file cannot be
-// written (data.path); either way nothing is changed.
-func (s *Service) SetSettings(change map[string]int64) error { return s.settings.set(change) }
-
-// SettingOrigins says where each setting's value came from, in
-// SettingNames order.
-func (s *Service) SettingOrigins() []SettingOrigin { return s.settings.origins() }
-
-// SettingsFile is the settings file's path ("" when the daemon has none).
-func (s *Service) SettingsFile() string { return s.settings.path() }

@@ -9,7 +9,7 @@ import (
 
 func origins(s *Service) map[string]string {
 	out := map[string]string{}
-	for _, o := range s.SettingOrigins() {
+	for _, o := range s.Settings().Origins() {
 		out[o.Name] = o.Origin
 	}
 	return out
@@ -27,29 +27,29 @@ func TestSettingsFileEnvironmentAndFailedWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t)
-	problems := s.LoadSettings(path, map[string]int64{SettingHistoryRows: 300})
+	problems := s.Settings().Load(path, map[string]int64{SettingHistoryRows: 300})
 	if len(problems) != 3 {
 		t.Errorf("problems %q, want run.max_active, bogus and save_interval_ms", problems)
 	}
 	o := origins(s)
-	if s.HistoryRows() != 300 || o[SettingHistoryRows] != OriginEnvironment || s.RunConfig().RetainCount != 9 ||
-		o[SettingRunRetainCount] != OriginFile || !s.RunConfig().RemovePanes || o[SettingRunMaxActive] != OriginDefault {
-		t.Fatalf("after loading: history_rows %d, run %+v, origins %v", s.HistoryRows(), s.RunConfig(), o)
+	if s.Settings().HistoryRows() != 300 || o[SettingHistoryRows] != OriginEnvironment || s.Runs().Config().RetainCount != 9 ||
+		o[SettingRunRetainCount] != OriginFile || !s.Runs().Config().RemovePanes || o[SettingRunMaxActive] != OriginDefault {
+		t.Fatalf("after loading: history_rows %d, run %+v, origins %v", s.Settings().HistoryRows(), s.Runs().Config(), o)
 	}
 
-	if err := s.SetSettings(map[string]int64{SettingRunMaxActive: 5000}); code(err) != "invalid_params.max_active" {
+	if err := s.Settings().Set(map[string]int64{SettingRunMaxActive: 5000}); code(err) != "invalid_params.max_active" {
 		t.Fatalf("out of range: %v", err)
 	}
-	if err := s.SetSettings(map[string]int64{SettingRunMaxActive: 8}); err != nil {
+	if err := s.Settings().Set(map[string]int64{SettingRunMaxActive: 8}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
 	if !strings.Contains(string(b), "run.max_active = 8\n") || !strings.Contains(string(b), "run.remove_panes = true\n") ||
 		strings.Contains(string(b), "history_rows = 300") {
-		t.Fatalf("file after SetSettings (the environment's value must not be written):\n%s", b)
+		t.Fatalf("file after Settings.Set (the environment's value must not be written):\n%s", b)
 	}
 	if o := origins(s); o[SettingRunMaxActive] != OriginRuntime {
-		t.Errorf("origin after SetSettings: %v", o)
+		t.Errorf("origin after Settings.Set: %v", o)
 	}
 
 	// The file's directory replaced by a file: the write fails.
@@ -60,10 +60,10 @@ func TestSettingsFileEnvironmentAndFailedWrite(t *testing.T) {
 	if err := os.WriteFile(dir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSettings(map[string]int64{SettingRunMaxActive: 16}); code(err) != "internal" {
+	if err := s.Settings().Set(map[string]int64{SettingRunMaxActive: 16}); code(err) != "internal" {
 		t.Fatalf("a settings file that cannot be written: %v, want internal", err)
 	}
-	if s.RunConfig().MaxActive != 8 {
-		t.Errorf("a failed SetSettings changed max_active to %d", s.RunConfig().MaxActive)
+	if s.Runs().Config().MaxActive != 8 {
+		t.Errorf("a failed Settings.Set changed max_active to %d", s.Runs().Config().MaxActive)
 	}
 }

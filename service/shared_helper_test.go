@@ -52,7 +52,7 @@ func TestSharedHelperPrincipalIsDeniedSharedHelper(t *testing.T) {
 	if p.IsOwner() {
 		t.Fatal("a shared helper's principal is the owner")
 	}
-	err := s.Authorize(p, "dev.signaltty.Run.Start", RightSpawn, "workspace:w1")
+	err := s.Access().Authorize(p, "dev.signaltty.Run.Start", RightSpawn, "workspace:w1")
 	e, ok := err.(*Error)
 	if !ok || e.Code != "denied.shared_helper" {
 		t.Fatalf("got %v, want denied.shared_helper", err)

@@ -29,11 +29,62 @@ import (
 //     state it started from) and the verb fails with what won;
 //  4. settle, without s.mu: the instance's callbacks are let through, a
 //     process of a failed start is killed and reaped, sizes applied.
+//
+// startPane runs the four steps; a verb's differences are its startSteps.
+
+// startSteps are what a verb adds to the start sequence. reserveLocked
+// makes the reservation (a reservation it returns with an error is
+// settled with that error); prepare runs before the launch without s.mu;
+// after the launch, in one critical section, beforeCommitLocked runs, then
+// the commit, then committedLocked or failedLocked, so the verb's events
+// follow the pane's. Every step but reserveLocked may be nil.
+type startSteps struct {
+	reserveLocked      func() (*start, *Error)
+	prepare            func(st *start)
+	beforeCommitLocked func(st *start)
+	committedLocked    func(st *start)
+	failedLocked       func(st *start)
+}
+
+// startPane runs the start sequence with a verb's steps and returns the
+// start, or why it failed; s.mu is not held.
+func (s *Service) startPane(steps startSteps) (*start, *Error) {
+	s.mu.Lock()
+	st, err := steps.reserveLocked()
+	s.mu.Unlock()
+	if err != nil {
+		if st != nil {
+			s.settle(st, err)
+		}
+		return nil, err
+	}
+	if steps.prepare != nil {
+		steps.prepare(st)
+	}
+	s.launch(st)
+	s.mu.Lock()
+	if steps.beforeCommitLocked != nil {
+		steps.beforeCommitLocked(st)
+	}
+	err = s.commitLocked(st)
+	switch {
+	case err == nil && steps.committedLocked != nil:
+		steps.committedLocked(st)
+	case err != nil && steps.failedLocked != nil:
+		steps.failedLocked(st)
+	}
+	s.mu.Unlock()
+	s.settle(st, err)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
 
 // start is one reservation: a pane in state starting and what its process needs.
 type start struct {
 	p       *pane
-	from    paneState     // the state the pane started from (set by transition)
+	from    paneState     // the state the pane started from (set by transitionLocked)
 	settled chan struct{} // closed when the pane leaves starting
 	lost    *Error        // set when a removal took the pane while it was starting
 
@@ -61,14 +112,14 @@ type start struct {
 	oldTerm      *term.Terminal
 }
 
-// reserve makes the reservation for p (already in the model, or new) and
+// reserveLocked makes the reservation for p (already in the model, or new) and
 // moves it to starting; s.mu is held. env is what the daemon adds to the
 // pane's own environment for this process (a run's SIGNALTTY_RUN).
-func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start {
+func (s *Service) reserveLocked(p *pane, env map[string]string, spec spawnSpec) *start {
 	st := &start{p: p, spec: spec, settled: make(chan struct{}), inst: newInstance()}
 	s.instances++
 	st.inst.id = "i" + strconv.FormatInt(s.instances, 10)
-	s.transition(p, change{to: stateStarting, start: st})
+	s.transitionLocked(p, change{to: stateStarting, start: st})
 	p.watchAgentLocked()
 	merged := map[string]string{}
 	for k, v := range p.env {
@@ -84,7 +135,7 @@ func (s *Service) reserve(p *pane, env map[string]string, spec spawnSpec) *start
 		OnExit: func(es pty.ExitStatus) { s.processExited(p, inst, es) },
 	}
 	st.termCfg = term.Config{
-		HistoryRows: s.paneHistoryRows(p), HistoryBytes: s.cfg.HistoryBytes,
+		HistoryRows: s.settings.paneHistoryRowsLocked(p), HistoryBytes: s.cfg.HistoryBytes,
 		Parker:  s.parker,
 		Memory:  s.memory,
 		OnEvent: func(e term.Event) { s.observe(p, inst, e) },
@@ -123,13 +174,13 @@ func (s *Service) launch(st *start) {
 	}
 }
 
-// commit makes a launched start live, or falls back; s.mu is held. On
+// commitLocked makes a launched start live, or falls back; s.mu is held. On
 // success the pane's events are published; the caller may add its own
 // (a run's) in the same critical section before unlocking, then calls settle.
-func (s *Service) commit(st *start) *Error {
+func (s *Service) commitLocked(st *start) *Error {
 	p := st.p
 	fail := func(err *Error) *Error {
-		s.abandon(st)
+		s.abandonLocked(st)
 		return err
 	}
 	switch {
@@ -144,31 +195,31 @@ func (s *Service) commit(st *start) *Error {
 	case s.stopping:
 		return fail(newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down"))
 	}
-	isNew := !p.announced
+	isNew := !p.announced()
 	var target *pane
 	if isNew {
 		var err *Error
-		if target, err = s.place(st); err != nil {
+		if target, err = s.placeLocked(st); err != nil {
 			return fail(err)
 		}
 	}
 	st.inst.proc, st.inst.term, st.inst.committed = st.proc, st.term, true
 	st.oldInst, st.oldTerm = p.inst, p.term
 	p.inst, p.term = st.inst, st.term
-	s.transition(p, change{to: stateLive})
+	s.transitionLocked(p, change{to: stateLive})
 	if target != nil {
-		s.emit(events.PaneResized{Pane: target.id, Cols: target.cols, Rows: target.rows})
+		s.emitLocked(events.PaneResized{Pane: target.id, Cols: target.cols, Rows: target.rows})
 	}
 	if isNew {
-		s.emit(events.TabLayoutChanged{Tab: p.tab, Workspace: p.workspace})
+		s.emitLocked(events.TabLayoutChanged{Tab: p.tab, Workspace: p.workspace})
 	}
 	return nil
 }
 
-// abandon undoes a reservation that did not commit: a new pane is dropped
+// abandonLocked undoes a reservation that did not commit: a new pane is dropped
 // unannounced, a relaunched one goes back to the state it started from;
 // s.mu is held. A reservation a removal took is left as the removal left it.
-func (s *Service) abandon(st *start) {
+func (s *Service) abandonLocked(st *start) {
 	p := st.p
 	if p.state != stateStarting || p.start != st {
 		return
@@ -177,7 +228,7 @@ func (s *Service) abandon(st *start) {
 	if back == stateNone {
 		back = stateRemoved // a new pane that never was
 	}
-	s.transition(p, change{to: back})
+	s.transitionLocked(p, change{to: back})
 }
 
 // settle finishes a start after commit; s.mu is not held.
@@ -206,17 +257,17 @@ func (s *Service) settle(st *start, err *Error) {
 	}
 }
 
-// place puts a new pane into its tab (a new one for a workspace target);
+// placeLocked puts a new pane into its tab (a new one for a workspace target);
 // s.mu is held. The target is resolved again: the reservation did not
 // hold it, so a target or tab removed, or a split target that stopped
 // being live, fails the start.
-func (s *Service) place(st *start) (target *pane, _ *Error) {
+func (s *Service) placeLocked(st *start) (target *pane, _ *Error) {
 	p := st.p
-	w, t, target, err := s.spawnTarget(&st.spec.SpawnRequest, p)
+	w, t, target, err := s.spawnTargetLocked(&st.spec.SpawnRequest, p)
 	if err != nil {
 		return nil, err
 	}
-	if target != nil { // live: spawnTarget checked
+	if target != nil { // live: spawnTargetLocked checked
 		cols, rows, tcols, trows, err := splitSizes(target, st.spec.Axis)
 		if err != nil {
 			return nil, err
@@ -232,7 +283,7 @@ func (s *Service) place(st *start) (target *pane, _ *Error) {
 			if title == "" {
 				title = "tab"
 			}
-			t = s.addTab(w, title, st.spec.run)
+			t = s.addTabLocked(w, title, st.spec.run)
 		}
 		t.layout = &node{pane: p.id}
 	}
@@ -241,9 +292,9 @@ func (s *Service) place(st *start) (target *pane, _ *Error) {
 	return target, nil
 }
 
-// spawnTarget resolves where a new pane goes; s.mu is held. self is the
+// spawnTargetLocked resolves where a new pane goes; s.mu is held. self is the
 // pane being placed (nil at its reservation).
-func (s *Service) spawnTarget(r *SpawnRequest, self *pane) (*workspace, *tab, *pane, *Error) {
+func (s *Service) spawnTargetLocked(r *SpawnRequest, self *pane) (*workspace, *tab, *pane, *Error) {
 	switch {
 	case r.Workspace != "":
 		w, err := s.lookupWorkspace(r.Workspace)
@@ -268,7 +319,7 @@ func (s *Service) spawnTarget(r *SpawnRequest, self *pane) (*workspace, *tab, *p
 				"tab %s already has panes; split one of them", t.id)
 		}
 		for _, q := range s.panes { // another start already reserved this empty tab
-			if q.tab == t.id && !q.announced && q != self {
+			if q.tab == t.id && !q.announced() && q != self {
 				return nil, nil, nil, newError(errcode.ConflictTabNotEmpty, map[string]any{"tab": t.id},
 					"a pane is being started in tab %s; split it once it is there", t.id)
 			}
@@ -314,15 +365,15 @@ func splitSizes(target *pane, axis string) (cols, rows, tcols, trows int, err *E
 	return cols, rows, tcols, trows, nil
 }
 
-// reserveNew reserves a new pane for spec (validated); s.mu is held.
-func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
+// reserveNewLocked reserves a new pane for spec (validated); s.mu is held.
+func (s *Service) reserveNewLocked(spec spawnSpec) (*start, *Error) {
 	if s.stopping {
 		return nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
 	if err := s.limits.checkPaneLimitLocked(); err != nil {
 		return nil, err
 	}
-	w, t, target, err := s.spawnTarget(&spec.SpawnRequest, nil)
+	w, t, target, err := s.spawnTargetLocked(&spec.SpawnRequest, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +395,7 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 		cwd = w.cwd
 	}
 	p := &pane{id: newID("pane"), workspace: w.id, title: argv0(spec.Argv), argv: append([]string{}, spec.Argv...),
-		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now(), historyRows: s.historyRowsLocked(),
+		cwd: cwd, env: map[string]string{}, cols: cols, rows: rows, createdAt: time.Now(), historyRows: s.settings.historyRowsLocked(),
 		limits: spec.Limits}
 	if spec.HistoryRows != nil {
 		p.historyRows = *spec.HistoryRows
@@ -364,8 +415,8 @@ func (s *Service) reserveNew(spec spawnSpec) (*start, *Error) {
 		p.tab = target.tab
 	}
 	s.panes[p.id] = p
-	s.authz.adopt(p, spec.Creator, spec.Grants)
-	return s.reserve(p, spec.extraEnv, spec), nil
+	s.access.adoptLocked(p, spec.Creator, spec.Grants)
+	return s.reserveLocked(p, spec.extraEnv, spec), nil
 }
 
 // SpawnPane starts a program in a new pane (Mux.SpawnPane). A failed spawn
@@ -378,22 +429,11 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 	if err := s.limits.cgroups.check(r.Limits); err != nil {
 		return Pane{}, err
 	}
-	s.mu.Lock()
-	st, err := s.reserveNew(spec)
-	s.mu.Unlock()
-	if err != nil {
-		return Pane{}, err
-	}
-	s.launch(st)
-	s.mu.Lock()
-	err = s.commit(st)
 	var snap Pane
-	if err == nil {
-		snap = st.p.snapshot()
-	}
-	s.mu.Unlock()
-	s.settle(st, err)
-	if err != nil {
+	if _, err := s.startPane(startSteps{
+		reserveLocked:   func() (*start, *Error) { return s.reserveNewLocked(spec) },
+		committedLocked: func(st *start) { snap = st.p.snapshot() },
+	}); err != nil {
 		return Pane{}, err
 	}
 	// No argv, not even argv0, in logs (docs/run-wait.md, "What stays out of events and logs").

@@ -24,29 +24,20 @@ func (s *Service) CreateTab(wsRef, title string) (Tab, error) {
 	if w.removing {
 		return Tab{}, newError(errcode.ConflictRemoving, map[string]any{"workspace": w.id}, "workspace %s is being removed", w.id)
 	}
-	t := s.addTab(w, title, "")
+	t := s.addTabLocked(w, title, "")
 	return t.snapshot(), nil
 }
 
-// addTab appends a new empty tab to w and makes it active, unless run
+// addTabLocked appends a new empty tab to w and makes it active, unless run
 // names the run it is made for: a run never changes the active tab
 // (docs/workspaces.md, "Run tabs"); s.mu is held.
-func (s *Service) addTab(w *workspace, title, run string) *tab {
+func (s *Service) addTabLocked(w *workspace, title, run string) *tab {
 	t := &tab{id: newID("tab"), workspace: w.id, title: title, createdAt: time.Now(), run: run}
 	s.tabs[t.id] = t
 	w.tabs = append(w.tabs, t.id)
 	if run == "" {
 		w.activeTab = t.id
 	}
-	s.emit(events.TabCreated{Tab: t.id, Workspace: w.id, Title: title})
+	s.emitLocked(events.TabCreated{Tab: t.id, Workspace: w.id, Title: title})
 	return t
-}
-
-// tabPanes lists a tab's panes in layout order; s.mu is held.
-func (s *Service) tabPanes(t *tab) []*pane {
-	var out []*pane
-	for _, id := range t.layout.leaves() {
-		out = append(out, s.panes[id])
-	}
-	return out
 }

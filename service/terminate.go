@@ -62,7 +62,7 @@ func (s *Service) terminate(ctx context.Context, ps []*pane, sig syscall.Signal,
 			case stateStarting:
 				wait, again = append(wait, p.start.settled), append(again, p)
 			case stateLive:
-				s.transition(p, change{to: stateTerminating, signal: sig, cause: cause})
+				s.transitionLocked(p, change{to: stateTerminating, signal: sig, cause: cause})
 				fallthrough
 			case stateTerminating:
 				procs = append(procs, p.inst.proc)

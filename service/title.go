@@ -44,7 +44,7 @@ func (s *Service) titleChangedLocked(p *pane) {
 	}
 	wait := s.cfg.titleInterval() - time.Since(tc.at)
 	if wait <= 0 {
-		s.emit(tc.publish(p.id, p.title))
+		s.emitLocked(tc.publish(p.id, p.title))
 		return
 	}
 	tc.pending = time.AfterFunc(wait, func() {
@@ -52,7 +52,7 @@ func (s *Service) titleChangedLocked(p *pane) {
 		defer s.mu.Unlock()
 		tc.pending = nil
 		if !s.stopped && s.panes[p.id] == p && p.title != tc.sent {
-			s.emit(tc.publish(p.id, p.title))
+			s.emitLocked(tc.publish(p.id, p.title))
 		}
 	})
 }

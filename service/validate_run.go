@@ -56,7 +56,7 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 		return newError("invalid_params.target", map[string]any{"param": "target", "reason": reason},
 			"give exactly one of workspace and pane")
 	}
-	if err := s.CheckSource(r.Source); err != nil {
+	if err := s.Runs().CheckSource(r.Source); err != nil {
 		return err
 	}
 	s.mu.Lock()

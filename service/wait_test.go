@@ -37,7 +37,7 @@ func TestWaitPaneOnAgentState(t *testing.T) {
 		done <- r
 	}()
 	waitFor(t, "the wait to subscribe", func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.subs.Len() > 0 })
-	if _, err := s.Notify(NotifyRequest{Pane: p.ID, Title: "x", Severity: "warning"}); err != nil {
+	if _, err := s.Notifications().Add(NotifyRequest{Pane: p.ID, Title: "x", Severity: "warning"}); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-done; r.Outcome != "warning" || r.TransitionSeq == 0 || r.Attention != "warning" {
@@ -48,7 +48,7 @@ func TestWaitPaneOnAgentState(t *testing.T) {
 	g, _ := s.MarkSeen(p.ID)
 	_ = g
 	base, _ := s.GetPane(p.ID)
-	s.Notify(NotifyRequest{Pane: p.ID, Title: "y", Severity: "error"})
+	s.Notifications().Add(NotifyRequest{Pane: p.ID, Title: "y", Severity: "error"})
 	s.MarkSeen(p.ID)
 	r, err := s.WaitPane(ctx, p.ID, []string{"error"}, base.WaitBaseline, -1)
 	if err != nil || r.Outcome != "error" || r.TransitionSeq <= base.WaitBaseline.Seq || r.Attention != "none" {

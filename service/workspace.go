@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -78,30 +77,17 @@ func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
 	if s.stopping {
 		return Workspace{}, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
-	return s.addWorkspace(name, cwd, git), nil
+	return s.addWorkspaceLocked(name, cwd, git), nil
 }
 
-// addWorkspace puts a new workspace into the model with its event; s.mu is held.
-func (s *Service) addWorkspace(name, cwd string, git *GitState) Workspace {
+// addWorkspaceLocked puts a new workspace into the model with its event; s.mu is held.
+func (s *Service) addWorkspaceLocked(name, cwd string, git *GitState) Workspace {
 	w := &workspace{id: newID("ws"), name: name, cwd: cwd, createdAt: time.Now(), tabs: []string{}, git: git}
 	w.handle = s.uniqueHandle(slug(name))
 	s.workspaces[w.id] = w
 	s.wsOrder = append(s.wsOrder, w.id)
-	s.emit(events.WorkspaceCreated{Workspace: w.id, Name: w.name, Handle: w.handle})
+	s.emitLocked(events.WorkspaceCreated{Workspace: w.id, Name: w.name, Handle: w.handle})
 	return w.snapshot()
-}
-
-// uniqueHandle returns base, or base-2, base-3… whichever is free; s.mu is held.
-func (s *Service) uniqueHandle(base string) string {
-	taken := map[string]bool{}
-	for _, w := range s.workspaces {
-		taken[w.handle] = true
-	}
-	h := base
-	for i := 2; taken[h]; i++ {
-		h = base + "-" + strconv.Itoa(i)
-	}
-	return h
 }
 
 // ListWorkspaces returns all workspaces in creation order (Mux.ListWorkspaces).
@@ -146,7 +132,7 @@ func (s *Service) RenameWorkspace(ref, name string) (Workspace, error) {
 	}
 	if w.name != name {
 		w.name = name
-		s.emit(events.WorkspaceUpdated{Workspace: w.id, Name: name})
+		s.emitLocked(events.WorkspaceUpdated{Workspace: w.id, Name: name})
 	}
 	return w.snapshot(), nil
 }

@@ -60,7 +60,7 @@ func (s *Service) CreateWorkspaceWith(ctx context.Context, r NewWorkspace) (Work
 	var added *gitws.Added
 	var err error
 	if r.Branch != "" || r.Repo != "" || r.From != "" {
-		w, added, err = s.createWorktreeWorkspace(ctx, WorktreeRequest{Name: r.Name, Cwd: r.Cwd, Repo: r.Repo, Branch: r.Branch, From: r.From})
+		w, added, err = s.git.createWorkspace(ctx, WorktreeRequest{Name: r.Name, Cwd: r.Cwd, Repo: r.Repo, Branch: r.Branch, From: r.From})
 	} else {
 		w, err = s.CreateWorkspace(r.Name, r.Cwd)
 	}
@@ -89,32 +89,33 @@ func (s *Service) CreateWorkspaceWith(ctx context.Context, r NewWorkspace) (Work
 	return w, &p, nil
 }
 
-// createWorktreeWorkspace adds a linked worktree of r.Repo on r.Branch
+// createWorkspace adds a linked worktree of r.Repo on r.Branch
 // under the worktree root and creates a workspace whose cwd it is; on
 // failure nothing is left.
-func (s *Service) createWorktreeWorkspace(ctx context.Context, r WorktreeRequest) (Workspace, *gitws.Added, error) {
+func (g *Git) createWorkspace(ctx context.Context, r WorktreeRequest) (Workspace, *gitws.Added, error) {
+	s := g.s
 	if err := checkWorktree(&r); err != nil {
 		return Workspace{}, nil, err
 	}
-	g := s.git.git
-	repoState, err := g.Inspect(ctx, r.Repo)
+	gg := g.git
+	repoState, err := gg.Inspect(ctx, r.Repo)
 	switch {
 	case err != nil:
 		return Workspace{}, nil, gitError(err)
 	case repoState == nil:
-		if !g.Installed() {
+		if !gg.Installed() {
 			return Workspace{}, nil, gitError(gitws.ErrNoGit)
 		}
 		return Workspace{}, nil, invalid("repo", "not_a_repository", "%s is not in a git working tree", r.Repo)
 	}
-	path, _ := s.git.worktreePath(repoState.Repo, r.Branch)
+	path, _ := g.worktreePath(repoState.Repo, r.Branch)
 
 	s.mu.Lock() // reserve
 	switch {
 	case s.stopping:
 		s.mu.Unlock()
 		return Workspace{}, nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
-	case !s.git.reserveLocked(path):
+	case !g.reserveLocked(path):
 		s.mu.Unlock()
 		return Workspace{}, nil, newError(errcode.ConflictPathExists, map[string]any{"path": path}, "a worktree is being added at %s", path)
 	}
@@ -122,24 +123,24 @@ func (s *Service) createWorktreeWorkspace(ctx context.Context, r WorktreeRequest
 	s.mu.Unlock()
 	defer s.starts.Done()
 
-	added, err := g.AddWorktree(ctx, gitws.AddRequest{Repo: repoState.Repo, Path: path, Branch: r.Branch, From: r.From})
+	added, err := gg.AddWorktree(ctx, gitws.AddRequest{Repo: repoState.Repo, Path: path, Branch: r.Branch, From: r.From})
 	var st *GitState
 	if err == nil {
-		st = s.git.inspect(ctx, path)
+		st = g.inspect(ctx, path)
 	}
 
 	s.mu.Lock() // commit
-	s.git.releaseLocked(path)
+	g.releaseLocked(path)
 	if err != nil {
 		s.mu.Unlock()
 		return Workspace{}, nil, gitError(err)
 	}
 	if s.stopping {
 		s.mu.Unlock()
-		g.UndoAdd(context.WithoutCancel(ctx), added)
+		gg.UndoAdd(context.WithoutCancel(ctx), added)
 		return Workspace{}, nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
 	}
-	w := s.addWorkspace(r.Name, path, st)
+	w := s.addWorkspaceLocked(r.Name, path, st)
 	s.mu.Unlock()
 	s.log.Info("worktree added", "workspace", w.ID, "path", path, "branch", r.Branch, "new_branch", added.NewBranch)
 	return w, added, nil
@@ -151,14 +152,15 @@ type RemovedWorktree struct {
 	Branch string // its branch, which was kept
 }
 
-// RemoveWorkspaceWorktree removes a workspace (as RemoveWorkspace) and then
+// RemoveWorkspace removes a workspace (as RemoveWorkspace) and then
 // the linked worktree its cwd is in (git worktree remove, without force).
 // Nothing is removed unless, before, that worktree is clean and the
 // workspace's cwd is a linked worktree; the branch stays. Errors: those of
 // RemoveWorkspace, conflict.not_a_worktree, conflict.worktree_dirty,
 // conflict.worktree_locked (then data.workspace_removed says whether the
 // workspace went already), unavailable.git.
-func (s *Service) RemoveWorkspaceWorktree(ctx context.Context, ref string, recursive bool) (RemovedWorktree, error) {
+func (g *Git) RemoveWorkspace(ctx context.Context, ref string, recursive bool) (RemovedWorktree, error) {
+	s := g.s
 	s.mu.Lock()
 	w, lerr := s.lookupWorkspace(ref)
 	var cwd string
@@ -169,7 +171,7 @@ func (s *Service) RemoveWorkspaceWorktree(ctx context.Context, ref string, recur
 	if lerr != nil {
 		return RemovedWorktree{}, lerr
 	}
-	st := s.git.inspect(ctx, cwd)
+	st := g.inspect(ctx, cwd)
 	switch {
 	case st == nil || !st.Worktree:
 		return RemovedWorktree{}, newError(errcode.ConflictNotAWorktree, map[string]any{"workspace": w.id, "cwd": cwd},
@@ -181,8 +183,8 @@ func (s *Service) RemoveWorkspaceWorktree(ctx context.Context, ref string, recur
 	if err := s.remove(ctx, removal{ws: w, force: recursive, cause: CauseRemoval}); err != nil {
 		return RemovedWorktree{}, err
 	}
-	_, root := s.git.worktreePath(st.Repo, st.Branch)
-	if err := s.git.git.RemoveWorktree(ctx, st.Repo, st.Root, root); err != nil {
+	_, root := g.worktreePath(st.Repo, st.Branch)
+	if err := g.git.RemoveWorktree(ctx, st.Repo, st.Root, root); err != nil {
 		e := gitError(err)
 		e.Data["workspace_removed"] = true
 		e.Message = "the workspace was removed, its worktree kept: " + e.Message

@@ -124,7 +124,7 @@ func (m *Mux) MarkSeen(ctx context.Context, c mux.VarlinkCall, id string) error 
 }
 
 func (m *Mux) Notify(ctx context.Context, c mux.VarlinkCall, pane, ws, title, body, severity *string) error {
-	n, err := m.svc.Notify(service.NotifyRequest{Pane: str(pane), Workspace: str(ws), Title: str(title), Body: str(body), Severity: str(severity)})
+	n, err := m.svc.Notifications().Add(service.NotifyRequest{Pane: str(pane), Workspace: str(ws), Title: str(title), Body: str(body), Severity: str(severity)})
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
@@ -132,7 +132,7 @@ func (m *Mux) Notify(ctx context.Context, c mux.VarlinkCall, pane, ws, title, bo
 }
 
 func (m *Mux) ListNotifications(ctx context.Context, c mux.VarlinkCall, pane *string, unread *bool) error {
-	ns := m.svc.ListNotifications(str(pane), unread != nil && *unread)
+	ns := m.svc.Notifications().List(str(pane), unread != nil && *unread)
 	out := make([]mux.Notification, 0, len(ns))
 	for _, n := range ns {
 		out = append(out, notificationOut(n))
@@ -145,7 +145,7 @@ func (m *Mux) MarkNotificationsRead(ctx context.Context, c mux.VarlinkCall, ids 
 	if ids != nil {
 		list = *ids
 	}
-	n, err := m.svc.MarkNotificationsRead(list, str(pane))
+	n, err := m.svc.Notifications().MarkRead(list, str(pane))
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}

@@ -128,7 +128,7 @@ func (g guarded) VarlinkDispatch(ctx context.Context, c vl.Call, method string) 
 			res = "*"
 		}
 		if res != "" {
-			if err := g.svc.Authorize(p, verb, ck.right, res); err != nil {
+			if err := g.svc.Access().Authorize(p, verb, ck.right, res); err != nil {
 				return c.ReplyError(ctx, g.VarlinkGetName()+".Denied", errorParams(err))
 			}
 		}
@@ -216,7 +216,7 @@ func hookPane(svc *service.Service, params map[string]json.RawMessage) string {
 	}
 	var pid int
 	if raw, ok := params["client_pid"]; ok && json.Unmarshal(raw, &pid) == nil && pid > 0 {
-		if id := svc.PaneOfProcess(pid); id != "" {
+		if id := svc.Access().PaneOfProcess(pid); id != "" {
 			return "pane:" + id
 		}
 	}

@@ -84,11 +84,11 @@ func BenchmarkCallRunGet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := svc.StartRun(context.Background(), service.RunRequest{Key: "k", Workspace: w.ID, Argv: []string{"true"}})
+	st, err := svc.Runs().Start(context.Background(), service.RunRequest{Key: "k", Workspace: w.ID, Argv: []string{"true"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.WaitRun(context.Background(), st.Run, -1, false); err != nil {
+	if _, err := svc.Runs().Wait(context.Background(), st.Run, -1, false); err != nil {
 		b.Fatal(err)
 	}
 	c, rd := callServer(b, svc)
@@ -139,11 +139,11 @@ func BenchmarkCallRunStartWait(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		for b.Loop() {
 			i++
-			st, err := svc.StartRun(ctx, service.RunRequest{Key: fmt.Sprint("d", i), Workspace: w.ID, Argv: []string{"true"}})
+			st, err := svc.Runs().Start(ctx, service.RunRequest{Key: fmt.Sprint("d", i), Workspace: w.ID, Argv: []string{"true"}})
 			if err != nil {
 				b.Fatal(err)
 			}
-			rec, err := svc.WaitRun(ctx, st.Run, -1, true)
+			rec, err := svc.Runs().Wait(ctx, st.Run, -1, true)
 			if err != nil || rec.Status == nil || *rec.Status != 0 {
 				b.Fatal(rec, err)
 			}

@@ -56,8 +56,6 @@ var notReturned = map[string]map[string]string{
 // by some method, so a code added to errcode is either scanned or
 // reviewed here.
 var notFromMethods = map[string]string{
-	"conflict.relaunching":        "built from the restart's operation (conflict.<op>): the scan sees no constant",
-	"conflict.resuming":           "built from the restart's operation (conflict.<op>): the scan sees no constant",
 	"denied.delegation":           "built from the right (denied.<right>): the scan sees no constant",
 	"denied.other_user":           "the CLI's, for a socket of another user",
 	"conflict.tab_empty":          "the attach client's",

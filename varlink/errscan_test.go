@@ -220,7 +220,7 @@ func (cs *codeScan) codes(fn *types.Func) map[string][]string {
 // boundaries are the functions the scan does not enter: the codes built
 // in them reach someone other than the caller of the verb that calls them.
 var boundaries = map[string]string{
-	"service.Service.emit":         "publishes an event: a code built there ends a subscriber's stream (Events.Subscribe)",
+	"service.Service.emitLocked":   "publishes an event: a code built there ends a subscriber's stream (Events.Subscribe)",
 	"service.removedWhileStarting": "the error of the pane's own start, given to the call that is starting it",
 	"authz.Table.Allowed":          "answers yes or no: a lookup's error inside it is dropped",
 	// Guard passes an authorized call on to the interface's dispatcher:

@@ -45,7 +45,7 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 	}
 	defer sub.Close()
 	var snap *json.RawMessage
-	if sub.Snapshot != nil && e.svc.Allowed(principalOf(ctx), service.RightRead, "*") {
+	if sub.Snapshot != nil && e.svc.Access().Allowed(principalOf(ctx), service.RightRead, "*") {
 		b, _ := json.Marshal(sub.Snapshot)
 		raw := json.RawMessage(b)
 		snap = &raw
@@ -65,7 +65,7 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 	}
 	caller := principalOf(ctx)
 	send := func(evt service.Event) error {
-		if !e.svc.Allowed(caller, service.RightRead, eventResource(evt.Resource)) {
+		if !e.svc.Access().Allowed(caller, service.RightRead, eventResource(evt.Resource)) {
 			return nil // each event is filtered by read on its resource
 		}
 		data, _ := json.Marshal(evt.Data)

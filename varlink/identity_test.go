@@ -106,7 +106,7 @@ func TestCallWithNoPrincipalIsDenied(t *testing.T) {
 		if p.IsOwner() {
 			t.Errorf("%s: acts as the owner", name)
 		}
-		if err := svc.Authorize(p, "dev.signaltty.Server.GetStatus", service.RightRead, "*"); err == nil {
+		if err := svc.Access().Authorize(p, "dev.signaltty.Server.GetStatus", service.RightRead, "*"); err == nil {
 			t.Errorf("%s: allowed", name)
 		}
 	}

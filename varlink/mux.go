@@ -39,14 +39,14 @@ func (m *Mux) CreateWorkspace(ctx context.Context, c mux.VarlinkCall, name, cwd,
 	if grants != nil && len(r.Argv) == 0 {
 		return m.fail(ctx, c, service.Invalid("grants", "no_argv", "grants are for the first pane: give argv"))
 	}
-	if err := m.svc.CheckDelegation(caller, "dev.signaltty.Mux.CreateWorkspace", r.Grants); err != nil {
+	if err := m.svc.Access().CheckDelegation(caller, "dev.signaltty.Mux.CreateWorkspace", r.Grants); err != nil {
 		return m.fail(ctx, c, err)
 	}
 	w, p, err := m.svc.CreateWorkspaceWith(ctx, r)
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	m.svc.SetCreator("workspace:"+w.ID, caller.ID)
+	m.svc.Access().SetCreator("workspace:"+w.ID, caller.ID)
 	var pout *mux.Pane
 	if p != nil {
 		po := paneOut(*p)
@@ -60,7 +60,7 @@ func (m *Mux) ListWorkspaces(ctx context.Context, c mux.VarlinkCall) error {
 	out := make([]mux.Workspace, 0, len(ws))
 	caller := principalOf(ctx)
 	for _, w := range ws {
-		if m.svc.Allowed(caller, service.RightRead, "workspace:"+w.ID) {
+		if m.svc.Access().Allowed(caller, service.RightRead, "workspace:"+w.ID) {
 			out = append(out, workspaceOut(w))
 		}
 	}
@@ -69,7 +69,7 @@ func (m *Mux) ListWorkspaces(ctx context.Context, c mux.VarlinkCall) error {
 
 func (m *Mux) GetWorkspace(ctx context.Context, c mux.VarlinkCall, ref string, refreshGit *bool) error {
 	if refreshGit != nil && *refreshGit {
-		if err := m.svc.RefreshGit(ctx, ref); err != nil {
+		if err := m.svc.Git().Refresh(ctx, ref); err != nil {
 			return m.fail(ctx, c, err)
 		}
 	}
@@ -93,7 +93,7 @@ func (m *Mux) RemoveWorkspace(ctx context.Context, c mux.VarlinkCall, ref string
 	var removed service.RemovedWorktree
 	var err error
 	if removeWorktree != nil && *removeWorktree {
-		removed, err = m.svc.RemoveWorkspaceWorktree(ctx2, ref, recursive != nil && *recursive)
+		removed, err = m.svc.Git().RemoveWorkspace(ctx2, ref, recursive != nil && *recursive)
 	} else {
 		err = m.svc.RemoveWorkspace(ctx2, ref, recursive != nil && *recursive)
 	}
@@ -117,7 +117,7 @@ func (m *Mux) CreateTab(ctx context.Context, c mux.VarlinkCall, ws string, title
 	if err != nil {
 		return m.fail(ctx, c, err)
 	}
-	m.svc.SetCreator("tab:"+t.ID, principalOf(ctx).ID)
+	m.svc.Access().SetCreator("tab:"+t.ID, principalOf(ctx).ID)
 	return c.ReplyCreateTab(ctx, tabOut(t))
 }
 
@@ -143,7 +143,7 @@ func (m *Mux) SpawnPane(ctx context.Context, c mux.VarlinkCall, ws, tab, split, 
 	}
 	caller := principalOf(ctx)
 	r.Creator, r.Grants = caller.ID, grantsIn(grants, func(g mux.Grant) service.Grant { return service.Grant{Right: g.Right, Scope: g.Scope} })
-	if err := m.svc.CheckDelegation(caller, "dev.signaltty.Mux.SpawnPane", r.Grants); err != nil {
+	if err := m.svc.Access().CheckDelegation(caller, "dev.signaltty.Mux.SpawnPane", r.Grants); err != nil {
 		return m.fail(ctx, c, err)
 	}
 	p, err := m.svc.SpawnPane(r)

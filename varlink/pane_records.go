@@ -100,7 +100,7 @@ func paneReader(svc *service.Service, caller service.Principal) func(id string) 
 	if caller.IsOwner() {
 		return nil
 	}
-	return func(id string) bool { return svc.Allowed(caller, service.RightRead, "pane:"+id) }
+	return func(id string) bool { return svc.Access().Allowed(caller, service.RightRead, "pane:"+id) }
 }
 
 // encode writes the JSON array of the records of list that allowed keeps

@@ -37,7 +37,7 @@ func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pan
 		Cols: intp(cols), Rows: intp(rows), DeadlineMs: deadlineMs, OutputRows: intp(outputRows),
 		OutputBytes: intp(outputBytes), Source: str(source), Principal: principalOf(ctx).ID,
 		Grants: grantsIn(grants, func(g runv.Grant) service.Grant { return service.Grant{Right: g.Right, Scope: g.Scope} })}
-	if err := r.svc.CheckDelegation(principalOf(ctx), "dev.signaltty.Run.Start", req.Grants); err != nil {
+	if err := r.svc.Access().CheckDelegation(principalOf(ctx), "dev.signaltty.Run.Start", req.Grants); err != nil {
 		return r.fail(ctx, c, err)
 	}
 	if env != nil {
@@ -54,7 +54,7 @@ func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pan
 	}
 	ctx2, stop := hangup(ctx, c.Call)
 	defer stop() // after the reply: the watch's wake-up is not on the caller's path
-	res, err := r.svc.StartRun(ctx2, req)
+	res, err := r.svc.Runs().Start(ctx2, req)
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}
@@ -62,7 +62,7 @@ func (r *Run) Start(ctx context.Context, c runv.VarlinkCall, key string, ws, pan
 }
 
 func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs *int64, output *bool, source *string, trim *bool) error {
-	if err := r.svc.CheckSource(str(source)); err != nil {
+	if err := r.svc.Runs().CheckSource(str(source)); err != nil {
 		return r.fail(ctx, c, err)
 	}
 	timeout := time.Duration(-1)
@@ -76,7 +76,7 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 	ctx2, stop := hangup(ctx, c.Call)
 	defer stop()
 	if !c.WantsMore() {
-		rec, err := r.svc.WaitRun(ctx2, id, timeout, withOutput)
+		rec, err := r.svc.Runs().Wait(ctx2, id, timeout, withOutput)
 		if err != nil {
 			return r.fail(ctx, c, err)
 		}
@@ -91,13 +91,13 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 		if timeout >= 0 {
 			slice = min(slice, max(time.Until(end), 0))
 		}
-		rec, err := r.svc.WaitRun(ctx2, id, slice, withOutput)
+		rec, err := r.svc.Runs().Wait(ctx2, id, slice, withOutput)
 		var se *service.Error
 		switch {
 		case err == nil:
 			return r.reply(ctx, c, rec, false, isTrue(trim))
 		case errors.As(err, &se) && se.Code == errcode.TimeoutWait && (timeout < 0 || time.Now().Before(end)):
-			cur, gerr := r.svc.GetRun(id, false)
+			cur, gerr := r.svc.Runs().Get(id, false)
 			if gerr != nil {
 				return r.fail(ctx, c, gerr)
 			}
@@ -111,10 +111,10 @@ func (r *Run) Wait(ctx context.Context, c runv.VarlinkCall, id string, timeoutMs
 }
 
 func (r *Run) Get(ctx context.Context, c runv.VarlinkCall, id string, output *bool, source *string, trim *bool) error {
-	if err := r.svc.CheckSource(str(source)); err != nil {
+	if err := r.svc.Runs().CheckSource(str(source)); err != nil {
 		return r.fail(ctx, c, err)
 	}
-	rec, err := r.svc.GetRun(id, output == nil || *output)
+	rec, err := r.svc.Runs().Get(id, output == nil || *output)
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}
@@ -129,12 +129,12 @@ func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *st
 			n = -1 // explicit 0 is out of range
 		}
 	}
-	recs, next, err := r.svc.ListRunsFor(principalOf(ctx), str(pane), str(key), str(after), n)
+	recs, next, err := r.svc.Runs().ListFor(principalOf(ctx), str(pane), str(key), str(after), n)
 	if err != nil {
 		return r.fail(ctx, c, err)
 	}
 	out := make([]runv.Record, 0, len(recs))
-	for _, rec := range recs { // filtered by read (ListRunsFor), never denied
+	for _, rec := range recs { // filtered by read (Runs.ListFor), never denied
 		out = append(out, recordOut(rec))
 	}
 	params := map[string]any{"source": r.svc.Source(), "runs": out}
@@ -152,7 +152,7 @@ func (r *Run) List(ctx context.Context, c runv.VarlinkCall, pane, key, after *st
 }
 
 func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal *string, graceMs *int64, source *string) error {
-	if err := r.svc.CheckSource(str(source)); err != nil {
+	if err := r.svc.Runs().CheckSource(str(source)); err != nil {
 		return r.fail(ctx, c, err)
 	}
 	grace, err := graceOf(graceMs)
@@ -160,7 +160,7 @@ func (r *Run) Cancel(ctx context.Context, c runv.VarlinkCall, id string, signal 
 		return r.fail(ctx, c, err)
 	}
 	ctx2, stop := hangup(ctx, c.Call)
-	rec, err := r.svc.CancelRun(ctx2, id, str(signal), grace)
+	rec, err := r.svc.Runs().Cancel(ctx2, id, str(signal), grace)
 	stop()
 	if err != nil {
 		return r.fail(ctx, c, err)

@@ -108,8 +108,8 @@ func (s *ServerIface) status(st service.Status) srv.Status {
 		Panes: int64(st.Panes), Live_panes: int64(st.LivePanes), Seq: st.Seq, Persistence: p,
 		Journal: journalOut(s.svc.Publisher().JournalStatus()),
 		Runs:    srv.Runs{Active: int64(st.RunsActive), Retained: int64(st.RunsRetained), Started: st.RunsStarted, Escaped: int64(st.Escaped)},
-		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.DenialCounts()),
-		Unattributed: unattributedOut(s.svc.UnattributedCallers()), Shared_helpers: sharedHelpersOut(s.svc.SharedHelpers()), Previous_daemons: previousDaemonsOut(s.svc.Leftovers().PreviousDaemons()),
+		Logind:  s.logindStatus(st.StartedAt), Cgroups: cgroupsOut(s.svc.Cgroups()), Denials: denialsOut(s.svc.Access().DenialCounts()),
+		Unattributed: unattributedOut(s.svc.Access().UnattributedCallers()), Shared_helpers: sharedHelpersOut(s.svc.Access().SharedHelpers()), Previous_daemons: previousDaemonsOut(s.svc.Leftovers().PreviousDaemons()),
 		Session_bus: s.sessionBusStatus(st.StartedAt)}
 }
 
@@ -227,9 +227,9 @@ func (s *ServerIface) Shutdown(ctx context.Context, c srv.VarlinkCall) error {
 func (s *ServerIface) configOut(c service.RunConfig) srv.Config {
 	return srv.Config{Run: srv.RunConfig{Max_active: int64(c.MaxActive), Retain_count: int64(c.RetainCount),
 		Retain_ms: c.RetainMs, Retain_bytes: c.RetainBytes, Remove_panes: c.RemovePanes}, Save_interval_ms: s.svc.Persistence().SaveInterval().Milliseconds(),
-		History_rows: int64(s.svc.HistoryRows()), Save_output_interval_ms: s.svc.Persistence().SaveOutputInterval().Milliseconds(),
-		Emulator_release_ms: s.svc.EmulatorReleaseAfter().Milliseconds(), Limits: s.limitsOut(),
-		Origins: originsOut(s.svc.SettingOrigins()), Settings_file: strOpt(s.svc.SettingsFile())}
+		History_rows: int64(s.svc.Settings().HistoryRows()), Save_output_interval_ms: s.svc.Persistence().SaveOutputInterval().Milliseconds(),
+		Emulator_release_ms: s.svc.Settings().EmulatorReleaseAfter().Milliseconds(), Limits: s.limitsOut(),
+		Origins: originsOut(s.svc.Settings().Origins()), Settings_file: strOpt(s.svc.Settings().File())}
 }
 
 func originsOut(os []service.SettingOrigin) []srv.SettingOrigin {
@@ -242,16 +242,16 @@ func originsOut(os []service.SettingOrigin) []srv.SettingOrigin {
 
 // limitsOut is Config.limits: the service's limits and the connections'.
 func (s *ServerIface) limitsOut() srv.Limits {
-	l := s.svc.Limits()
+	l := s.svc.Settings().Limits()
 	return srv.Limits{Max_panes: int64(l.MaxPanes), Input_max_bytes: int64(l.InputMaxBytes),
 		Input_bytes_per_second: int64(l.InputBytesPerSecond), Event_queue: int64(l.EventQueue),
-		Capture_max_bytes: int64(l.CaptureMaxBytes), History_bytes: int64(s.svc.HistoryBytes()),
+		Capture_max_bytes: int64(l.CaptureMaxBytes), History_bytes: int64(s.svc.Settings().HistoryBytes()),
 		History_total_bytes: l.HistoryTotalBytes, Request_budget_bytes: s.clients.RequestBudget,
 		Request_timeout_ms: s.clients.IncompleteTimeout.Milliseconds(), Max_connections: int64(s.clients.MaxConnections)}
 }
 
 func (s *ServerIface) GetConfig(ctx context.Context, c srv.VarlinkCall) error {
-	return c.ReplyGetConfig(ctx, s.configOut(s.svc.RunConfig()))
+	return c.ReplyGetConfig(ctx, s.configOut(s.svc.Runs().Config()))
 }
 
 func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActive, retainCount, retainMs, retainBytes, saveMs, historyRows *int64, removePanes *bool) error {
@@ -269,10 +269,10 @@ func (s *ServerIface) SetConfig(ctx context.Context, c srv.VarlinkCall, maxActiv
 			change[name] = *v
 		}
 	}
-	if err := s.svc.SetSettings(change); err != nil {
+	if err := s.svc.Settings().Set(change); err != nil {
 		return serverErrors.reply(ctx, c.Call, err)
 	}
-	return c.ReplySetConfig(ctx, s.configOut(s.svc.RunConfig()))
+	return c.ReplySetConfig(ctx, s.configOut(s.svc.Runs().Config()))
 }
 
 var serverErrors = errorsOf(new(srv.VarlinkInterface))

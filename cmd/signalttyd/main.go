@@ -144,13 +144,13 @@ func run(log *slog.Logger, address string) error {
 		ln.Close()
 		return err
 	}
-	svc.RecoverGit(context.Background()) // worktree associations, before the first call
+	svc.Git().Recover(context.Background()) // worktree associations, before the first call
 	// Run ids never repeat for the state directory (docs/run-wait.md, "Run ids and source").
-	if err := svc.StartRunIDs(store); err != nil {
+	if err := svc.Runs().StartIDs(store); err != nil {
 		log.Error("run ids", "err", err)
 	}
 	svc.Persistence().SetSaveOutputInterval(saveOutputInterval(log))
-	svc.SetEmulatorReleaseAfter(emulatorReleaseAfter(log))
+	svc.Settings().SetEmulatorReleaseAfter(emulatorReleaseAfter(log))
 	svc.Persistence().Start(store, 0)
 	loadSettings(log, svc) // after Persistence().Start: save_interval_ms
 	startJournal(log, svc, store.Dir())
@@ -165,7 +165,7 @@ func run(log *slog.Logger, address string) error {
 	lg := newLogind(log, svc)
 	onBus := newBusState()
 	server := varlink.NewServer(vsvc, log)
-	server.SetResolver(svc.ResolvePeer)
+	server.SetResolver(svc.Access().ResolvePeer)
 	server.SetLimits(clientLimits(log))
 	for _, iface := range []varlink.Dispatcher{
 		varlink.NewServerIface(svc, func() {

@@ -38,7 +38,7 @@ func loadSettings(log *slog.Logger, svc *service.Service) {
 	if d, ok := periodicSave(log); ok {
 		env[service.SettingSaveInterval] = d.Milliseconds()
 	}
-	for _, p := range svc.LoadSettings(path, env) {
+	for _, p := range svc.Settings().Load(path, env) {
 		log.Warn("settings file: "+p, "path", path)
 	}
 	log.Info("settings", "path", path)

@@ -1,17 +1,95 @@
 package service
 
 import (
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/signaltty/signaltty/service/errcode"
 )
 
+// model is the workspaces, tabs and panes of a Service and the lookups
+// over them. The service's lock guards it all and is held in every method.
+type model struct {
+	workspaces workspaceSet
+	wsOrder    []string
+	tabs       map[string]*tab
+	panes      map[string]*pane
+}
+
+// lookupTab finds a tab. Errors: invalid_params.tab, not_found.tab.
+func (m *model) lookupTab(id string) (*tab, *Error) {
+	if id == "" {
+		return nil, invalid("tab", "missing", "tab is required")
+	}
+	if t, ok := m.tabs[id]; ok {
+		return t, nil
+	}
+	return nil, notFound("tab", id)
+}
+
+// lookupPane finds a pane; a new pane whose first start has not committed
+// is not there yet. Errors: invalid_params.pane, not_found.pane.
+func (m *model) lookupPane(id string) (*pane, *Error) {
+	if id == "" {
+		return nil, invalid("pane", "missing", "pane is required")
+	}
+	if p, ok := m.panes[id]; ok && p.announced() {
+		return p, nil
+	}
+	return nil, notFound("pane", id)
+}
+
+// tabPanes lists a tab's panes in layout order.
+func (m *model) tabPanes(t *tab) []*pane {
+	var out []*pane
+	for _, id := range t.layout.leaves() {
+		out = append(out, m.panes[id])
+	}
+	return out
+}
+
+// uniqueHandle returns base, or base-2, base-3… whichever is free.
+func (m *model) uniqueHandle(base string) string {
+	taken := map[string]bool{}
+	for _, w := range m.workspaces {
+		taken[w.handle] = true
+	}
+	h := base
+	for i := 2; taken[h]; i++ {
+		h = base + "-" + strconv.Itoa(i)
+	}
+	return h
+}
+
+// paneSize is a pane's recorded size.
+func (m *model) paneSize(id string) (int, int) {
+	p := m.panes[id]
+	return p.cols, p.rows
+}
+
+// livePanesLocked fails conflict.pane_live while a pane holds a PTY.
+func (m *model) livePanesLocked() error {
+	var live []string
+	for _, p := range m.panes {
+		if p.state.holdsPTY() {
+			live = append(live, p.id)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	slices.Sort(live)
+	return newError(errcode.ConflictPaneLive, map[string]any{"panes": live},
+		"%d live pane(s); stop them before restoring a snapshot", len(live))
+}
+
+// lookupWorkspace is workspaceSet.lookup over the model.
+func (m *model) lookupWorkspace(ref string) (*workspace, *Error) { return m.workspaces.lookup(ref) }
+
 // workspaceSet is the model's workspaces by id; guarded by s.mu.
 type workspaceSet map[string]*workspace
-
-// lookupWorkspace is workspaceSet.lookup over the model; s.mu is held.
-func (s *Service) lookupWorkspace(ref string) (*workspace, *Error) { return s.workspaces.lookup(ref) }
 
 // lookup finds a workspace by id, handle or exact name
 // (docs/workspaces.md, "Names"). A reference that is one workspace's id or
