@@ -89,7 +89,10 @@ type start struct {
 	lost    *Error        // set when a removal took the pane while it was starting
 
 	spec spawnSpec // a new pane: where it goes (resolved again at commit)
-	cfg  pty.Config
+	// placeLocked puts a new pane into its tab at commit (nil for a pane
+	// that is in one already).
+	placeLocked func(st *start) (target *pane, _ *Error)
+	cfg         pty.Config
 	// termCfg is the settings of the pane's terminal for this process (its
 	// size and replies are cfg's, set at launch).
 	termCfg term.Config
@@ -195,11 +198,11 @@ func (s *Service) commitLocked(st *start) *Error {
 	case s.stopping:
 		return fail(newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down"))
 	}
-	isNew := !p.announced()
+	isNew := st.placeLocked != nil
 	var target *pane
 	if isNew {
 		var err *Error
-		if target, err = s.placeLocked(st); err != nil {
+		if target, err = st.placeLocked(st); err != nil {
 			return fail(err)
 		}
 	}
@@ -416,7 +419,9 @@ func (s *Service) reserveNewLocked(spec spawnSpec) (*start, *Error) {
 	}
 	s.panes[p.id] = p
 	s.access.adoptLocked(p, spec.Creator, spec.Grants)
-	return s.reserveLocked(p, spec.extraEnv, spec), nil
+	st := s.reserveLocked(p, spec.extraEnv, spec)
+	st.placeLocked = s.placeLocked
+	return st, nil
 }
 
 // SpawnPane starts a program in a new pane (Mux.SpawnPane). A failed spawn

@@ -27,10 +27,11 @@ var adapters = []struct {
 }
 
 // undocumented are the codes a method's "Errors:" list need not name:
-// internal (any call can fail so) and denied.* (every call is authorized
-// before its handler runs; the interface's Denied error names them).
+// internal (any call can fail so), cancelled (the caller hung up: no one
+// reads the reply) and denied.* (every call is authorized before its
+// handler runs; the interface's Denied error names them).
 func undocumented(code string) bool {
-	return code == "internal" || errcode.Code(code).Class() == "denied"
+	return code == "internal" || code == "cancelled" || errcode.Code(code).Class() == "denied"
 }
 
 // notReturned are codes the scan reaches from a method that the method
@@ -43,6 +44,28 @@ var notReturned = map[string]map[string]string{
 		"not_found.tab":            "a run's target is a workspace or a pane, never a tab",
 		"conflict.tab_not_empty":   "a run's target is a workspace or a pane, never a tab",
 		"timeout.terminate":        "the deadline's termination runs on its timer; its error reaches no caller",
+	},
+	"dev.signaltty.Mux.CreateWorkspace": {
+		"invalid_params.workspace": "the pane's target is the workspace just made, by id",
+		"conflict.name_ambiguous":  "the pane's target is the workspace just made, by id",
+		"conflict.ref_ambiguous":   "the pane's target is the workspace just made, by id",
+		"invalid_params.tab":       "the pane's target is a workspace, never a tab",
+		"not_found.tab":            "the pane's target is a workspace, never a tab",
+		"invalid_params.pane":      "the pane's target is a workspace, never a split",
+		"not_found.pane":           "the pane's target is a workspace, never a split",
+		"conflict.pane_starting":   "the pane's target is a workspace, never a split",
+		"conflict.pane_live":       "the undo of a failed spawn removes with force and drops its error",
+		"timeout.terminate":        "the undo of a failed spawn removes with force and drops its error",
+		"conflict.not_a_worktree":  "gitError maps every git failure; adding a worktree fails with none of these",
+		"conflict.worktree_dirty":  "gitError maps every git failure; adding a worktree fails with none of these",
+		"conflict.worktree_locked": "gitError maps every git failure; adding a worktree fails with none of these",
+	},
+	"dev.signaltty.Mux.WaitOutput": {
+		"conflict.pane_exited":      "only SendWait writes: WaitOutput passes no input to Service.WaitOutput",
+		"conflict.pane_terminating": "only SendWait writes: WaitOutput passes no input to Service.WaitOutput",
+		"invalid_params.size":       "only SendWait writes: WaitOutput passes no input to Service.WaitOutput",
+		"timeout.input":             "only SendWait writes: WaitOutput passes no input to Service.WaitOutput",
+		"unavailable.input_rate":    "only SendWait writes: WaitOutput passes no input to Service.WaitOutput",
 	},
 	"dev.signaltty.Server.RestoreSnapshot": {
 		"invalid_params.env":          "a saved variable name that fails the check is dropped, not returned",
@@ -81,16 +104,14 @@ var sentAsInternal = map[string]string{
 
 // listsUnchecked are the interfaces whose methods' "Errors:" lists are not
 // yet held to every code the scan finds (each other interface's are).
-var listsUnchecked = map[string]string{
-	"dev.signaltty.Mux": "its lists omit the codes of shared lookups and of the spawn path",
-}
+var listsUnchecked = map[string]string{}
 
 var (
 	methodDecl = regexp.MustCompile(`(?m)^method\s+([A-Za-z0-9]+)\s*\(`)
 	// a code ("conflict.run_key", "cancelled"), or ".what" continuing a
 	// list in the class last named ("invalid_params.key, .argv")
 	// ("invalid_params.<field>": any code of the class)
-	codeWord = regexp.MustCompile(`\b(invalid_params|not_found|denied|conflict|unavailable|timeout|cancelled|unsupported|internal)\b(\.[a-z_]+|\.<[a-z_]+>)?|(?:^|[\s,(])\.([a-z_]+)`)
+	codeWord = regexp.MustCompile(`\b(invalid_params|not_found|denied|conflict|unavailable|timeout|cancelled|unsupported|internal)\b(\.[a-z_]+|\.<[a-z_]+>)?|(?:^|[\s,(/])\.([a-z_]+)`)
 )
 
 // methodDocs maps each method of an IDL to its comments: the lines above
@@ -125,8 +146,92 @@ func methodDocs(idl string) map[string]string {
 	return docs
 }
 
-// docCodes are the codes a method's comments name.
-func docCodes(doc string) map[string]bool {
+// thoseOf is how a method's Errors list takes in another's: "those of
+// SpawnPane".
+var thoseOf = regexp.MustCompile(`\bthose\s+of\s+([A-Z][A-Za-z]+)`)
+
+// docCodes are the codes a method's comments name, with those of the
+// methods it names ("those of SpawnPane", from docs).
+func docCodes(doc string, docs map[string]string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]bool{}
+	var add func(doc string)
+	add = func(doc string) {
+		for _, m := range thoseOf.FindAllStringSubmatch(doc, -1) {
+			if d, ok := docs[m[1]]; ok && !seen[m[1]] {
+				seen[m[1]] = true
+				add(d)
+			}
+		}
+		for c := range codesIn(doc) {
+			out[c] = true
+		}
+	}
+	add(doc)
+	return out
+}
+
+// referenceCodes are the errors of a reference, by the name of the
+// parameter that holds it, which a Mux method returns without its Errors
+// list naming them: the interface's comment states them once.
+var referenceCodes = map[string][]string{
+	"workspace": {"invalid_params.workspace", "not_found.workspace", "conflict.name_ambiguous", "conflict.ref_ambiguous"},
+	"tab":       {"invalid_params.tab", "not_found.tab"},
+	"pane":      {"invalid_params.pane", "not_found.pane"},
+	"split":     {"invalid_params.pane", "not_found.pane"},
+}
+
+// The Mux IDL states the reference errors once, with every code that
+// referenceCodes lets a method leave out of its list.
+func TestReferenceErrorsAreStatedOnce(t *testing.T) {
+	idl := new(mux.VarlinkInterface).VarlinkGetDescription()
+	_, rest, ok := strings.Cut(idl, "\n# Reference errors:")
+	if !ok {
+		t.Fatal("the Mux IDL has no \"Reference errors:\" paragraph")
+	}
+	para, _, _ := strings.Cut(rest, "\n#\n")
+	stated := codesIn(para)
+	for p, codes := range referenceCodes {
+		for _, c := range codes {
+			if !stated[c] {
+				t.Errorf("the reference errors of %s include %s, which the paragraph does not state", p, c)
+			}
+		}
+	}
+}
+
+// methodParams maps each method of an IDL to the names of its parameters.
+func methodParams(idl string) map[string][]string {
+	out := map[string][]string{}
+	for _, m := range methodDecl.FindAllStringSubmatchIndex(idl, -1) {
+		name := idl[m[2]:m[3]]
+		depth, start := 1, m[1]
+		end := start
+		for ; end < len(idl) && depth > 0; end++ {
+			switch idl[end] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+		}
+		for _, line := range strings.Split(idl[start:end], "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			for _, part := range strings.Split(line, ",") {
+				if p, _, ok := strings.Cut(strings.TrimSpace(part), ":"); ok && !strings.ContainsAny(p, " ()?[]") {
+					out[name] = append(out[name], p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// codesIn are the codes a comment names.
+func codesIn(doc string) map[string]bool {
 	out := map[string]bool{}
 	class := ""
 	for _, m := range codeWord.FindAllStringSubmatch(doc, -1) {
@@ -185,6 +290,7 @@ func TestEveryReturnedCodeIsDeclared(t *testing.T) {
 		ie := errorsOf(a.iface)
 		idl := a.iface.VarlinkGetDescription()
 		docs := methodDocs(idl)
+		params := methodParams(idl)
 		if len(docs) == 0 {
 			t.Fatalf("%s: no methods in its IDL", ie.iface)
 		}
@@ -205,7 +311,14 @@ func TestEveryReturnedCodeIsDeclared(t *testing.T) {
 				}
 				delete(codes, c)
 			}
-			listed := docCodes(doc)
+			listed := docCodes(doc, docs)
+			if strings.Contains(idl, "\n# Reference errors:") {
+				for _, p := range params[method] {
+					for _, c := range referenceCodes[p] {
+						listed[c] = true
+					}
+				}
+			}
 			_, unchecked := listsUnchecked[ie.iface]
 			lists := !unchecked && strings.Contains(doc, "Errors:")
 			for c, path := range codes {

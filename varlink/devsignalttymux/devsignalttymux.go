@@ -11,6 +11,12 @@
 // workspaces, their ids); one workspace's id or handle that is another's
 // name fails with conflict.ref_ambiguous (data: ref, workspaces, by_handle
 // or by_id, by_name).
+// # Reference errors: a workspace, tab or pane parameter (split is a pane)
+// that is empty fails with invalid_params.workspace/.tab/.pane, one that
+// names nothing with not_found.workspace/.tab/.pane, and a workspace
+// reference with conflict.name_ambiguous or conflict.ref_ambiguous as above.
+// Any method may return these for the references it takes; its Errors list
+// names the rest.
 // # Every error carries a dotted code whose first part is its class
 // ("not_found.pane", "invalid_params.argv"), a human message and a data object.
 // # Contracts in the signaltty sources: docs/rows.md (CaptureRows),
@@ -842,7 +848,8 @@ func (m SetWorkspaceCwd_methods) Upgrade(ctx context.Context, c *varlink.Connect
 }
 
 // Creates an empty tab at the end of a workspace and makes it active.
-// title defaults to "tab". Errors: not_found.workspace, invalid_params.title.
+// title defaults to "tab". Errors: not_found.workspace, invalid_params.title,
+// conflict.removing (the workspace is being removed).
 type CreateTab_methods struct{}
 
 func CreateTab() CreateTab_methods { return CreateTab_methods{} }
@@ -988,8 +995,8 @@ func (m RemoveTab_methods) Upgrade(ctx context.Context, c *varlink.Connection, t
 // the daemon's delegated cgroup with the memory or pids controller
 // (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .env_unset, .size,
-// .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
-// conflict.pane_terminating, conflict.removing, unavailable.shutdown,
+// .history_rows, .grants, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// conflict.pane_terminating, conflict.pane_starting, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
 // unavailable.panes (data.max: the panes-with-a-PTY limit, docs/limits.md).
 type SpawnPane_methods struct{}
@@ -1324,13 +1331,14 @@ func (m GetPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pan
 }
 
 // Writes input to a pane's PTY: exactly one of text (UTF-8) and data (base64
-// bytes), at most 1 MiB (invalid_params.size). Input of concurrent calls to
-// one pane is never interleaved. Fails with conflict.pane_exited or
-// conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
-// the program does not read within 5 s; unavailable.input_rate
-// (data.retry_after_ms) past the pane's input rate, nothing written
-// (docs/limits.md). baseline is the screen as it was just before the
-// write: pass it as WaitOutput's after to wait for what the input printed.
+// bytes), at most 1 MiB. Input of concurrent calls to one pane is never
+// interleaved. baseline is the screen as it was just before the write: pass
+// it as WaitOutput's after to wait for what the input printed. Errors:
+// invalid_params.input (neither or both of text and data), .data (not
+// base64), .size, conflict.pane_exited, conflict.pane_terminating,
+// timeout.input (data.written: bytes accepted) when the program does not
+// read within 5 s, unavailable.input_rate (data.retry_after_ms) past the
+// pane's input rate, nothing written (docs/limits.md).
 type SendInput_methods struct{}
 
 func SendInput() SendInput_methods { return SendInput_methods{} }
@@ -1529,8 +1537,8 @@ func (m WaitOutput_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // WaitOutput from the screen just before the write, in one call: the way
 // to answer a prompt or drive a REPL. quiet_ms counts from the write's end
 // at the earliest. written is what SendInput returns. Errors: those of
-// WaitOutput (checked before anything is written) and of SendInput (then
-// nothing was waited for).
+// WaitOutput (checked before anything is written) and those of SendInput
+// (then nothing was waited for).
 type SendWait_methods struct{}
 
 func SendWait() SendWait_methods { return SendWait_methods{} }
@@ -1643,7 +1651,8 @@ func (m SendWait_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 }
 
 // Sets a live pane's PTY size (each 1..1000; the program gets SIGWINCH).
-// Errors: invalid_params.size, not_found.pane, conflict.pane_exited.
+// Errors: invalid_params.size, not_found.pane, conflict.pane_exited,
+// conflict.pane_terminating.
 type ResizePane_methods struct{}
 
 func ResizePane() ResizePane_methods { return ResizePane_methods{} }
@@ -1788,7 +1797,8 @@ func (m SetSplitRatio_methods) Upgrade(ctx context.Context, c *varlink.Connectio
 
 // Sends a signal to a live pane's process group. signal is a name such as
 // "TERM" or "SIGTERM" (HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH
-// ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
+// ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited,
+// conflict.pane_terminating.
 type SignalPane_methods struct{}
 
 func SignalPane() SignalPane_methods { return SignalPane_methods{} }
@@ -2181,8 +2191,10 @@ func (m KillPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 // output. Only for a pane without a process (restored after a restart, or
 // exited). Nothing is ever relaunched by the daemon on its own. Errors:
 // not_found.pane, conflict.pane_live, conflict.relaunching,
-// invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
-// unavailable.spawn, unavailable.panes (the pane stays as it was).
+// invalid_params.argv (no saved command), invalid_params.cwd (the saved
+// directory is gone), unavailable.shutdown, unavailable.spawn,
+// unavailable.panes, unavailable.cgroup (the pane's limits; the pane stays
+// as it was).
 // While the daemon runs the environment is the one the pane was started
 // with, values included. env adds variables for this start and env_unset
 // removes some (names as in SpawnPane; invalid_params.env, .env_unset); what
@@ -2388,7 +2400,8 @@ func (m SetWorkspace_methods) Upgrade(ctx context.Context, c *varlink.Connection
 // child in the same pane (same id, title, rows kept above). Only for a pane without a process whose agent has a session.
 // Of two concurrent calls exactly one wins. Errors: not_found.pane,
 // conflict.pane_live, conflict.resuming, conflict.not_resumable,
-// invalid_params.cwd, unavailable.spawn (the pane stays as it was),
+// invalid_params.cwd, invalid_params.env, .env_unset, unavailable.spawn,
+// unavailable.panes, unavailable.cgroup (the pane stays as it was),
 // unavailable.shutdown. env, env_unset and env_lost as in RelaunchPane: the
 // environment is the pane's (while the daemon runs, the one it was started
 // with) plus config_env. A pane whose command is a shell stays a shell: the
@@ -2469,7 +2482,8 @@ func (m ResumePane_methods) Upgrade(ctx context.Context, c *varlink.Connection, 
 // whose leader is an ancestor of client_pid. accepted is false with a
 // reason (no_pane, unrecognized_hook) when nothing was applied; that is
 // not an error. Errors: invalid_params.agent, invalid_params.event,
-// not_found.pane (an explicit pane that does not exist, without client_pid;
+// invalid_params.payload (not an object), invalid_params.session (the
+// payload's session id), not_found.pane (an explicit pane that does not exist, without client_pid;
 // with one, the ancestry is used instead).
 type HookEvent_methods struct{}
 
@@ -2716,10 +2730,11 @@ func (m MarkSeen_methods) Upgrade(ctx context.Context, c *varlink.Connection, pa
 // transition into one after the baseline, also one the agent has already
 // left again (it replays the pane's journaled events since). A wait never
 // acts on the pane. timeout_ms: default 3600000, at most 86400000.
-// Errors: invalid_params.until, invalid_params.after, not_found.pane,
-// conflict.identity_changed (the baseline's daemon, process or session is
-// gone: take a new baseline), timeout.wait, unavailable.journal,
-// conflict.history_lost.
+// Errors: invalid_params.until, invalid_params.after, .after_seq,
+// .timeout_ms, not_found.pane, conflict.identity_changed (the baseline's
+// daemon, process or session is gone: take a new baseline),
+// conflict.cursor_ahead, conflict.replay_too_long, conflict.history_lost,
+// timeout.wait, unavailable.journal, unavailable.shutdown.
 type Wait_methods struct{}
 
 func Wait() Wait_methods { return Wait_methods{} }
@@ -3595,7 +3610,8 @@ func (s *VarlinkInterface) SetWorkspaceCwd(ctx context.Context, c VarlinkCall, w
 }
 
 // Creates an empty tab at the end of a workspace and makes it active.
-// title defaults to "tab". Errors: not_found.workspace, invalid_params.title.
+// title defaults to "tab". Errors: not_found.workspace, invalid_params.title,
+// conflict.removing (the workspace is being removed).
 func (s *VarlinkInterface) CreateTab(ctx context.Context, c VarlinkCall, workspace_ string, title_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.CreateTab")
 }
@@ -3631,8 +3647,8 @@ func (s *VarlinkInterface) RemoveTab(ctx context.Context, c VarlinkCall, tab_ st
 // the daemon's delegated cgroup with the memory or pids controller
 // (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
 // Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .env_unset, .size,
-// .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
-// conflict.pane_terminating, conflict.removing, unavailable.shutdown,
+// .history_rows, .grants, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+// conflict.pane_terminating, conflict.pane_starting, conflict.removing, unavailable.shutdown,
 // unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
 // unavailable.panes (data.max: the panes-with-a-PTY limit, docs/limits.md).
 func (s *VarlinkInterface) SpawnPane(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, split_ *string, axis_ *string, argv_ []string, cwd_ *string, env_ *map[string]string, env_unset_ *[]string, cols_ *int64, rows_ *int64, agent_ *string, assign_session_ *bool, history_rows_ *int64, memory_max_ *int64, pids_max_ *int64, grants_ *[]Grant) error {
@@ -3663,13 +3679,14 @@ func (s *VarlinkInterface) GetPane(ctx context.Context, c VarlinkCall, pane_ str
 }
 
 // Writes input to a pane's PTY: exactly one of text (UTF-8) and data (base64
-// bytes), at most 1 MiB (invalid_params.size). Input of concurrent calls to
-// one pane is never interleaved. Fails with conflict.pane_exited or
-// conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
-// the program does not read within 5 s; unavailable.input_rate
-// (data.retry_after_ms) past the pane's input rate, nothing written
-// (docs/limits.md). baseline is the screen as it was just before the
-// write: pass it as WaitOutput's after to wait for what the input printed.
+// bytes), at most 1 MiB. Input of concurrent calls to one pane is never
+// interleaved. baseline is the screen as it was just before the write: pass
+// it as WaitOutput's after to wait for what the input printed. Errors:
+// invalid_params.input (neither or both of text and data), .data (not
+// base64), .size, conflict.pane_exited, conflict.pane_terminating,
+// timeout.input (data.written: bytes accepted) when the program does not
+// read within 5 s, unavailable.input_rate (data.retry_after_ms) past the
+// pane's input rate, nothing written (docs/limits.md).
 func (s *VarlinkInterface) SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SendInput")
 }
@@ -3702,14 +3719,15 @@ func (s *VarlinkInterface) WaitOutput(ctx context.Context, c VarlinkCall, pane_ 
 // WaitOutput from the screen just before the write, in one call: the way
 // to answer a prompt or drive a REPL. quiet_ms counts from the write's end
 // at the earliest. written is what SendInput returns. Errors: those of
-// WaitOutput (checked before anything is written) and of SendInput (then
-// nothing was waited for).
+// WaitOutput (checked before anything is written) and those of SendInput
+// (then nothing was waited for).
 func (s *VarlinkInterface) SendWait(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SendWait")
 }
 
 // Sets a live pane's PTY size (each 1..1000; the program gets SIGWINCH).
-// Errors: invalid_params.size, not_found.pane, conflict.pane_exited.
+// Errors: invalid_params.size, not_found.pane, conflict.pane_exited,
+// conflict.pane_terminating.
 func (s *VarlinkInterface) ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.ResizePane")
 }
@@ -3728,7 +3746,8 @@ func (s *VarlinkInterface) SetSplitRatio(ctx context.Context, c VarlinkCall, tab
 
 // Sends a signal to a live pane's process group. signal is a name such as
 // "TERM" or "SIGTERM" (HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH
-// ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
+// ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited,
+// conflict.pane_terminating.
 func (s *VarlinkInterface) SignalPane(ctx context.Context, c VarlinkCall, pane_ string, signal_ string) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SignalPane")
 }
@@ -3797,8 +3816,10 @@ func (s *VarlinkInterface) KillPane(ctx context.Context, c VarlinkCall, pane_ st
 // output. Only for a pane without a process (restored after a restart, or
 // exited). Nothing is ever relaunched by the daemon on its own. Errors:
 // not_found.pane, conflict.pane_live, conflict.relaunching,
-// invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
-// unavailable.spawn, unavailable.panes (the pane stays as it was).
+// invalid_params.argv (no saved command), invalid_params.cwd (the saved
+// directory is gone), unavailable.shutdown, unavailable.spawn,
+// unavailable.panes, unavailable.cgroup (the pane's limits; the pane stays
+// as it was).
 // While the daemon runs the environment is the one the pane was started
 // with, values included. env adds variables for this start and env_unset
 // removes some (names as in SpawnPane; invalid_params.env, .env_unset); what
@@ -3827,7 +3848,8 @@ func (s *VarlinkInterface) SetWorkspace(ctx context.Context, c VarlinkCall, work
 // child in the same pane (same id, title, rows kept above). Only for a pane without a process whose agent has a session.
 // Of two concurrent calls exactly one wins. Errors: not_found.pane,
 // conflict.pane_live, conflict.resuming, conflict.not_resumable,
-// invalid_params.cwd, unavailable.spawn (the pane stays as it was),
+// invalid_params.cwd, invalid_params.env, .env_unset, unavailable.spawn,
+// unavailable.panes, unavailable.cgroup (the pane stays as it was),
 // unavailable.shutdown. env, env_unset and env_lost as in RelaunchPane: the
 // environment is the pane's (while the daemon runs, the one it was started
 // with) plus config_env. A pane whose command is a shell stays a shell: the
@@ -3841,7 +3863,8 @@ func (s *VarlinkInterface) ResumePane(ctx context.Context, c VarlinkCall, pane_ 
 // whose leader is an ancestor of client_pid. accepted is false with a
 // reason (no_pane, unrecognized_hook) when nothing was applied; that is
 // not an error. Errors: invalid_params.agent, invalid_params.event,
-// not_found.pane (an explicit pane that does not exist, without client_pid;
+// invalid_params.payload (not an object), invalid_params.session (the
+// payload's session id), not_found.pane (an explicit pane that does not exist, without client_pid;
 // with one, the ancestry is used instead).
 func (s *VarlinkInterface) HookEvent(ctx context.Context, c VarlinkCall, agent_ string, event_ string, pane_ *string, client_pid_ *int64, payload_ *json.RawMessage) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.HookEvent")
@@ -3871,10 +3894,11 @@ func (s *VarlinkInterface) MarkSeen(ctx context.Context, c VarlinkCall, pane_ st
 // transition into one after the baseline, also one the agent has already
 // left again (it replays the pane's journaled events since). A wait never
 // acts on the pane. timeout_ms: default 3600000, at most 86400000.
-// Errors: invalid_params.until, invalid_params.after, not_found.pane,
-// conflict.identity_changed (the baseline's daemon, process or session is
-// gone: take a new baseline), timeout.wait, unavailable.journal,
-// conflict.history_lost.
+// Errors: invalid_params.until, invalid_params.after, .after_seq,
+// .timeout_ms, not_found.pane, conflict.identity_changed (the baseline's
+// daemon, process or session is gone: take a new baseline),
+// conflict.cursor_ahead, conflict.replay_too_long, conflict.history_lost,
+// timeout.wait, unavailable.journal, unavailable.shutdown.
 func (s *VarlinkInterface) Wait(ctx context.Context, c VarlinkCall, pane_ string, until_ []string, after_ *WaitBaseline, timeout_ms_ *int64) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.Wait")
 }
@@ -4346,6 +4370,13 @@ func (s *VarlinkInterface) VarlinkGetDescription() string {
 # name fails with conflict.ref_ambiguous (data: ref, workspaces, by_handle
 # or by_id, by_name).
 #
+# Reference errors: a workspace, tab or pane parameter (split is a pane)
+# that is empty fails with invalid_params.workspace/.tab/.pane, one that
+# names nothing with not_found.workspace/.tab/.pane, and a workspace
+# reference with conflict.name_ambiguous or conflict.ref_ambiguous as above.
+# Any method may return these for the references it takes; its Errors list
+# names the rest.
+#
 # Every error carries a dotted code whose first part is its class
 # ("not_found.pane", "invalid_params.argv"), a human message and a data object.
 #
@@ -4604,7 +4635,8 @@ method RemoveWorkspace(workspace: string, recursive: ?bool, remove_worktree: ?bo
 method SetWorkspaceCwd(workspace: string, cwd: string) -> (workspace: Workspace)
 
 # Creates an empty tab at the end of a workspace and makes it active.
-# title defaults to "tab". Errors: not_found.workspace, invalid_params.title.
+# title defaults to "tab". Errors: not_found.workspace, invalid_params.title,
+# conflict.removing (the workspace is being removed).
 method CreateTab(workspace: string, title: ?string) -> (tab: Tab)
 
 # Removes a tab; with live panes it fails with conflict.pane_live unless
@@ -4634,8 +4666,8 @@ method RemoveTab(tab: string, recursive: ?bool) -> ()
 # the daemon's delegated cgroup with the memory or pids controller
 # (unavailable.cgroup otherwise) and are at least 1 (invalid_params.limits).
 # Errors: invalid_params.argv (empty, NUL byte), .target, .cwd, .env, .env_unset, .size,
-# .history_rows, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
-# conflict.pane_terminating, conflict.removing, unavailable.shutdown,
+# .history_rows, .grants, not_found.workspace/.tab/.pane, conflict.tab_not_empty, conflict.pane_exited,
+# conflict.pane_terminating, conflict.pane_starting, conflict.removing, unavailable.shutdown,
 # unavailable.spawn (missing program, not executable, no "#!"; nothing is left behind),
 # unavailable.panes (data.max: the panes-with-a-PTY limit, docs/limits.md).
 method SpawnPane(
@@ -4728,13 +4760,14 @@ method ListPaneFields(
 method GetPane(pane: string) -> (pane: Pane)
 
 # Writes input to a pane's PTY: exactly one of text (UTF-8) and data (base64
-# bytes), at most 1 MiB (invalid_params.size). Input of concurrent calls to
-# one pane is never interleaved. Fails with conflict.pane_exited or
-# conflict.pane_terminating; timeout.input (data.written: bytes accepted) when
-# the program does not read within 5 s; unavailable.input_rate
-# (data.retry_after_ms) past the pane's input rate, nothing written
-# (docs/limits.md). baseline is the screen as it was just before the
-# write: pass it as WaitOutput's after to wait for what the input printed.
+# bytes), at most 1 MiB. Input of concurrent calls to one pane is never
+# interleaved. baseline is the screen as it was just before the write: pass
+# it as WaitOutput's after to wait for what the input printed. Errors:
+# invalid_params.input (neither or both of text and data), .data (not
+# base64), .size, conflict.pane_exited, conflict.pane_terminating,
+# timeout.input (data.written: bytes accepted) when the program does not
+# read within 5 s, unavailable.input_rate (data.retry_after_ms) past the
+# pane's input rate, nothing written (docs/limits.md).
 method SendInput(pane: string, text: ?string, data: ?string) -> (written: int, baseline: ?OutputBaseline)
 
 # The screen an output wait compares against (docs/rows.md, "Output
@@ -4779,8 +4812,8 @@ method WaitOutput(pane: string, after: ?OutputBaseline, match: ?string, quiet_ms
 # WaitOutput from the screen just before the write, in one call: the way
 # to answer a prompt or drive a REPL. quiet_ms counts from the write's end
 # at the earliest. written is what SendInput returns. Errors: those of
-# WaitOutput (checked before anything is written) and of SendInput (then
-# nothing was waited for).
+# WaitOutput (checked before anything is written) and those of SendInput
+# (then nothing was waited for).
 method SendWait(pane: string, text: ?string, data: ?string, match: ?string, quiet_ms: ?int, timeout_ms: ?int) -> (
   written: int,
   outcome: (matched, quiet, exited, timeout),
@@ -4794,7 +4827,8 @@ method SendWait(pane: string, text: ?string, data: ?string, match: ?string, quie
 )
 
 # Sets a live pane's PTY size (each 1..1000; the program gets SIGWINCH).
-# Errors: invalid_params.size, not_found.pane, conflict.pane_exited.
+# Errors: invalid_params.size, not_found.pane, conflict.pane_exited,
+# conflict.pane_terminating.
 method ResizePane(pane: string, cols: int, rows: int) -> (pane: Pane)
 
 # Sets the ratio (0.05..0.95, first's share) of the split of tab's layout
@@ -4809,7 +4843,8 @@ method SetSplitRatio(tab: string, pane: string, ratio: float) -> (tab: Tab)
 
 # Sends a signal to a live pane's process group. signal is a name such as
 # "TERM" or "SIGTERM" (HUP INT QUIT KILL TERM USR1 USR2 CONT STOP TSTP WINCH
-# ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited.
+# ALRM). Errors: invalid_params.signal, not_found.pane, conflict.pane_exited,
+# conflict.pane_terminating.
 method SignalPane(pane: string, signal: string) -> ()
 
 # Attaches a client to a pane's screen (docs/attach.md). Called with
@@ -4889,8 +4924,10 @@ method KillPane(pane: string, signal: ?string, grace_ms: ?int) -> (pane: Pane)
 # output. Only for a pane without a process (restored after a restart, or
 # exited). Nothing is ever relaunched by the daemon on its own. Errors:
 # not_found.pane, conflict.pane_live, conflict.relaunching,
-# invalid_params.cwd (the saved directory is gone), unavailable.shutdown,
-# unavailable.spawn, unavailable.panes (the pane stays as it was).
+# invalid_params.argv (no saved command), invalid_params.cwd (the saved
+# directory is gone), unavailable.shutdown, unavailable.spawn,
+# unavailable.panes, unavailable.cgroup (the pane's limits; the pane stays
+# as it was).
 # While the daemon runs the environment is the one the pane was started
 # with, values included. env adds variables for this start and env_unset
 # removes some (names as in SpawnPane; invalid_params.env, .env_unset); what
@@ -4913,7 +4950,8 @@ method SetWorkspace(workspace: string, auto_resume: ?bool) -> (workspace: Worksp
 # child in the same pane (same id, title, rows kept above). Only for a pane without a process whose agent has a session.
 # Of two concurrent calls exactly one wins. Errors: not_found.pane,
 # conflict.pane_live, conflict.resuming, conflict.not_resumable,
-# invalid_params.cwd, unavailable.spawn (the pane stays as it was),
+# invalid_params.cwd, invalid_params.env, .env_unset, unavailable.spawn,
+# unavailable.panes, unavailable.cgroup (the pane stays as it was),
 # unavailable.shutdown. env, env_unset and env_lost as in RelaunchPane: the
 # environment is the pane's (while the daemon runs, the one it was started
 # with) plus config_env. A pane whose command is a shell stays a shell: the
@@ -4925,7 +4963,8 @@ method ResumePane(pane: string, env: ?[string]string, env_unset: ?[]string) -> (
 # whose leader is an ancestor of client_pid. accepted is false with a
 # reason (no_pane, unrecognized_hook) when nothing was applied; that is
 # not an error. Errors: invalid_params.agent, invalid_params.event,
-# not_found.pane (an explicit pane that does not exist, without client_pid;
+# invalid_params.payload (not an object), invalid_params.session (the
+# payload's session id), not_found.pane (an explicit pane that does not exist, without client_pid;
 # with one, the ancestry is used instead).
 method HookEvent(agent: string, event: string, pane: ?string, client_pid: ?int, payload: ?object) -> (
   accepted: bool,
@@ -4955,10 +4994,11 @@ method MarkSeen(pane: string) -> (pane: Pane)
 # transition into one after the baseline, also one the agent has already
 # left again (it replays the pane's journaled events since). A wait never
 # acts on the pane. timeout_ms: default 3600000, at most 86400000.
-# Errors: invalid_params.until, invalid_params.after, not_found.pane,
-# conflict.identity_changed (the baseline's daemon, process or session is
-# gone: take a new baseline), timeout.wait, unavailable.journal,
-# conflict.history_lost.
+# Errors: invalid_params.until, invalid_params.after, .after_seq,
+# .timeout_ms, not_found.pane, conflict.identity_changed (the baseline's
+# daemon, process or session is gone: take a new baseline),
+# conflict.cursor_ahead, conflict.replay_too_long, conflict.history_lost,
+# timeout.wait, unavailable.journal, unavailable.shutdown.
 method Wait(pane: string, until: []string, after: ?WaitBaseline, timeout_ms: ?int) -> (
   outcome: string,
   transition_seq: int,

@@ -150,7 +150,7 @@ var tools = []tool{
 			"To wait for what a pane prints, use pane_wait_output.",
 		params: map[string]string{"timeout_ms": "How long this call waits, in ms; default and maximum " + mcpCap + " in MCP (larger values are lowered to it)."},
 		doc: map[string]string{"timeout_ms: default " + waitDef + ", at most " + waitMax + ".": "timeout_ms: in MCP, default and at most the\nserver's cap (" + mcpCap + " unless set otherwise), where the wait ends with\noutcome \"timeout\".",
-			"baseline), timeout.wait, unavailable.journal": "baseline), unavailable.journal"}, ann: reads},
+			"history_lost,\ntimeout.wait, unavailable.journal": "history_lost,\nunavailable.journal"}, ann: reads},
 	{name: "pane_send_wait", method: "dev.signaltty.Mux.SendWait", cli: "signaltty pane wait --pane P --send TEXT [--match RE] [--quiet-ms N]",
 		hint: "Type input into a pane and wait for what it prints, in one call: the way to answer a prompt, drive a REPL or an installer. " +
 			"Pass match (a regular expression tested on each row that changed since just before the input, without trailing spaces, so a prompt's trailing space is gone: \"^>>>$\" is the next Python prompt, \"\\\\?$\" a question), quiet_ms (the pane printed nothing for that long), or both; the process's exit always ends the wait. " +
