@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/signaltty/signaltty/cmd/internal/layout"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,7 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/colorprofile"
+	"github.com/signaltty/signaltty/cmd/internal/layout"
+
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
@@ -235,131 +235,6 @@ func (a *viewer) attachTab(ctx context.Context, ref string, o options) error {
 	}
 }
 
-// kindOf is a pane's agent's kind and lifecycle (docs/agents.md,
-// "Lifecycle"), "" for none.
-func kindOf(p mux.Pane) string {
-	if p.Agent == nil || p.Agent.Kind == "" || p.Agent.Kind == "none" {
-		return ""
-	}
-	if p.Lifecycle == "" || p.Lifecycle == "unknown" {
-		return p.Agent.Kind
-	}
-	return p.Agent.Kind + " " + p.Lifecycle
-}
-
-// readAttention reads the tab's panes' attention and agents again
-// (Mux.ListPanes), redrawing the frames whose title changes.
-func (v *tabView) readAttention(ctx context.Context) {
-	raw, err := v.ctl.Call(ctx, "dev.signaltty.Mux.ListPanes", map[string]any{"tab": v.tab.Id})
-	if err != nil {
-		return
-	}
-	var r struct{ Panes []mux.Pane }
-	if decode(raw, &r) != nil {
-		return
-	}
-	v.mu.Lock()
-	changed := false
-	for _, p := range r.Panes {
-		for _, tp := range v.panes {
-			if tp.id == p.Id && (tp.attention != p.Attention || tp.agent != kindOf(p)) {
-				tp.attention, tp.agent, changed = p.Attention, kindOf(p), true
-			}
-		}
-	}
-	v.mu.Unlock()
-	if changed {
-		v.redraw()
-	}
-}
-
-// jumpToAttention focuses the next pane after the focused one, in layout
-// order, among those that need the user most (layout.Urgency), and marks
-// it seen (Mux.MarkSeen): the user now looks at it.
-func (v *tabView) jumpToAttention(ctx context.Context) {
-	v.mu.Lock()
-	best, at := 5, -1
-	for d := 1; d <= len(v.panes); d++ {
-		i := (v.focus + d) % len(v.panes)
-		if u := layout.Urgency(v.panes[i].attention); u < best {
-			best, at = u, i
-		}
-	}
-	if at < 0 {
-		v.mu.Unlock()
-		return
-	}
-	id := v.panes[at].id
-	v.panes[at].attention = "none"
-	v.mu.Unlock()
-	v.move(ctx, (at-v.focus+len(v.panes))%len(v.panes))
-	if !v.o.readOnly {
-		_, _ = v.ctl.Call(ctx, "dev.signaltty.Mux.MarkSeen", map[string]any{"pane": id})
-	}
-}
-
-// enterHistory shows the focused pane's history view in its frame
-// (docs/attach.md, "History view") and hands it the keys in rest.
-func (v *tabView) enterHistory(ctx context.Context, rest []byte) {
-	v.mu.Lock()
-	id := v.panes[v.focus].id
-	in := inner(v.panes[v.focus].area)
-	v.mu.Unlock()
-	if in.Empty() {
-		return
-	}
-	h, err := historyview.New(ctx, historyview.Capture{Call: v.ctl.Call, Pane: id}, in.Dx(), in.Dy())
-	if err != nil {
-		return // the pane is gone: its frame says so
-	}
-	if quit, err := h.Key(ctx, rest); err != nil {
-		h.Say(err.Error())
-	} else if quit {
-		return
-	}
-	_, _ = v.tio.Write([]byte(historyview.Enter))
-	v.mu.Lock()
-	v.hist = h
-	v.mu.Unlock()
-	v.redraw() // the frame's live cells go; drawHistory draws over them
-}
-
-// leaveHistory goes back to the live pane: everything is drawn again.
-func (v *tabView) leaveHistory() {
-	leave := historyview.Leave + attachio.ResetModes
-	if v.o.mouse {
-		leave += mouseOn
-	}
-	_, _ = v.tio.Write([]byte(leave))
-	v.mu.Lock()
-	v.hist = nil
-	v.sent = map[ansi.DECMode]bool{}
-	v.uvr.Erase()
-	v.mu.Unlock()
-	v.redraw()
-}
-
-// drawHistory draws the history view, if shown, inside the focused pane's
-// frame, over what the renderer drew there (nothing: draw leaves it blank).
-func (v *tabView) drawHistory(ctx context.Context) {
-	if v.hist == nil {
-		return
-	}
-	v.mu.Lock()
-	in := inner(v.panes[v.focus].area)
-	v.mu.Unlock()
-	if in.Empty() {
-		return
-	}
-	v.hist.Resize(in.Dx(), in.Dy())
-	out, err := v.hist.Render(ctx, in.Min.Y, in.Min.X)
-	if err != nil {
-		v.hist.Say(err.Error())
-		out, _ = v.hist.Render(ctx, in.Min.Y, in.Min.X)
-	}
-	_, _ = v.tio.Write(out)
-}
-
 func drainReplies(e *vt.Emulator) {
 	buf := make([]byte, 256)
 	for {
@@ -456,84 +331,6 @@ func (v *tabView) ended(tp *tabPane, why string) {
 	v.redraw()
 }
 
-// relayout computes every pane's frame for the terminal's size, resizes
-// the panes to their frames' insides (unless read-only) and redraws all.
-func (v *tabView) relayout(ctx context.Context) {
-	cols, rows := v.tio.Size()
-	v.mu.Lock()
-	for _, tp := range v.panes {
-		tp.area = uv.Rectangle{}
-	}
-	byID := map[string]*tabPane{}
-	for _, tp := range v.panes {
-		byID[tp.id] = tp
-	}
-	full := uv.Rect(0, 0, cols, rows)
-	if v.zoom {
-		v.panes[v.focus].area = full
-	} else {
-		place(v.tab.Layout, full, byID)
-	}
-	type resize struct {
-		id         string
-		cols, rows int
-	}
-	var todo []resize
-	for _, tp := range v.panes {
-		in := inner(tp.area)
-		if in.Dx() > 0 && in.Dy() > 0 && tp.ended == "" && (tp.emu.Width() != in.Dx() || tp.emu.Height() != in.Dy()) {
-			todo = append(todo, resize{tp.id, in.Dx(), in.Dy()})
-		}
-	}
-	v.sb = uv.NewScreenBuffer(cols, rows)
-	v.uvr = uv.NewTerminalRenderer(v.tio, []string{"TERM=" + os.Getenv("TERM")})
-	v.uvr.SetColorProfile(colorprofile.TrueColor)
-	v.uvr.SetFullscreen(true)
-	v.uvr.Erase()
-	v.mu.Unlock()
-	if !v.o.readOnly {
-		for _, r := range todo {
-			_, _ = v.ctl.Call(ctx, "dev.signaltty.Mux.ResizePane", map[string]any{"pane": r.id, "cols": r.cols, "rows": r.rows})
-		}
-	}
-	v.redraw()
-}
-
-// place divides area along the layout: a split gives its first child
-// ratio of the area along its axis ("cols": side by side, "rows": stacked).
-func place(l *mux.Layout, area uv.Rectangle, panes map[string]*tabPane) {
-	switch {
-	case l == nil:
-	case l.Kind == "pane" && l.Pane != nil:
-		if tp := panes[*l.Pane]; tp != nil {
-			tp.area = area
-		}
-	case l.First != nil && l.Second != nil:
-		ratio := 0.5
-		if l.Ratio != nil {
-			ratio = *l.Ratio
-		}
-		a, b := area, area
-		if l.Axis != nil && *l.Axis == "rows" {
-			h := int(float64(area.Dy())*ratio + 0.5)
-			a.Max.Y, b.Min.Y = area.Min.Y+h, area.Min.Y+h
-		} else {
-			w := int(float64(area.Dx())*ratio + 0.5)
-			a.Max.X, b.Min.X = area.Min.X+w, area.Min.X+w
-		}
-		place(l.First, a, panes)
-		place(l.Second, b, panes)
-	}
-}
-
-// inner is a frame's inside: the frame less its border.
-func inner(r uv.Rectangle) uv.Rectangle {
-	if r.Dx() < 3 || r.Dy() < 3 {
-		return uv.Rectangle{}
-	}
-	return uv.Rect(r.Min.X+1, r.Min.Y+1, r.Dx()-2, r.Dy()-2)
-}
-
 // draw composes the view and renders what changed.
 func (v *tabView) draw() {
 	v.mu.Lock()
@@ -609,96 +406,4 @@ func (v *tabView) draw() {
 		_, _ = r.WriteString(ansi.ShowCursor)
 	}
 	_ = r.Flush()
-}
-
-// pickTab is the tab ref of a workspace's tabs or, for ref "", the one
-// to show of it: its active tab when it has panes, else its last tab with
-// panes; never a run's tab (docs/workspaces.md, "Run tabs"), whose
-// command may have finished long ago.
-func pickTab(tabs []mux.Tab, active *string, ref string) (mux.Tab, bool) {
-	var last *mux.Tab
-	for i, t := range tabs {
-		switch {
-		case ref != "":
-			if t.Id == ref {
-				return t, true
-			}
-		case t.Run != nil || t.Layout == nil:
-		case active != nil && t.Id == *active:
-			return t, true
-		default:
-			last = &tabs[i]
-		}
-	}
-	if last != nil {
-		return *last, true
-	}
-	return mux.Tab{}, false
-}
-
-// findTab returns a tab (ref: its id; "": the tab to show of the workspace
-// of the pane this runs in, else of the first workspace that has one;
-// pickTab) and its panes.
-func findTab(ctx context.Context, c *daemon.Client, ref string) (mux.Tab, []mux.Pane, error) {
-	var wsIDs []string
-	if ref != "" {
-		raw, err := c.Call(ctx, "dev.signaltty.Mux.ListPanes", map[string]any{"tab": ref})
-		if err != nil {
-			return mux.Tab{}, nil, err
-		}
-		var r struct{ Panes []mux.Pane }
-		if err := decode(raw, &r); err != nil {
-			return mux.Tab{}, nil, err
-		}
-		if len(r.Panes) == 0 {
-			return mux.Tab{}, nil, &daemon.Error{Code: "conflict.tab_empty", Message: "tab " + ref + " has no panes", Data: map[string]any{"tab": ref}}
-		}
-		wsIDs = []string{r.Panes[0].Workspace}
-	} else {
-		raw, err := c.Call(ctx, "dev.signaltty.Mux.ListWorkspaces", nil)
-		if err != nil {
-			return mux.Tab{}, nil, err
-		}
-		var r struct{ Workspaces []mux.Workspace }
-		if err := decode(raw, &r); err != nil {
-			return mux.Tab{}, nil, err
-		}
-		// The workspace of the pane this runs in first (SIGNALTTY_PANE):
-		// "the workspace's active tab".
-		if here := os.Getenv("SIGNALTTY_PANE"); here != "" {
-			if raw, err := c.Call(ctx, "dev.signaltty.Mux.GetPane", map[string]any{"pane": here}); err == nil {
-				var got struct{ Pane mux.Pane }
-				if decode(raw, &got) == nil && got.Pane.Workspace != "" {
-					wsIDs = append(wsIDs, got.Pane.Workspace)
-				}
-			}
-		}
-		for _, w := range r.Workspaces {
-			wsIDs = append(wsIDs, w.Id)
-		}
-	}
-	for _, ws := range wsIDs {
-		raw, err := c.Call(ctx, "dev.signaltty.Mux.GetWorkspace", map[string]any{"workspace": ws})
-		if err != nil {
-			return mux.Tab{}, nil, err
-		}
-		var r struct {
-			Workspace mux.Workspace
-			Tabs      []mux.Tab
-			Panes     []mux.Pane
-		}
-		if err := decode(raw, &r); err != nil {
-			return mux.Tab{}, nil, err
-		}
-		if t, ok := pickTab(r.Tabs, r.Workspace.Active_tab, ref); ok {
-			var ps []mux.Pane
-			for _, p := range r.Panes {
-				if p.Tab == t.Id {
-					ps = append(ps, p)
-				}
-			}
-			return t, ps, nil
-		}
-	}
-	return mux.Tab{}, nil, &daemon.Error{Code: "not_found.tab", Message: "no tab to show (create a workspace and spawn a pane first)", Data: map[string]any{"tab": ref}}
 }
