@@ -19,6 +19,7 @@ import (
 func NewRestoredTerminal(cols, rows int, lines []string, epoch int64) *Terminal {
 	cols, rows = clampDim(cols), clampDim(rows)
 	t := &Terminal{cols: cols, rows: rows, hist: rowstore.NewRing(max(len(lines), 1), DefaultHistoryBytes), epoch: epoch}
+	t.link()
 	n := min(rows, len(lines))
 	t.preloadLocked(lines[:len(lines)-n])
 	t.frozen = make([]rowstore.Row, rows)

@@ -162,15 +162,23 @@ func NewTerminal(cfg Config) *Terminal {
 		budget:     cfg.Budget,
 		mem:        cfg.Memory.orShared(),
 	}
-	t.ww.t = t
-	t.fp.t, t.fp.on = t, true
-	t.parking.t, t.parking.parker = t, cfg.Parker
-	t.member.t = t
+	t.link()
+	t.fp.on = true
+	t.parking.parker = cfg.Parker
 	t.hostless.Store(true) // lazy
 	t.tr.init()
 	t.preloadLocked(cfg.History)
 	t.chargeLocked() // joins the budget, if any
 	return t
+}
+
+// link points the terminal's parts (wide-character wrap, fast path,
+// parking, pool membership) back at it; both constructors call it.
+func (t *Terminal) link() {
+	t.ww.t = t
+	t.fp.t = t
+	t.parking.t = t
+	t.member.t = t
 }
 
 // startEmulator gives the terminal an emulator (a pooled one, pool.go) on
