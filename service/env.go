@@ -87,7 +87,7 @@ func checkRequestEnv(env map[string]string, unset []string) *Error {
 			return err
 		}
 		if keptSet[k] {
-			return newError("invalid_params.env_unset", map[string]any{"param": "env_unset", "reason": "reserved", "name": k},
+			return newError(errcode.InvalidParams("env_unset"), map[string]any{"param": "env_unset", "reason": "reserved", "name": k},
 				"%s is always set by the daemon (env may change it)", k)
 		}
 		if _, ok := env[k]; ok {

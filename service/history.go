@@ -1,6 +1,7 @@
 package service
 
 import (
+	"github.com/signaltty/signaltty/service/errcode"
 	"github.com/signaltty/signaltty/service/request"
 )
 
@@ -17,7 +18,7 @@ const (
 // CheckHistoryRows accepts 1..MaxHistoryRows. Errors: invalid_params.history_rows.
 func CheckHistoryRows(n int) *Error {
 	if n < 1 || n > MaxHistoryRows {
-		return newError("invalid_params.history_rows", map[string]any{"param": "history_rows", "reason": "range", "min": 1, "max": MaxHistoryRows},
+		return newError(errcode.InvalidParams("history_rows"), map[string]any{"param": "history_rows", "reason": "range", "min": 1, "max": MaxHistoryRows},
 			"history_rows %d is outside 1..%d", n, MaxHistoryRows)
 	}
 	return nil

@@ -130,7 +130,7 @@ func (l *limitState) checkPaneLimit() *Error {
 // Errors: invalid_params.size (data.max).
 func (l *limitState) checkInputSize(n int) *Error {
 	if max := l.cfg.InputMaxBytes; n > max {
-		return newError("invalid_params.size", map[string]any{"param": "input", "reason": "size", "max": max},
+		return newError(errcode.InvalidParams("size"), map[string]any{"param": "input", "reason": "size", "max": max},
 			"input is %d bytes, more than %d", n, max)
 	}
 	return nil
@@ -152,7 +152,7 @@ func (l *limitState) takeInput(p *pane, n int) *Error {
 	now := time.Now()
 	res := lim.ReserveN(now, n)
 	if !res.OK() { // larger than the bucket: checkInputSize prevents it
-		return newError("invalid_params.size", map[string]any{"param": "input", "reason": "size", "max": lim.Burst()},
+		return newError(errcode.InvalidParams("size"), map[string]any{"param": "input", "reason": "size", "max": lim.Burst()},
 			"input is %d bytes, more than %d", n, lim.Burst())
 	}
 	if d := res.DelayFrom(now); d > 0 {
@@ -170,7 +170,7 @@ func (l *limitState) takeInput(p *pane, n int) *Error {
 // data.fit_end (rows from the requested start up to fit_end fit; capture
 // them, then continue from there).
 func captureTooLarge(re *term.RangeError) *Error {
-	return newError("invalid_params.range", map[string]any{"param": "range", "reason": re.Reason,
+	return newError(errcode.InvalidParams("range"), map[string]any{"param": "range", "reason": re.Reason,
 		"oldest": re.Oldest, "end": re.End, "max_bytes": re.MaxBytes, "fit_end": re.FitEnd},
 		"the rows asked for are more than %d bytes (SIGNALTTY_CAPTURE_MAX_BYTES); rows up to %d fit, ask for fewer", re.MaxBytes, re.FitEnd)
 }

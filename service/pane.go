@@ -279,7 +279,7 @@ func (s *Service) CaptureRows(id string, req CaptureRequest) (Capture, error) {
 	case errors.As(cerr, &re) && re.Reason == "too_large":
 		return Capture{}, captureTooLarge(re)
 	case errors.As(cerr, &re):
-		return Capture{}, newError("invalid_params.range", map[string]any{"param": "range", "reason": re.Reason,
+		return Capture{}, newError(errcode.InvalidParams("range"), map[string]any{"param": "range", "reason": re.Reason,
 			"oldest": re.Oldest, "end": re.End}, "row range is invalid (%s); rows %d..%d are kept (last N selects the last rows, clamp serves what exists)", re.Reason, re.Oldest, re.End)
 	}
 	return Capture{}, newError(errcode.CodeInternal, nil, "capture: %v", cerr)

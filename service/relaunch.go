@@ -90,7 +90,7 @@ func (s *Service) restartPane(id string, busy errcode.Code, r RestartEnv, pick f
 			case p.state.hasProcess():
 				err = newError(errcode.ConflictPaneLive, map[string]any{"pane": id}, "pane %s is live", id)
 			case s.stopping:
-				err = newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+				err = errcode.Shutdown()
 			default:
 				if err = s.limits.checkPaneLimitLocked(); err == nil {
 					cmd, err = pick(p)

@@ -196,7 +196,7 @@ func (s *Service) commitLocked(st *start) *Error {
 		}
 		return fail(spawnError(st.err, p.argv))
 	case s.stopping:
-		return fail(newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down"))
+		return fail(errcode.Shutdown())
 	}
 	isNew := st.placeLocked != nil
 	var target *pane
@@ -361,7 +361,7 @@ func splitSizes(target *pane, axis string) (cols, rows, tcols, trows int, err *E
 	}
 	first, second, ok := splitSize(*size, 0.5)
 	if !ok {
-		return 0, 0, 0, 0, newError("invalid_params.size", map[string]any{"param": "size", "reason": "too_small"},
+		return 0, 0, 0, 0, newError(errcode.InvalidParams("size"), map[string]any{"param": "size", "reason": "too_small"},
 			"pane %s is too small to split along %s", target.id, axis)
 	}
 	*other, *size = first, second
@@ -371,7 +371,7 @@ func splitSizes(target *pane, axis string) (cols, rows, tcols, trows int, err *E
 // reserveNewLocked reserves a new pane for spec (validated); s.mu is held.
 func (s *Service) reserveNewLocked(spec spawnSpec) (*start, *Error) {
 	if s.stopping {
-		return nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+		return nil, errcode.Shutdown()
 	}
 	if err := s.limits.checkPaneLimitLocked(); err != nil {
 		return nil, err

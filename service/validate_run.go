@@ -53,7 +53,7 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 		if r.Workspace != "" {
 			reason = "exclusive"
 		}
-		return newError("invalid_params.target", map[string]any{"param": "target", "reason": reason},
+		return newError(errcode.InvalidParams("target"), map[string]any{"param": "target", "reason": reason},
 			"give exactly one of workspace and pane")
 	}
 	if err := s.Runs().CheckSource(r.Source); err != nil {
@@ -63,17 +63,17 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 	stopping := s.stopping
 	s.mu.Unlock()
 	if stopping {
-		return newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+		return errcode.Shutdown()
 	}
 	switch {
 	case r.Pane != "" && r.Axis == "":
-		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "missing"}, "pane needs axis \"cols\" or \"rows\"")
+		return newError(errcode.InvalidParams("target"), map[string]any{"param": "axis", "reason": "missing"}, "pane needs axis \"cols\" or \"rows\"")
 	case r.Workspace != "" && r.Axis != "":
-		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "misplaced"}, "axis goes only with pane")
+		return newError(errcode.InvalidParams("target"), map[string]any{"param": "axis", "reason": "misplaced"}, "axis goes only with pane")
 	case r.Pane != "" && r.Name != nil:
-		return newError("invalid_params.target", map[string]any{"param": "name", "reason": "misplaced"}, "name goes only with workspace")
+		return newError(errcode.InvalidParams("target"), map[string]any{"param": "name", "reason": "misplaced"}, "name goes only with workspace")
 	case r.Axis != "" && r.Axis != AxisCols && r.Axis != AxisRows:
-		return newError("invalid_params.target", map[string]any{"param": "axis", "reason": "choice"}, "axis must be \"cols\" or \"rows\"")
+		return newError(errcode.InvalidParams("target"), map[string]any{"param": "axis", "reason": "choice"}, "axis must be \"cols\" or \"rows\"")
 	}
 	switch {
 	case (r.Argv == nil) == (r.Shell == nil):
@@ -81,7 +81,7 @@ func (s *Service) checkRunFields(r *RunRequest) *Error {
 		if r.Argv != nil {
 			reason = "exclusive"
 		}
-		return newError("invalid_params.command", map[string]any{"param": "command", "reason": reason}, "give exactly one of argv and shell")
+		return newError(errcode.InvalidParams("command"), map[string]any{"param": "command", "reason": reason}, "give exactly one of argv and shell")
 	}
 	if r.Shell != nil {
 		if err := request.CheckShell(*r.Shell); err != nil {

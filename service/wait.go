@@ -175,7 +175,7 @@ func (s *Service) WaitPane(ctx context.Context, id string, until []string, after
 				if err := sub.Ended(); err != nil {
 					return WaitResult{}, err
 				}
-				return WaitResult{}, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+				return WaitResult{}, errcode.Shutdown()
 			}
 			if r, err, done := check(e); done {
 				return r, err

@@ -75,7 +75,7 @@ func (s *Service) CreateWorkspace(name, cwd string) (Workspace, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return Workspace{}, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+		return Workspace{}, errcode.Shutdown()
 	}
 	return s.addWorkspaceLocked(name, cwd, git), nil
 }

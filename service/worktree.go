@@ -114,7 +114,7 @@ func (g *Git) createWorkspace(ctx context.Context, r WorktreeRequest) (Workspace
 	switch {
 	case s.stopping:
 		s.mu.Unlock()
-		return Workspace{}, nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+		return Workspace{}, nil, errcode.Shutdown()
 	case !g.reserveLocked(path):
 		s.mu.Unlock()
 		return Workspace{}, nil, newError(errcode.ConflictPathExists, map[string]any{"path": path}, "a worktree is being added at %s", path)
@@ -138,7 +138,7 @@ func (g *Git) createWorkspace(ctx context.Context, r WorktreeRequest) (Workspace
 	if s.stopping {
 		s.mu.Unlock()
 		gg.UndoAdd(context.WithoutCancel(ctx), added)
-		return Workspace{}, nil, newError(errcode.UnavailableShutdown, nil, "the daemon is shutting down")
+		return Workspace{}, nil, errcode.Shutdown()
 	}
 	w := s.addWorkspaceLocked(r.Name, path, st)
 	s.mu.Unlock()

@@ -94,8 +94,9 @@ func (e *Events) Subscribe(ctx context.Context, c ev.VarlinkCall, types, resourc
 					}
 					return e.fail(ctx, c, &service.Error{Code: err.Code, Message: err.Message, Data: data})
 				}
-				return e.fail(ctx, c, &service.Error{Code: errcode.UnavailableShutdown, Message: "the daemon is shutting down",
-					Data: map[string]any{"last_seq": last}})
+				end := errcode.Shutdown()
+				end.Data = map[string]any{"last_seq": last}
+				return e.fail(ctx, c, end)
 			}
 			if err := send(evt); err != nil {
 				return err
