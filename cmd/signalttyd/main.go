@@ -1,10 +1,3 @@
-// Command signalttyd is the signaltty daemon: it owns workspaces, tabs and
-// panes (PTYs with their processes) and serves them over varlink on
-// $XDG_RUNTIME_DIR/signaltty/dev.signaltty, or on a socket-activated
-// listener (FileDescriptorName=varlink).
-//
-// This file only wires things together: activation or listening,
-// sd_notify(3), signals and logging.
 package main
 
 import (

@@ -1,18 +1,3 @@
-// Package harness runs signaltty's end-to-end tests against the real
-// programs: it builds signalttyd, signaltty, signaltty-mcp and
-// signaltty-attach once per test
-// binary, starts real daemons on private sockets, and drives them through
-// the real CLI, the real varlinkctl and a raw varlink client.
-//
-// Use it from a TestMain:
-//
-//	func TestMain(m *testing.M) { harness.Main(m) }
-//
-// Runs (dev.signaltty.Run) have their own helpers: run.go (requests, the
-// CLI and varlinkctl transports, their replies), runcheck.go (checks of
-// records and errors), world.go (what a failed request must leave
-// unchanged), background.go (clients in the background, raw calls) and
-// markers.go (marker and test-seam files).
 package harness
 
 import (

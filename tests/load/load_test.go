@@ -1,5 +1,3 @@
-// Package load drives a real daemon with many printing panes, many clients
-// and concurrent runs, and prints the latency of each verb (tests/load/run.sh).
 package load
 
 import (

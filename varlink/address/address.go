@@ -1,5 +1,3 @@
-// Package address names where signalttyd listens and the CLI connects. It
-// is kept apart from package varlink so the CLI links none of the daemon.
 package address
 
 import (

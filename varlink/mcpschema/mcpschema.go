@@ -1,9 +1,3 @@
-// Package mcpschema holds the MCP tools of `signaltty mcp` and the agent
-// skill guide of `signaltty skill`, both generated from the varlink IDL
-// (../dev*/dev.signaltty.*.varlink) by `go generate` (gen/): each tool's
-// input and output JSON Schema is its varlink method's parameters and
-// reply, its description a hint for agents plus the method's IDL comment.
-// docs/mcp.md describes the server.
 package mcpschema
 
 import (

@@ -1,5 +1,3 @@
-// Package layout reads the split tree of a tab (dev.signaltty.Mux Layout)
-// for the programs that show tabs: the CLI's navigator and the tab view.
 package layout
 
 import mux "github.com/signaltty/signaltty/varlink/devsignalttymux"
