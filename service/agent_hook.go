@@ -45,7 +45,7 @@ const maxEventName = 128
 // pane that does not exist, without a ClientPid).
 func (s *Service) HookEvent(r HookRequest) (HookResult, error) {
 	r.Agent = agents.Normalize(r.Agent)
-	if err := request.CheckKind("agent", r.Agent); err != nil {
+	if err := checkKind("agent", r.Agent); err != nil {
 		return HookResult{}, err
 	}
 	ad, ok := agents.Lookup(r.Agent)
@@ -155,11 +155,11 @@ func (s *Service) ReportSession(r ReportRequest) (Pane, error) {
 		return Pane{}, err
 	}
 	r.Agent = agents.Normalize(r.Agent)
-	if err := request.CheckKind("agent", r.Agent); err != nil {
+	if err := checkKind("agent", r.Agent); err != nil {
 		return Pane{}, err
 	}
 	if r.ResumeArgv != nil {
-		if err := request.CheckResumeArgv(r.ResumeArgv); err != nil {
+		if err := checkResumeArgv(r.ResumeArgv); err != nil {
 			return Pane{}, err
 		}
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/signaltty/signaltty/service/agents"
-	"github.com/signaltty/signaltty/service/request"
+	"github.com/signaltty/signaltty/service/errcode"
 )
 
 // Checks of the agent parts of requests (docs/agents.md): made once, here.
@@ -15,7 +15,7 @@ import (
 // Errors: invalid_params.agent, invalid_params.assign_session.
 func checkSpawnAgent(spec *spawnSpec) *Error {
 	spec.Agent = agents.Normalize(spec.Agent)
-	if err := request.CheckKind("agent", spec.Agent); err != nil {
+	if err := checkKind("agent", spec.Agent); err != nil {
 		return err
 	}
 	if !spec.AssignSession {
@@ -32,5 +32,25 @@ func checkSpawnAgent(spec *spawnSpec) *Error {
 	id := uuid.NewString()
 	spec.assignedSession = id
 	spec.Argv = append(slices.Clone(spec.Argv), ad.AssignArgs(id)...)
+	return nil
+}
+
+// checkKind accepts "" or a known agent kind (docs/agents.md).
+// Errors: invalid_params.<param> (data.kinds).
+func checkKind(param, kind string) *errcode.Error {
+	if kind != "" && !agents.Known(kind) {
+		return errcode.New(errcode.InvalidParams(param), map[string]any{"param": param, "reason": "unknown_agent", "kinds": agents.Kinds()},
+			"unknown agent %q", kind)
+	}
+	return nil
+}
+
+// checkResumeArgv validates a self-reported resume argv (agents.CheckResumeArgv).
+// Errors: invalid_params.resume_argv.
+func checkResumeArgv(argv []string) *errcode.Error {
+	if why := agents.CheckResumeArgv(argv); why != "" {
+		return errcode.Invalid("resume_argv", why, "resume_argv refused: %s (at most %d arguments, %d bytes, no control characters, a plain command name first)",
+			why, agents.MaxResumeArgs, agents.MaxResumeBytes)
+	}
 	return nil
 }

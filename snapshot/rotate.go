@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,7 +25,9 @@ const rotateDir = "snapshots"
 // rotatedName matches the name of a kept copy: snapshot-<time>.json, or
 // snapshot-<time>-<n>.json for the n-th further copy made within the same
 // second (docs/persistence.md, "Rotation").
-var rotatedName = regexp.MustCompile(`^snapshot-([0-9]{8}T[0-9]{6}Z)(?:-([1-9][0-9]{0,5}))?\.json$`)
+var rotatedName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^snapshot-([0-9]{8}T[0-9]{6}Z)(?:-([1-9][0-9]{0,5}))?\.json$`)
+})
 
 type rotated struct {
 	name string
@@ -43,7 +46,7 @@ func listRotated(dir string) ([]rotated, error) {
 	}
 	var list []rotated
 	for _, e := range ents {
-		m := rotatedName.FindStringSubmatch(e.Name())
+		m := rotatedName().FindStringSubmatch(e.Name())
 		if m == nil || !e.Type().IsRegular() {
 			continue
 		}
@@ -223,7 +226,7 @@ func (s *Store) ReadEntry(name string) (*Snapshot, error) {
 
 // readEntry is ReadEntry, also returning the copy's snapshot_version.
 func (s *Store) readEntry(name string) (*Snapshot, int, error) {
-	if !rotatedName.MatchString(name) {
+	if !rotatedName().MatchString(name) {
 		return nil, 0, fmt.Errorf("snapshot: %q is not the name of a kept snapshot", name)
 	}
 	path := filepath.Join(s.dir, rotateDir, name)

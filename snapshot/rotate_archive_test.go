@@ -53,7 +53,7 @@ func TestArchiveKeepsTailsOfTheNewestCopies(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, n := range names {
-		if seen[n] || !rotatedName.MatchString(n) {
+		if seen[n] || !rotatedName().MatchString(n) {
 			t.Fatalf("copies in one second: %v", names)
 		}
 		seen[n] = true

@@ -470,12 +470,12 @@ const (
 )
 
 // mouseSet matches DEC private mode sets and resets (CSI ? Pm h/l).
-var mouseSet = regexp.MustCompile(`\x1b\[\?([0-9;]+)([hl])`)
+var mouseSet = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[\?([0-9;]+)([hl])`) })
 
 // mouseReports follows which mouse tracking modes (9, 1000, 1002, 1003;
 // bits 0-3) a pane's replies turned on, from those on before data.
 func mouseReports(data []byte, on uint8) uint8 {
-	for _, m := range mouseSet.FindAllSubmatch(data, -1) {
+	for _, m := range mouseSet().FindAllSubmatch(data, -1) {
 		for _, mode := range strings.Split(string(m[1]), ";") {
 			bit := map[string]uint8{"9": 1, "1000": 2, "1002": 4, "1003": 8}[mode]
 			if m[2][0] == 'h' {

@@ -2,13 +2,11 @@ package request
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/signaltty/signaltty/service/agents"
 	"github.com/signaltty/signaltty/service/errcode"
 	"golang.org/x/sys/unix"
 )
@@ -94,16 +92,6 @@ func ParseStop(signal string, grace time.Duration) (syscall.Signal, *errcode.Err
 	return sig, err
 }
 
-// CheckKind accepts "" or a known agent kind (docs/agents.md).
-// Errors: invalid_params.<param> (data.kinds).
-func CheckKind(param, kind string) *errcode.Error {
-	if kind != "" && !agents.Known(kind) {
-		return errcode.New(errcode.InvalidParams(param), map[string]any{"param": param, "reason": "unknown_agent", "kinds": agents.Kinds()},
-			"unknown agent %q", kind)
-	}
-	return nil
-}
-
 // CheckSessionID accepts 1..MaxSessionID bytes without control characters.
 // Errors: invalid_params.session (missing, size, control).
 func CheckSessionID(id string) *errcode.Error {
@@ -121,22 +109,10 @@ func CheckSessionID(id string) *errcode.Error {
 	return nil
 }
 
-// CheckResumeArgv validates a self-reported resume argv (agents.CheckResumeArgv).
-// Errors: invalid_params.resume_argv.
-func CheckResumeArgv(argv []string) *errcode.Error {
-	if why := agents.CheckResumeArgv(argv); why != "" {
-		return errcode.Invalid("resume_argv", why, "resume_argv refused: %s (at most %d arguments, %d bytes, no control characters, a plain command name first)",
-			why, agents.MaxResumeArgs, agents.MaxResumeBytes)
-	}
-	return nil
-}
-
-var runKey = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
 // CheckRunKey checks a run's key: 1..128 bytes of [A-Za-z0-9._:-]
 // (docs/run-wait.md, "Start"). Errors: invalid_params.key (syntax).
 func CheckRunKey(key string) *errcode.Error {
-	if !runKey.MatchString(key) {
+	if !runKeySyntax(key) {
 		return errcode.New("invalid_params.key", map[string]any{"param": "key", "reason": "syntax"},
 			"key must be 1..128 bytes of [A-Za-z0-9._:-]")
 	}
@@ -205,4 +181,20 @@ func Names(names []string) []string {
 	out := slices.Clone(names)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// runKeySyntax reports whether key is 1..128 bytes of [A-Za-z0-9._:-]
+// (a loop, not a regular expression: the CLI checks keys and would pay
+// for compiling one at every start).
+func runKeySyntax(key string) bool {
+	if len(key) < 1 || len(key) > 128 {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,7 @@
 // Package request owns the bounds of every request the daemon accepts and
 // the checks of a request's values that need no daemon state: sizes,
-// commands, working directories, signals and grace periods, agent kinds
-// and reported identity, run keys and wait timeouts, and the bounds of the
+// commands, working directories, signals and grace periods, session ids
+// reported by agents, run keys and wait timeouts, and the bounds of the
 // settings (the runs' limits, history rows, and the save, output save and
 // emulator release intervals). Each check takes plain values and returns
 // nil or an *errcode.Error with an invalid_params code (docs/limits.md,

@@ -112,7 +112,7 @@ func DialSSH(ctx context.Context, address string) (*SSHConn, error) {
 	return c, nil
 }
 
-var sshVersion = regexp.MustCompile(`OpenSSH_([0-9]+)\.([0-9]+)`)
+var sshVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`OpenSSH_([0-9]+)\.([0-9]+)`) })
 
 // checkUnixForward fails unless the ssh client can forward stdio to a
 // remote unix socket (ssh -W /PATH, OpenSSH 9.4 or newer; an older client
@@ -122,7 +122,7 @@ func checkUnixForward(prog string) error {
 	if err != nil {
 		return fmt.Errorf("%s -V: %v", prog, err)
 	}
-	m := sshVersion.FindSubmatch(out)
+	m := sshVersion().FindSubmatch(out)
 	if m == nil {
 		return nil // not OpenSSH: let it try
 	}
