@@ -1,8 +1,11 @@
 package tests
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,12 +21,43 @@ func (w *realWorld) firstTurn(t *testing.T, pane, prompt, answer string) string 
 	t.Helper()
 	w.prompt(t, pane, prompt)
 	w.waitScreen(t, pane, answer)
-	// The turn has ended, so the agent has written its conversation down
-	// before anything kills it (on a loaded machine the answer can be on
-	// screen well before that).
-	return w.waitPane(t, pane, "a session id and the turn done", func(p agentPane) bool {
+	// The turn has ended and the agent has written its conversation down
+	// before anything kills it: on a loaded machine the answer can be on
+	// screen, and the turn reported done, well before the agent's own
+	// session file holds it, and a pane's process dies with the daemon.
+	sid := w.waitPane(t, pane, "a session id and the turn done", func(p agentPane) bool {
 		return p.session() != "" && p.Lifecycle == "done"
 	}).session()
+	w.waitAgentWrote(t, answer)
+	return sid
+}
+
+// waitAgentWrote waits until a file under the agent's HOME (its own
+// session store: Claude's and Codex's JSONL transcripts, Gemini's chat
+// files, opencode's storage, pi's sessions) holds text.
+func (w *realWorld) waitAgentWrote(t *testing.T, text string) {
+	t.Helper()
+	harness.Eventually(t, agentTimeout, "the agent's session files hold "+strconv.Quote(text), func() (bool, string) {
+		found := false
+		_ = filepath.WalkDir(w.d.Home, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || found {
+				return nil
+			}
+			if d.IsDir() {
+				if d.Name() == "node_modules" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if info, err := d.Info(); err != nil || !info.Mode().IsRegular() || info.Size() > 64<<20 {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			found = err == nil && bytes.Contains(b, []byte(text))
+			return nil
+		})
+		return found, "no file under " + w.d.Home + " holds it"
+	})
 }
 
 // crashOnceSaved kills the daemon with SIGKILL once its saved snapshot
