@@ -79,7 +79,7 @@ func (s *Service) restartPane(id string, busy errcode.Code, r RestartEnv, pick f
 		snap                   Pane
 		proc                   *pty.Process
 	)
-	_, err := s.startPane(startSteps{
+	err := s.startPane(startSteps{
 		reserveLocked: func() (*start, *Error) {
 			var err *Error
 			p, err = s.lookupPane(id)

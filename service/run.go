@@ -189,7 +189,7 @@ func (rs Runs) start(ctx context.Context, r *RunRequest, spec spawnSpec, dig []b
 	spec.run = rec.ID()
 	spec.extraEnv = map[string]string{"SIGNALTTY_RUN": rec.ID()}
 	var res RunStart
-	_, err := s.startPane(startSteps{
+	err := s.startPane(startSteps{
 		reserveLocked: func() (*start, *Error) {
 			st, err := s.reserveNewLocked(spec)
 			if err == nil {

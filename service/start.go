@@ -46,9 +46,9 @@ type startSteps struct {
 	failedLocked       func(st *start)
 }
 
-// startPane runs the start sequence with a verb's steps and returns the
-// start, or why it failed; s.mu is not held.
-func (s *Service) startPane(steps startSteps) (*start, *Error) {
+// startPane runs the start sequence with a verb's steps and returns why
+// it failed (nil: the start committed); s.mu is not held.
+func (s *Service) startPane(steps startSteps) *Error {
 	s.mu.Lock()
 	st, err := steps.reserveLocked()
 	s.mu.Unlock()
@@ -56,7 +56,7 @@ func (s *Service) startPane(steps startSteps) (*start, *Error) {
 		if st != nil {
 			s.settle(st, err)
 		}
-		return nil, err
+		return err
 	}
 	if steps.prepare != nil {
 		steps.prepare(st)
@@ -75,10 +75,7 @@ func (s *Service) startPane(steps startSteps) (*start, *Error) {
 	}
 	s.mu.Unlock()
 	s.settle(st, err)
-	if err != nil {
-		return nil, err
-	}
-	return st, nil
+	return err
 }
 
 // start is one reservation: a pane in state starting and what its process needs.
@@ -435,7 +432,7 @@ func (s *Service) SpawnPane(r SpawnRequest) (Pane, error) {
 		return Pane{}, err
 	}
 	var snap Pane
-	if _, err := s.startPane(startSteps{
+	if err := s.startPane(startSteps{
 		reserveLocked:   func() (*start, *Error) { return s.reserveNewLocked(spec) },
 		committedLocked: func(st *start) { snap = st.p.snapshot() },
 	}); err != nil {

@@ -183,9 +183,10 @@ func Names(names []string) []string {
 	return slices.Compact(out)
 }
 
-// runKeySyntax reports whether key is 1..128 bytes of [A-Za-z0-9._:-]
-// (a loop, not a regular expression: the CLI checks keys and would pay
-// for compiling one at every start).
+// runKeySyntax reports whether key is 1..128 bytes of [A-Za-z0-9._:-]: a
+// loop, not a package-level regular expression, which every program that
+// imports this package (the CLI takes its bounds from here) would compile
+// at its start.
 func runKeySyntax(key string) bool {
 	if len(key) < 1 || len(key) > 128 {
 		return false
