@@ -19,6 +19,7 @@ const (
 	readBufSize    = 64 << 10              // bytes of one chunk at most: what the master holds, in as many reads as needed (one returns at most 4 KiB)
 	backlogChunks  = 8                     // chunks queued for emulation: at most 8×64 KiB = 512 KiB
 	coalesceMax    = 256 << 10             // bytes handed to one Output.Write at most
+	inlineMax      = 4 << 10               // a chunk up to this size the reader emulates itself when nothing is queued
 	drainQuiet     = 50 * time.Millisecond // after the reap, stop reading after this long without output
 	drainMax       = time.Second           // after the reap, stop waiting for output after this long
 	drainSweep     = 128 << 10             // bytes read without waiting when the drain ends (the kernel's tty buffers hold ~70 KiB)
@@ -28,8 +29,9 @@ const (
 )
 
 // Output is where a Process's output goes (a pane's terminal emulator). It
-// must be safe for concurrent use: Write comes from the Process's own
-// goroutine, Resize from Process.Resize's caller.
+// must be safe for concurrent use: Write comes from one of the Process's
+// own goroutines at a time (the reader or the emulator, never both at
+// once), Resize from Process.Resize's caller.
 type Output interface {
 	// Write consumes p, output bytes in order (at most 256 KiB at a time);
 	// it must not keep p.
@@ -46,7 +48,10 @@ type Output interface {
 // Goroutines of a live process: a reader (master → backlog), an emulator
 // (backlog → Output.Write), a reply writer (Replies → master) and a
 // supervisor that parks in the netpoller on the leader's pidfd. All of them
-// end after the leader exited; Close waits for them.
+// end after the leader exited; Close waits for them. A small chunk read
+// while nothing is queued or being emulated the reader writes to the Output
+// itself: output that comes in small pieces (a TUI's redraws, an echo) then
+// costs one wake-up, not a second one of the emulator.
 type Process struct {
 	pid    int
 	master *os.File // non-blocking PTY master
@@ -56,6 +61,8 @@ type Process struct {
 	cgroup *cgroup.Group // nil without one
 
 	backlog  chan chunk                // reader → emulator; closed by the reader
+	writeMu  sync.Mutex                // held around each Output.Write (reader or emulator)
+	queued   atomic.Int64              // chunks sent to the backlog and not yet written
 	emuDone  chan struct{}             // closed when the emulator emulated everything read
 	drainEnd atomic.Pointer[time.Time] // set at the reap: the drain window ends then
 	offset   atomic.Int64              // bytes of output emulated
@@ -315,7 +322,7 @@ func (p *Process) readLoop() {
 		}
 		c, err := readChunk(rc)
 		if c.n > 0 {
-			p.backlog <- c
+			p.deliver(c)
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) { // the drain ended, not (yet) the PTY
@@ -412,9 +419,33 @@ func (p *Process) sweep(rc syscall.RawConn) (closed bool) {
 			return err == nil && (rerr == unix.EIO || rerr == nil && c.n == 0)
 		}
 		total += c.n
-		p.backlog <- c
+		p.deliver(c)
 	}
 	return false
+}
+
+// emulateHold, set only by tests, runs in the emulator between taking
+// chunks from the backlog and writing them.
+var emulateHold func()
+
+// deliver hands a chunk read to emulation in order. A small chunk, when no
+// chunk is queued or being written (queued is 0 and writeMu free), the
+// reader writes itself; any other goes to the backlog, counted in queued
+// before it is sent, so that a chunk the emulator took from the backlog but
+// has not written yet keeps later ones behind it.
+func (p *Process) deliver(c chunk) {
+	if c.n <= inlineMax && p.queued.Load() == 0 && p.writeMu.TryLock() {
+		if p.queued.Load() == 0 {
+			p.out.Write(c.bytes())
+			p.offset.Add(int64(c.n))
+			p.writeMu.Unlock()
+			readPool.Put(c.b)
+			return
+		}
+		p.writeMu.Unlock()
+	}
+	p.queued.Add(1)
+	p.backlog <- c
 }
 
 // emulate feeds the backlog to the Output, joining queued chunks into
@@ -434,6 +465,7 @@ func (p *Process) emulate() {
 		}
 		have = false
 		first, data := next, next.bytes()
+		n := int64(1) // chunks in data
 		var joined *[]byte
 	join:
 		for len(data) < coalesceMax {
@@ -453,12 +485,19 @@ func (p *Process) emulate() {
 				*joined = append(*joined, c.bytes()...)
 				data = *joined
 				readPool.Put(c.b)
+				n++
 			default:
 				break join
 			}
 		}
+		if emulateHold != nil {
+			emulateHold()
+		}
+		p.writeMu.Lock()
 		p.out.Write(data)
 		p.offset.Add(int64(len(data)))
+		p.queued.Add(-n)
+		p.writeMu.Unlock()
 		readPool.Put(first.b)
 		if joined != nil {
 			coalescePool.Put(joined)
