@@ -5,20 +5,25 @@
 # output throughput (one pane, and 100 panes at once), memory (idle, idle
 # printed and history panes), agent workloads (20 and 50 panes replaying
 # the recorded agent streams of tests/bench/streams at their pace and 10×:
-# server CPU and peak RSS), run latency, scale (1,000 panes; 10,000 with
+# server CPU and peak RSS), attached clients under that load (keystroke to
+# echo through a real attach client; a client per pane: its output, CPU and
+# lag behind the pane's screen), run latency, scale (1,000 panes; 10,000 with
 # --panes-10k), idle wake-ups, snapshot and the Go micro-benchmarks. The
 # systems alternate within every round; the table gives medians, ratios and
 # whether each goal is met. Takes about 8 minutes on a quiet 2-core machine
 # (a loaded one took 10-18: the many-panes row's tmux samples vary most);
 # --panes-10k adds about 2-3, the agent workloads about 14 (-agentfor
-# or SIGNALTTY_BENCH_AGENT_FOR=20s shortens their 60 s windows).
+# or SIGNALTTY_BENCH_AGENT_FOR=20s shortens their 60 s windows), the
+# attached clients about 4 more (three 60 s windows, -attachfor or the same
+# variable, and three typing runs).
 #
 # Usage: tests/bench/compare.sh [flags]       (run as root: the private user
 #        manager needs cgroups and mount namespaces; without it the
 #        systemd-run column is left out)
 #   --results FILE   also write the table there (e.g. tests/bench/RESULTS.md)
 #   --quick          small inputs, one round: a smoke test of the suite
-#   --only REGEXP    workload groups: throughput, many, agents, latency, memory,
+#   --only REGEXP    workload groups: throughput, many, agents, agents-keys,
+#                    agents-attached, latency, memory,
 #                    memory-idle, memory-short10k, memory-full10k,
 #                    memory-color10k, memory-bash, scale, scale10k, gobench
 #   --panes-10k      also the 10,000 idle panes section

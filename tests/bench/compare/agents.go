@@ -91,14 +91,12 @@ func agentArgv(b *bench, streams []string, w agentWorkload, i int, dir string) [
 }
 
 // agentMeasure waits for every replayer's ready file, measures pid's CPU
-// over the window, then reads the replayers' statistics.
-func agentMeasure(pid int, w agentWorkload, dir string, during func()) (agentResult, error) {
+// over the window, then reads the replayers' statistics. during (if not
+// nil) is called as the window opens, after as it closes.
+func agentMeasure(pid int, w agentWorkload, dir string, during, after func()) (agentResult, error) {
 	var r agentResult
-	if err := pollFor(5*time.Minute, func() (bool, error) {
-		m, _ := filepath.Glob(filepath.Join(dir, "ready-*"))
-		return len(m) == w.panes, nil
-	}); err != nil {
-		return r, fmt.Errorf("agents: not every replayer started: %v", err)
+	if err := agentsReady(dir, w.panes); err != nil {
+		return r, err
 	}
 	// The server may still be emulating the skipped parts and making the
 	// panes' emulators: let it settle (the replayers pace on) first.
@@ -110,6 +108,9 @@ func agentMeasure(pid int, w agentWorkload, dir string, during func()) (agentRes
 	}
 	time.Sleep(time.Until(t0.Add(w.window)))
 	r.cpu = cpuSeconds(pid) - c0
+	if after != nil {
+		after()
+	}
 	r.hwmKiB = statusKiB(pid, "VmHWM:")
 	var behind []float64
 	if err := pollFor(w.window+time.Minute, func() (bool, error) {
@@ -136,6 +137,18 @@ func agentMeasure(pid int, w agentWorkload, dir string, during func()) (agentRes
 	sort.Float64s(behind)
 	r.behind, r.maxBehind = behind[len(behind)/2], behind[len(behind)-1]
 	return r, nil
+}
+
+// agentsReady waits until n replayers have started their paced replay
+// (their ready files in dir).
+func agentsReady(dir string, n int) error {
+	if err := pollFor(5*time.Minute, func() (bool, error) {
+		m, _ := filepath.Glob(filepath.Join(dir, "ready-*"))
+		return len(m) == n, nil
+	}); err != nil {
+		return fmt.Errorf("agents: not every replayer started: %v", err)
+	}
+	return nil
 }
 
 // agentsSignaltty runs one sample in a fresh daemon; with prof, a daemon
@@ -171,7 +184,7 @@ func agentsSignaltty(b *bench, bin string, streams []string, w agentWorkload, pr
 			go func() { done <- agentProfile(d, prof, w) }()
 		}
 	}
-	r, err := agentMeasure(d.pid(), w, dir, during)
+	r, err := agentMeasure(d.pid(), w, dir, during, nil)
 	if prof != "" {
 		if perr := <-done; perr != nil {
 			b.logf("agents profile: %v", perr)
@@ -208,21 +221,28 @@ func agentsTmux(b *bench, bin *tmuxBin, streams []string, w agentWorkload) (agen
 		return agentResult{}, err
 	}
 	defer t.stop()
-	sz := fmt.Sprintf("%dx%d", agentSize.cols, agentSize.rows)
-	if _, err := t.run("new-session", "-d", "-s", "agents", "-x", fmt.Sprint(agentSize.cols), "-y", fmt.Sprint(agentSize.rows), "sleep", "infinity"); err != nil {
+	if err := agentWindowsTmux(b, t, streams, w, dir); err != nil {
 		return agentResult{}, err
 	}
+	return agentMeasure(t.pid, w, dir, nil, nil)
+}
+
+// agentWindowsTmux makes session "agents" in t with one window of
+// agentSize a replayer (w.panes of them).
+func agentWindowsTmux(b *bench, t *tmuxServer, streams []string, w agentWorkload, dir string) error {
+	sz := fmt.Sprintf("%dx%d", agentSize.cols, agentSize.rows)
+	if _, err := t.run("new-session", "-d", "-s", "agents", "-x", fmt.Sprint(agentSize.cols), "-y", fmt.Sprint(agentSize.rows), "sleep", "infinity"); err != nil {
+		return err
+	}
 	if _, err := t.run("set", "-t", "agents", "default-size", sz); err != nil {
-		return agentResult{}, err
+		return err
 	}
 	var cmds [][]string
 	for i := 0; i < w.panes; i++ {
 		cmds = append(cmds, append([]string{"new-window", "-d", "-t", "agents:"}, agentArgv(b, streams, w, i, dir)...))
 	}
-	if _, err := t.chain(cmds); err != nil {
-		return agentResult{}, err
-	}
-	return agentMeasure(t.pid, w, dir, nil)
+	_, err := t.chain(cmds)
+	return err
 }
 
 // cpuSeconds is pid's utime+stime (/proc/PID/stat fields 14 and 15) in

@@ -37,7 +37,9 @@ type bench struct {
 	many    manyWorkload
 
 	agents       []agentWorkload
-	agentStreams []string // the streams replayed, as DIR/KIND
+	agentStreams []string         // the streams replayed, as DIR/KIND
+	keys         keysWorkload     // agents-keys (panes 0: not run)
+	attached     attachedWorkload // agents-attached (panes 0: not run)
 }
 
 // tmuxCol is one tmux build the tables compare with; bin is nil (and err
@@ -102,7 +104,7 @@ func main() {
 	gobench := flag.Bool("gobench", true, "run the Go micro-benchmarks (pty, snapshot) and include them")
 	quick := flag.Bool("quick", false, "small inputs and few rounds (a smoke test; not for RESULTS.md)")
 	results := flag.String("results", "", "write the table as Markdown to this file (compare.sh: tests/bench/RESULTS.md)")
-	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, agents, latency, memory, memory-<workload>: memory-idle, memory-short10k, memory-full10k, memory-color10k, memory-bash; scale, scale10k, gobench)")
+	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, agents, agents-keys, agents-attached, latency, memory, memory-<workload>: memory-idle, memory-short10k, memory-full10k, memory-color10k, memory-bash; scale, scale10k, gobench)")
 	cli := flag.String("cli", "", "use this signaltty binary as the CLI instead of the one built from the tree (to measure a proposed CLI build)")
 	home, _ := os.UserHomeDir()
 	tmux2 := flag.String("tmux2", filepath.Join(home, ".cache/signaltty-tests/tmux-3.5a/argv"),
@@ -118,9 +120,14 @@ func main() {
 	agentPanes := flag.String("agentpanes", "20,50", "pane counts of the agent workloads (\"\": skip)")
 	agentSpeeds := flag.String("agentspeeds", "1,10", "replay speeds of the agent workloads (1: the recorded pace)")
 	agentWindow := flag.Duration("agentfor", envDuration("SIGNALTTY_BENCH_AGENT_FOR", time.Minute), "measured window of each agent sample (env SIGNALTTY_BENCH_AGENT_FOR)")
-	agentRounds := flag.Int("agentrounds", 1, "rounds of the agent workloads (a fresh server each sample)")
+	agentRounds := flag.Int("agentrounds", 1, "rounds of the agent workloads, agents-keys and agents-attached included (a fresh server each sample)")
 	agentProf := flag.String("agentprof", "", "after the agent samples, profile the daemon (a test-hooks build) in one more sample of the first agent workload; save its CPU and heap profiles in this directory")
 	agentEnvFlag := flag.String("agentenv", "", "NAME=VALUE[,NAME=VALUE...] given to the daemon in the agent workloads (e.g. SIGNALTTY_SAVE_OUTPUT_INTERVAL_MS=0)")
+	keyPanes := flag.Int("keypanes", 20, "agent panes replaying at 1× while keys are typed into one more pane, attached by a real client (agents-keys; 0: skip)")
+	keys := flag.Int("keys", 200, fmt.Sprintf("keys typed in agents-keys, one at a time, each a different character (at most %d)", maxKeys))
+	keyPace := flag.Duration("keypace", 20*time.Millisecond, "time between those keys")
+	attachPanes := flag.Int("attachpanes", 20, "agent panes replaying at 1×, each shown by an attached client of its own (agents-attached; 0: skip)")
+	attachFor := flag.Duration("attachfor", envDuration("SIGNALTTY_BENCH_AGENT_FOR", time.Minute), "measured window of each agents-attached sample (env SIGNALTTY_BENCH_AGENT_FOR)")
 	flag.StringVar(&memProfDir, "memprof", "", "save the daemon's heap profiles and statistics in the memory workloads to this directory, before and at the measurement (needs GOFLAGS=-tags=signaltty_testhooks)")
 	flag.Parse()
 	if *quick {
@@ -130,6 +137,11 @@ func main() {
 		*bash, *bashRounds, *release = min(*bash, 50), 1, min(*release, time.Second)
 		*scale10k = min(*scale10k, 500)
 		*agentWindow = min(*agentWindow, 10*time.Second)
+		*keyPanes, *keys, *attachPanes = min(*keyPanes, 4), min(*keys, 50), min(*attachPanes, 4)
+		*attachFor = min(*attachFor, 5*time.Second)
+	}
+	if *keys < 1 || *keys > maxKeys {
+		fatal(fmt.Errorf("-keys %d: from 1 to %d", *keys, maxKeys))
 	}
 	bashPanes, releaseWait = *bash, *release
 	agentEnv = strings.FieldsFunc(*agentEnvFlag, func(r rune) bool { return r == ',' })
@@ -291,6 +303,22 @@ func main() {
 			}
 		}
 		b.took("agents", section)
+	}
+
+	if (want("agents-keys") && *keyPanes > 0) || (want("agents-attached") && *attachPanes > 0) {
+		section := time.Now()
+		b.keys = keysWorkload{keys: *keys, pace: *keyPace}
+		b.attached = attachedWorkload{window: *attachFor}
+		if want("agents-keys") {
+			b.keys.panes = *keyPanes
+		}
+		if want("agents-attached") {
+			b.attached.panes = *attachPanes
+		}
+		if err := runAttach(b, b.keys, b.attached, *agentRounds); err != nil {
+			fatal(err)
+		}
+		b.took("attached clients", section)
 	}
 
 	if want("latency") {

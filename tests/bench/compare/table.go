@@ -24,8 +24,10 @@ const (
 	goalSave1k       = 20 * time.Millisecond
 	goalVerb10k      = 10 * time.Millisecond
 	goalRSS10kKiB    = 1 << 20
-	goalAgentsCPU    = 0.5  // agent streams at the recorded pace, server CPU ≤ × tmux
-	goalAgents50Core = 0.05 // 50 agent panes at pace, server CPU ≤ this share of one core
+	goalAgentsCPU    = 0.5                   // agent streams at the recorded pace, server CPU ≤ × tmux
+	goalAgents50Core = 0.05                  // 50 agent panes at pace, server CPU ≤ this share of one core
+	goalKeysP99      = 10 * time.Millisecond // keystroke to echo under agent load, p99
+	goalKeysVsTmux   = 1.0                   // and ≤ × tmux's p99
 )
 
 // tmuxHeader is the tmux columns' header cells: "| tmux 3.3a | ratio | tmux 3.5a | ratio".
@@ -147,6 +149,8 @@ func (b *bench) table(scs []*scaleResult, gb string, took time.Duration, quick b
 	fmt.Fprintf(&w, "\nGoals: ratios ≤ %.1f (short text) and ≤ %.1f (full width); per pane ≤ %d KiB (idle `sleep`) and ≤ %d KiB (idle printed panes).\n", goalShort10k, goalFull10k, goalIdleKiB, goalBashKiB)
 
 	b.agentsTable(&w)
+
+	b.attachTable(&w)
 
 	b.latencyTable(&w)
 
@@ -398,4 +402,102 @@ func (b *bench) label(key string) string {
 		}
 	}
 	return key
+}
+
+// sideBySide renders the tmux cells of a row without a goal: each tmux's
+// median of key+"/"+tmuxkey, shown by f, and the ratio (— when tmux's
+// figure is 0); n/a for a missing column.
+func (b *bench) sideBySide(key string, s float64, f func(float64) string) string {
+	var cells []string
+	for _, c := range b.tmuxCol {
+		t, ok := b.median(key + "/" + c.key)
+		switch {
+		case !ok:
+			cells = append(cells, "n/a", "")
+		case t == 0:
+			cells = append(cells, f(t), "—")
+		default:
+			cells = append(cells, f(t), fmt.Sprintf("%.2f", s/t))
+		}
+	}
+	return " " + strings.Join(cells, " | ") + " |"
+}
+
+// attachTable renders agents-keys and agents-attached.
+func (b *bench) attachTable(w *strings.Builder) {
+	_, keys := b.median("keys-p99/signaltty")
+	_, att := b.median("att-cpu/signaltty")
+	if !keys && !att {
+		return
+	}
+	k, a := b.keys, b.attached
+	msf := func(v float64) string { return fmt.Sprintf("%.2f ms", v*1e3) }
+	head := func(what string) {
+		fmt.Fprintf(w, "| %s | signaltty |%s goal |\n|---|---|%s---|\n", what, b.tmuxHeader(), strings.Repeat("---|---|", len(b.tmuxCol)))
+	}
+	fmt.Fprintf(w, "\n## Attached clients under agent load\n\n")
+	fmt.Fprintf(w, "Panes of %v replay the recorded agent streams at the recorded pace (1×), as in the agent workloads above, while real clients are attached, each on a PTY of %v that this program opened and reads all along (the bytes a client writes to its terminal); a fresh server each sample. The clients: `signaltty attach --pane P` (the CLI built from the tree) and `tmux -u attach -t S`, both with TERM=xterm-256color. tmux's status line is off (as in every tmux server here), so neither client draws a status row and the PTY is exactly the pane's size. Command: `go run ./tests/bench/compare --only 'agents-keys|agents-attached'` (part of `tests/bench/compare.sh`; -keypanes, -keys, -keypace, -attachpanes, -attachfor).\n\n", agentSize, agentSize)
+	if keys {
+		fmt.Fprintf(w, "**Keystroke latency.** While %d panes replay, one more pane runs `sh -c '%s'`: with the terminal's echo off, each character comes back written by the program (`cat`), as an editor's or an agent's prompt echoes it. It is attached by a client (tmux: its own session). %d keys are written into the client's PTY one at a time, %v apart, starting %v after every replayer's paced start; each is a different character (U+0100 onwards, Latin letters with diacritics: two UTF-8 bytes that no control sequence contains, so its echo is found by searching the client's output). A key's latency is from its write into the PTY until the read of the PTY that returns its character; a key whose character does not come back within %v counts as %[6]v. Goal: p99 ≤ %v and ≤ tmux's p99.\n\n",
+			k.panes, keysProgram, k.keys, k.pace, agentSettle, keysWait, goalKeysP99)
+		head(fmt.Sprintf("keystroke to echo, %d agent panes at 1×", k.panes))
+		for _, p := range []string{"p50", "p99", "max"} {
+			s, _ := b.median("keys-" + p + "/signaltty")
+			cells := b.sideBySide("keys-"+p, s, msf)
+			if p != "p99" {
+				fmt.Fprintf(w, "| %s | %s |%s |\n", p, msf(s), cells)
+				continue
+			}
+			marks := strings.TrimSuffix(b.vsTmux("keys-p99", s, msf, goalKeysVsTmux), " |")
+			marks = strings.TrimSpace(marks[strings.LastIndex(marks, "|")+1:])
+			fmt.Fprintf(w, "| %s | %s |%s ≤ %v: %s; ≤ tmux: %s |\n", p, msf(s), cells, goalKeysP99, met(s <= goalKeysP99.Seconds()), marks)
+		}
+		var lost []string
+		for _, sys := range append([]string{"signaltty"}, b.colKeys()...) {
+			if v, ok := b.median("keys-lost/" + sys); ok {
+				lost = append(lost, fmt.Sprintf("%s %.0f", b.label(sys), v))
+			}
+		}
+		fmt.Fprintf(w, "\nKeys not echoed within %v: %s.\n\n", keysWait, strings.Join(lost, ", "))
+	}
+	if att {
+		fmt.Fprintf(w, "**Attached clients.** %d panes replay for a window of %v (opening %v after every replayer's paced start), each shown by a client of its own: signaltty one `signaltty attach --pane P` a pane; tmux one session a pane (`new-session -s aN`) and one `tmux attach -t aN` a session, so that every client shows its own pane. Client output: the bytes a client wrote to its terminal over the window, a second (the median client and the busiest). Server CPU: utime+stime of the server process (`/proc/PID/stat`) over the window; clients' CPU: the same for all clients together. signaltty's frames are rendered by the daemon (docs/attach.md: only what changed since the client's last frame), so its client only decodes and writes them; tmux's client writes what its server drew for it. Lag: each replayer stops at the end of its run; its last write is taken as the moment its statistics file, which it writes right after, is renamed into place (seen through inotify; the file's modification time is too coarse). Once every client has been quiet for %v, each pane's screen is captured (`Mux.CaptureRows`; `tmux capture-pane -p`) and its client's output is fed read by read into a terminal emulator of %v (charmbracelet/x/vt): the lag is from the pane's last write until the read after which the client's screen showed the captured text on every row and kept showing it (0 when it already did); the proxy beside it is until the client's last output byte. Goal: no client lags behind its pane's screen by more than one frame. signaltty sends a client at most one frame every %v (docs/attach.md, \"Slow clients\"), so its frame is %[6]v; tmux has no frame clock (each read of a pane is drawn to its clients at once), its lag is shown against the same %[6]v.\n\n",
+			a.panes, a.window, agentSettle, quietFor, agentSize, attachFrame)
+		head(fmt.Sprintf("%d panes at 1× for %v, a client each", a.panes, a.window))
+		kbs := func(v float64) string { return fmt.Sprintf("%.1f KB/s", v/1e3) }
+		cpu := func(v float64) string { return fmt.Sprintf("%.2f s", v) }
+		row := func(what, key string, f func(float64) string, goal string) {
+			s, ok := b.median(key + "/signaltty")
+			if !ok {
+				fmt.Fprintf(w, "| %s | n/a |%s %s |\n", what, strings.Repeat(" n/a | |", len(b.tmuxCol)), goal)
+				return
+			}
+			fmt.Fprintf(w, "| %s | %s |%s %s |\n", what, f(s), b.sideBySide(key, s, f), goal)
+		}
+		row("client output, median client", "att-bps-med", kbs, "")
+		row("client output, busiest client", "att-bps-max", kbs, "")
+		row("server CPU over the window", "att-cpu", cpu, "")
+		row("clients' CPU over the window, all together", "att-ccpu", cpu, "")
+		row("lag until the client's screen shows the pane's, median client", "att-lag-med", msf, "")
+		lagGoal := "n/a (no screen matched)"
+		if v, ok := b.median("att-lag-max/signaltty"); ok {
+			lagGoal = fmt.Sprintf("≤ %v (one frame): %s", attachFrame, met(v <= attachFrame.Seconds()))
+		}
+		row("lag until the client's screen shows the pane's, worst client", "att-lag-max", msf, lagGoal)
+		row("lag until the client's last output byte, median client", "att-quiet-med", msf, "")
+		row("lag until the client's last output byte, worst client", "att-quiet-max", msf, "")
+		var differ []string
+		for _, sys := range append([]string{"signaltty"}, b.colKeys()...) {
+			if v, ok := b.median("att-differ/" + sys); ok {
+				differ = append(differ, fmt.Sprintf("%s %.0f", b.label(sys), v))
+			}
+		}
+		var silent []string
+		for _, sys := range append([]string{"signaltty"}, b.colKeys()...) {
+			if v, ok := b.median("att-silent/" + sys); ok {
+				silent = append(silent, fmt.Sprintf("%s %.0f", b.label(sys), v))
+			}
+		}
+		fmt.Fprintf(w, "\nThe lags are over the panes whose replayer wrote during the window; left out, a stream silent for the whole window (opencode's start-up is 91 s): %s of %d panes. Left out too, clients whose screen never showed their pane's (the first difference is on stderr): %s.\n", strings.Join(silent, ", "), a.panes, strings.Join(differ, ", "))
+	}
 }
