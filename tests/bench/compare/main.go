@@ -120,6 +120,7 @@ func main() {
 	loadPanes := flag.Int("loadpanes", 1000, "panes in the memory-under-load workload (memory-load; 0: skip)")
 	loadWindow := flag.Duration("loadfor", time.Minute, "how long each of them prints a line every 100 ms")
 	loadAfter := flag.Duration("loadafter", 10*time.Second, "how long the server's VmRSS is followed after the output stopped")
+	loadEnvFlag := flag.String("loadenv", "", "NAME=VALUE[,NAME=VALUE...] given to the daemon in that workload (e.g. SIGNALTTY_EMULATOR_RELEASE_MS=5000)")
 	loadRounds := flag.Int("loadrounds", 1, "rounds of that workload (a fresh server each sample; each takes about the window plus the after window plus starting the panes)")
 	panes10k := flag.Bool("panes-10k", false, "also run the 10,000 idle panes scale section (slow: about 2-4 minutes; --only scale10k runs it alone)")
 	scale10k := flag.Int("scale10k", 10000, "panes in that section")
@@ -147,6 +148,7 @@ func main() {
 		}
 	}
 	agentEnv = strings.FieldsFunc(*agentEnvFlag, func(r rune) bool { return r == ',' })
+	loadEnv = strings.FieldsFunc(*loadEnvFlag, func(r rune) bool { return r == ',' })
 	want := func(group string) bool {
 		if *only == "" {
 			return true

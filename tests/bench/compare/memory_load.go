@@ -29,6 +29,10 @@ func (l loadWorkload) String() string {
 	return fmt.Sprintf("%d panes × a line every 100 ms for %v", l.panes, l.window)
 }
 
+// loadEnv is -loadenv: what the daemon is given in this workload
+// (NAME=VALUE).
+var loadEnv []string
+
 // loadLine is what each pane prints, with its line number after it.
 const loadLine = "a line of the memory load workload, printed every 100 ms by bash:"
 
@@ -202,7 +206,7 @@ func loadSignaltty(b *bench, w loadWorkload) (loadResult, []int, error) {
 		return loadResult{}, nil, err
 	}
 	defer g.close()
-	d, err := startDaemon(b.bin, b.tmp, memProfEnv()...)
+	d, err := startDaemon(b.bin, b.tmp, append(append([]string(nil), loadEnv...), memProfEnv()...)...)
 	if err != nil {
 		return loadResult{}, nil, err
 	}
@@ -334,8 +338,11 @@ func (b *bench) loadTable(w *strings.Builder) {
 	}
 	l := b.load
 	fmt.Fprintf(w, "\n## Memory under load (server RSS while panes print)\n\n")
-	fmt.Fprintf(w, "%d panes of 80×24, each `bash --norc --noprofile -c` running the same loop in both systems: `echo` a line of %d characters, then `read -t 0.1` from a FIFO nobody writes (builtins only: no fork per line), until a shared deadline %v after the output began; then the pane stays, `exec sleep infinity`. A fresh server each sample (signaltty: SpawnPane in workspaces of 100 on one varlink connection; tmux: `new-window`, 100 a client, history-limit 10000). Every pane is started and waits at a gate first; with all waiting, the server's VmRSS is the **baseline**; then its VmHWM is reset (`echo 5 > /proc/PID/clear_refs`) and the gate opens. **Peak**: the server's VmHWM at the output's end (its peak RSS over the output); **end**: its VmRSS then; **%v after**: its VmRSS %v after the output stopped (read each second). `/proc/PID/status` of the server process only. Each pane keeps what it printed (about %d lines) in its history in both systems. Command: `tests/bench/compare.sh --only memory-load -loadpanes %d -loadfor %v -loadafter %v`. Goals: signaltty's peak ≤ 1× tmux's; %v after the output, signaltty's VmRSS ≤ %.1f× its baseline (back near idle).\n\n",
+	fmt.Fprintf(w, "%d panes of 80×24, each `bash --norc --noprofile -c` running the same loop in both systems: `echo` a line of %d characters, then `read -t 0.1` from a FIFO nobody writes (builtins only: no fork per line), until a shared deadline %v after the output began; then the pane stays, `exec sleep infinity`. A fresh server each sample (signaltty: SpawnPane in workspaces of 100 on one varlink connection; tmux: `new-window`, 100 a client, history-limit 10000). Every pane is started and waits at a gate first; with all waiting, the server's VmRSS is the **baseline**; then its VmHWM is reset (`echo 5 > /proc/PID/clear_refs`) and the gate opens. **Peak**: the server's VmHWM at the output's end (its peak RSS over the output); **end**: its VmRSS then; **%v after**: its VmRSS %v after the output stopped (read each second). `/proc/PID/status` of the server process only. Each pane keeps what it printed (about %d lines) in its history in both systems, and signaltty releases a pane's emulator only after its idle emulator release time (SIGNALTTY_EMULATOR_RELEASE_MS, default 30 s; -loadenv gives the daemon another). Command: `tests/bench/compare.sh --only memory-load -loadpanes %d -loadfor %v -loadafter %v`. Goals: signaltty's peak ≤ 1× tmux's; %v after the output, signaltty's VmRSS ≤ %.1f× its baseline (back near idle).\n\n",
 		l.panes, len(loadLine)+4, l.window, l.after, l.after, int(l.window/(100*time.Millisecond)), l.panes, l.window, l.after, l.after, goalLoadAfter)
+	if len(loadEnv) > 0 {
+		fmt.Fprintf(w, "The daemon was given %s.\n\n", "`"+strings.Join(loadEnv, "`, `")+"`")
+	}
 	if b.loadNote != "" {
 		fmt.Fprintf(w, "%s.\n\n", b.loadNote)
 	}
