@@ -40,6 +40,10 @@ type bench struct {
 	agentStreams []string         // the streams replayed, as DIR/KIND
 	keys         keysWorkload     // agents-keys (panes 0: not run)
 	attached     attachedWorkload // agents-attached (panes 0: not run)
+
+	load      loadWorkload
+	loadAfter map[string][]int64 // by system: VmRSS each second after the output, last sample
+	loadNote  string             // why the peak could not be reset ("" when it was)
 }
 
 // tmuxCol is one tmux build the tables compare with; bin is nil (and err
@@ -104,7 +108,7 @@ func main() {
 	gobench := flag.Bool("gobench", true, "run the Go micro-benchmarks (pty, snapshot) and include them")
 	quick := flag.Bool("quick", false, "small inputs and few rounds (a smoke test; not for RESULTS.md)")
 	results := flag.String("results", "", "write the table as Markdown to this file (compare.sh: tests/bench/RESULTS.md)")
-	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, agents, agents-keys, agents-attached, latency, memory, memory-<workload>: memory-idle, memory-short10k, memory-full10k, memory-color10k, memory-bash; scale, scale10k, gobench)")
+	only := flag.String("only", "", "regexp: run only the workload groups it matches (throughput, many, agents, agents-keys, agents-attached, latency, memory, memory-<workload>: memory-idle, memory-short10k, memory-full10k, memory-color10k, memory-bash, memory-load; scale, scale10k, gobench)")
 	cli := flag.String("cli", "", "use this signaltty binary as the CLI instead of the one built from the tree (to measure a proposed CLI build)")
 	home, _ := os.UserHomeDir()
 	tmux2 := flag.String("tmux2", filepath.Join(home, ".cache/signaltty-tests/tmux-3.5a/argv"),
@@ -115,6 +119,11 @@ func main() {
 	bash := flag.Int("bashpanes", 1000, "`bash --norc -i` panes in the idle printed panes memory workload (0: skip)")
 	bashRounds := flag.Int("bashrounds", 1, "rounds of that workload (at most -memrounds; each takes about 1 minute)")
 	release := flag.Duration("release", 5*time.Second, "idle time of those panes before measuring; also given to the daemon as SIGNALTTY_EMULATOR_RELEASE_MS")
+	loadPanes := flag.Int("loadpanes", 1000, "panes in the memory-under-load workload (memory-load; 0: skip)")
+	loadWindow := flag.Duration("loadfor", time.Minute, "how long each of them prints a line every 100 ms")
+	loadAfter := flag.Duration("loadafter", 10*time.Second, "how long the server's VmRSS is followed after the output stopped")
+	loadEnvFlag := flag.String("loadenv", "", "NAME=VALUE[,NAME=VALUE...] given to the daemon in that workload (e.g. SIGNALTTY_EMULATOR_RELEASE_MS=5000)")
+	loadRounds := flag.Int("loadrounds", 1, "rounds of that workload (a fresh server each sample; each takes about the window plus the after window plus starting the panes)")
 	panes10k := flag.Bool("panes-10k", false, "also run the 10,000 idle panes scale section (slow: about 2-4 minutes; --only scale10k runs it alone)")
 	scale10k := flag.Int("scale10k", 10000, "panes in that section")
 	agentPanes := flag.String("agentpanes", "20,50", "pane counts of the agent workloads (\"\": skip)")
@@ -139,12 +148,19 @@ func main() {
 		*agentWindow = min(*agentWindow, 10*time.Second)
 		*keyPanes, *keys, *attachPanes = min(*keyPanes, 4), min(*keys, 50), min(*attachPanes, 4)
 		*attachFor = min(*attachFor, 5*time.Second)
+		*loadPanes, *loadWindow, *loadRounds = min(*loadPanes, 50), min(*loadWindow, 5*time.Second), 1
 	}
 	if *keys < 1 || *keys > maxKeys {
 		fatal(fmt.Errorf("-keys %d: from 1 to %d", *keys, maxKeys))
 	}
 	bashPanes, releaseWait = *bash, *release
+	if memProfDir != "" {
+		if err := os.MkdirAll(memProfDir, 0o755); err != nil {
+			fatal(err)
+		}
+	}
 	agentEnv = strings.FieldsFunc(*agentEnvFlag, func(r rune) bool { return r == ',' })
+	loadEnv = strings.FieldsFunc(*loadEnvFlag, func(r rune) bool { return r == ',' })
 	want := func(group string) bool {
 		if *only == "" {
 			return true
@@ -155,7 +171,8 @@ func main() {
 	// when asked for by its flag or by an -only that leaves out "scale".
 	run10k := *panes10k || (*only != "" && want("scale10k") && !want("scale"))
 	b := &bench{samples: map[string][]float64{}, log: os.Stderr, tmuxes: map[string]*tmuxServer{}, release: *release,
-		many: manyWorkload{panes: *manyPanes, lines: *manyLines}}
+		many: manyWorkload{panes: *manyPanes, lines: *manyLines},
+		load: loadWorkload{panes: *loadPanes, window: *loadWindow, after: *loadAfter}}
 	var err error
 	if b.root, err = os.Getwd(); err != nil {
 		fatal(err)
@@ -410,6 +427,14 @@ func main() {
 		}
 		restore()
 		b.took("memory "+w.name, section)
+	}
+
+	if want("memory-load") && b.load.panes > 0 {
+		section := time.Now()
+		if err := runLoad(b, b.load, *loadRounds); err != nil {
+			fatal(err)
+		}
+		b.took("memory-load", section)
 	}
 
 	var scs []*scaleResult

@@ -30,6 +30,27 @@ func memProfEnv() []string {
 // collection), goroutine.txt, and heap-gc.txt, heap-gc.prof after a
 // collection (the live heap).
 func memProfile(d *daemon, name string) {
+	memProfileOf(d, name, []profQuery{
+		{"/debug/pprof/heap?debug=1", "heap.txt"},
+		{"/debug/pprof/heap", "heap.prof"},
+		{"/debug/pprof/goroutine?debug=1", "goroutine.txt"},
+		{"/debug/pprof/heap?gc=1&debug=1", "heap-gc.txt"},
+		{"/debug/pprof/heap?gc=1", "heap-gc.prof"},
+	})
+}
+
+// memHeapProfile saves, for -memprof, heap.txt and heap.prof only: no
+// collection is forced, so the figures measured after it are not moved.
+func memHeapProfile(d *daemon, name string) {
+	memProfileOf(d, name, []profQuery{
+		{"/debug/pprof/heap?debug=1", "heap.txt"},
+		{"/debug/pprof/heap", "heap.prof"},
+	})
+}
+
+type profQuery struct{ path, file string }
+
+func memProfileOf(d *daemon, name string, qs []profQuery) {
 	if memProfDir == "" {
 		return
 	}
@@ -37,13 +58,7 @@ func memProfile(d *daemon, name string) {
 	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
-	for _, q := range []struct{ path, file string }{
-		{"/debug/pprof/heap?debug=1", "heap.txt"},
-		{"/debug/pprof/heap", "heap.prof"},
-		{"/debug/pprof/goroutine?debug=1", "goroutine.txt"},
-		{"/debug/pprof/heap?gc=1&debug=1", "heap-gc.txt"},
-		{"/debug/pprof/heap?gc=1", "heap-gc.prof"},
-	} {
+	for _, q := range qs {
 		if err := saveURL(c, q.path, filepath.Join(memProfDir, fmt.Sprintf("%s-%d-%s", name, d.pid(), q.file))); err != nil {
 			fmt.Fprintf(os.Stderr, "memprof: %v (a daemon built with -tags signaltty_testhooks serves profiles)\n", err)
 			return

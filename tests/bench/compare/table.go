@@ -28,6 +28,7 @@ const (
 	goalAgents50Core = 0.05                  // 50 agent panes at pace, server CPU ≤ this share of one core
 	goalKeysP99      = 10 * time.Millisecond // keystroke to echo under agent load, p99
 	goalKeysVsTmux   = 1.0                   // and ≤ × tmux's p99
+	goalLoadAfter    = 1.1                   // memory under load: VmRSS after the output ≤ × the baseline
 )
 
 // tmuxHeader is the tmux columns' header cells: "| tmux 3.3a | ratio | tmux 3.5a | ratio".
@@ -147,6 +148,8 @@ func (b *bench) table(scs []*scaleResult, gb string, took time.Duration, quick b
 		fmt.Fprintf(&w, "| 20 panes × 10,000 history rows of coloured text (6 styled runs a row), per pane | %s |%s no goal |\n", mib(20)(s), cells[:i+1])
 	}
 	fmt.Fprintf(&w, "\nGoals: ratios ≤ %.1f (short text) and ≤ %.1f (full width); per pane ≤ %d KiB (idle `sleep`) and ≤ %d KiB (idle printed panes).\n", goalShort10k, goalFull10k, goalIdleKiB, goalBashKiB)
+
+	b.loadTable(&w)
 
 	b.agentsTable(&w)
 
