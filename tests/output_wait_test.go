@@ -191,3 +191,25 @@ func TestOutputWaitAfterTheHistoryWasClearedSeesTheNewRows(t *testing.T) {
 		t.Fatalf("want new in a new epoch: %+v (before: epoch %d)", cleared, old.Epoch)
 	}
 }
+
+// SendInput's reply carries the screen's baseline unless baseline is
+// false (an attached client's keystrokes); the input is written either way.
+func TestSendInputLeavesOutTheBaselineWhenAskedTo(t *testing.T) {
+	d := harness.Start(t)
+	ws := d.CreateWorkspace(t, "keys")
+	p := d.Spawn(t, []string{"--workspace", ws.ID}, "cat")
+	var with, without map[string]json.RawMessage
+	d.VarlinkCall(t, "dev.signaltty.Mux.SendInput", map[string]any{"pane": p.ID, "text": "one\n"}, &with)
+	if len(with["baseline"]) == 0 || with["written"] == nil {
+		t.Fatalf("the default reply has written and baseline: %v", with)
+	}
+	d.VarlinkCall(t, "dev.signaltty.Mux.SendInput", map[string]any{"pane": p.ID, "text": "two\n", "baseline": false}, &without)
+	if _, ok := without["baseline"]; ok || string(without["written"]) != "4" {
+		t.Fatalf("baseline false: want written 4 and no baseline, got %v", without)
+	}
+	var w outputWait
+	d.JSON(t, &w, "pane", "wait", "--pane", p.ID, "--match", `^two$`, "--after", fromStart, "--timeout-ms", "30000")
+	if w.Outcome != "matched" {
+		t.Fatalf("the input of baseline false reached the program: %+v", w)
+	}
+}

@@ -169,14 +169,16 @@ func (m *Mux) GetPane(ctx context.Context, c mux.VarlinkCall, id string) error {
 	return c.ReplyGetPane(ctx, paneOut(p))
 }
 
-func (m *Mux) SendInput(ctx context.Context, c mux.VarlinkCall, id string, text, data *string) error {
+func (m *Mux) SendInput(ctx context.Context, c mux.VarlinkCall, id string, text, data *string, baseline *bool) error {
 	in, ierr := inputBytes(text, data)
 	if ierr != nil {
 		return m.fail(ctx, c, ierr)
 	}
 	var base *mux.OutputBaseline
-	if b, err := m.svc.OutputBaselineOf(id); err == nil { // else SendInput fails as it should
-		base = &mux.OutputBaseline{Epoch: b.Epoch, Row: b.Row, Digest: b.Digest}
+	if baseline == nil || *baseline {
+		if b, err := m.svc.OutputBaselineOf(id); err == nil { // else SendInput fails as it should
+			base = &mux.OutputBaseline{Epoch: b.Epoch, Row: b.Row, Digest: b.Digest}
+		}
 	}
 	ctx2, stop := hangup(ctx, c.Call)
 	n, err := m.svc.SendInput(ctx2, id, in)

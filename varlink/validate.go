@@ -252,14 +252,16 @@ type verdict struct {
 // judge checks one message against the envelope's shape and the
 // parameters against schemas (docs/errors.md, "Malformed requests").
 func judge(schemas map[string]*schema, msg []byte) verdict {
-	var fields map[string]json.RawMessage
 	var env envelope
-	err := json.Unmarshal(msg, &fields)
-	if err == nil {
-		err = json.Unmarshal(msg, &env)
-	}
+	err := json.Unmarshal(msg, &env)
 	if err == nil {
 		return judgeParameters(schemas, env)
+	}
+	// Only a message that is not a call is read a second time, to name
+	// the envelope field of the wrong type.
+	var fields map[string]json.RawMessage
+	if ferr := json.Unmarshal(msg, &fields); ferr != nil {
+		err = ferr
 	}
 	for _, name := range envelopeFlags {
 		if v, ok := fields[name]; ok && !isBoolOrNull(v) {

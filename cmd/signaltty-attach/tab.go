@@ -263,7 +263,7 @@ func (v *tabView) flush(ctx context.Context, b []byte) {
 
 // sendTo sends bytes to a pane.
 func (v *tabView) sendTo(ctx context.Context, id string, b []byte) {
-	_, _ = v.ctl.Call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": id, "data": base64.StdEncoding.EncodeToString(b)})
+	_, _ = v.ctl.Call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": id, "data": base64.StdEncoding.EncodeToString(b), "baseline": false})
 }
 
 // move gives the focus to the next (d = 1) or previous (d = -1) pane.

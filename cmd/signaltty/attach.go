@@ -389,7 +389,7 @@ func (a *app) attach(ctx context.Context, ref string, o attachOptions) error {
 			var send []byte
 			flush := func() {
 				if len(send) > 0 && !o.readOnly {
-					_, _ = ctl.call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": pane.Id, "data": base64.StdEncoding.EncodeToString(send)})
+					_, _ = ctl.call(ctx, "dev.signaltty.Mux.SendInput", map[string]any{"pane": pane.Id, "data": base64.StdEncoding.EncodeToString(send), "baseline": false})
 				}
 				send = nil
 			}

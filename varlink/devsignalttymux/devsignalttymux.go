@@ -1333,7 +1333,9 @@ func (m GetPane_methods) Upgrade(ctx context.Context, c *varlink.Connection, pan
 // Writes input to a pane's PTY: exactly one of text (UTF-8) and data (base64
 // bytes), at most 1 MiB. Input of concurrent calls to one pane is never
 // interleaved. baseline is the screen as it was just before the write: pass
-// it as WaitOutput's after to wait for what the input printed. Errors:
+// it as WaitOutput's after to wait for what the input printed; baseline
+// false leaves it out (taking it reads the whole screen, which a keystroke
+// from an attached client does not need). Errors:
 // invalid_params.input (neither or both of text and data), .data (not
 // base64), .size, conflict.pane_exited, conflict.pane_terminating,
 // timeout.input (data.written: bytes accepted) when the program does not
@@ -1343,8 +1345,8 @@ type SendInput_methods struct{}
 
 func SendInput() SendInput_methods { return SendInput_methods{} }
 
-func (m SendInput_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string) (written_out_ int64, baseline_out_ *OutputBaseline, err_ error) {
-	receive, err_ := m.Send(ctx, c, 0, pane_in_, text_in_, data_in_)
+func (m SendInput_methods) Call(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string, baseline_in_ *bool) (written_out_ int64, baseline_out_ *OutputBaseline, err_ error) {
+	receive, err_ := m.Send(ctx, c, 0, pane_in_, text_in_, data_in_, baseline_in_)
 	if err_ != nil {
 		return
 	}
@@ -1352,15 +1354,17 @@ func (m SendInput_methods) Call(ctx context.Context, c *varlink.Connection, pane
 	return
 }
 
-func (m SendInput_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, text_in_ *string, data_in_ *string) (func(ctx context.Context) (int64, *OutputBaseline, uint64, error), error) {
+func (m SendInput_methods) Send(ctx context.Context, c *varlink.Connection, flags uint64, pane_in_ string, text_in_ *string, data_in_ *string, baseline_in_ *bool) (func(ctx context.Context) (int64, *OutputBaseline, uint64, error), error) {
 	var in struct {
-		Pane string  `json:"pane"`
-		Text *string `json:"text,omitempty"`
-		Data *string `json:"data,omitempty"`
+		Pane     string  `json:"pane"`
+		Text     *string `json:"text,omitempty"`
+		Data     *string `json:"data,omitempty"`
+		Baseline *bool   `json:"baseline,omitempty"`
 	}
 	in.Pane = pane_in_
 	in.Text = text_in_
 	in.Data = data_in_
+	in.Baseline = baseline_in_
 	receive, err := c.Send(ctx, "dev.signaltty.Mux.SendInput", in, flags)
 	if err != nil {
 		return nil, err
@@ -1381,15 +1385,17 @@ func (m SendInput_methods) Send(ctx context.Context, c *varlink.Connection, flag
 	}, nil
 }
 
-func (m SendInput_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string) (func(ctx context.Context) (written_out_ int64, baseline_out_ *OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
+func (m SendInput_methods) Upgrade(ctx context.Context, c *varlink.Connection, pane_in_ string, text_in_ *string, data_in_ *string, baseline_in_ *bool) (func(ctx context.Context) (written_out_ int64, baseline_out_ *OutputBaseline, flags uint64, conn varlink.ReadWriterContext, err_ error), error) {
 	var in struct {
-		Pane string  `json:"pane"`
-		Text *string `json:"text,omitempty"`
-		Data *string `json:"data,omitempty"`
+		Pane     string  `json:"pane"`
+		Text     *string `json:"text,omitempty"`
+		Data     *string `json:"data,omitempty"`
+		Baseline *bool   `json:"baseline,omitempty"`
 	}
 	in.Pane = pane_in_
 	in.Text = text_in_
 	in.Data = data_in_
+	in.Baseline = baseline_in_
 	receive, err := c.Upgrade(ctx, "dev.signaltty.Mux.SendInput", in)
 	if err != nil {
 		return nil, err
@@ -3109,7 +3115,7 @@ type devsignalttymuxInterface interface {
 	ListPanes(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string) error
 	ListPaneFields(ctx context.Context, c VarlinkCall, workspace_ *string, tab_ *string, fields_ []PaneField, after_ *string, limit_ *int64) error
 	GetPane(ctx context.Context, c VarlinkCall, pane_ string) error
-	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error
+	SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string, baseline_ *bool) error
 	WaitOutput(ctx context.Context, c VarlinkCall, pane_ string, after_ *OutputBaseline, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error
 	SendWait(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string, match_ *string, quiet_ms_ *int64, timeout_ms_ *int64) error
 	ResizePane(ctx context.Context, c VarlinkCall, pane_ string, cols_ int64, rows_ int64) error
@@ -3681,13 +3687,15 @@ func (s *VarlinkInterface) GetPane(ctx context.Context, c VarlinkCall, pane_ str
 // Writes input to a pane's PTY: exactly one of text (UTF-8) and data (base64
 // bytes), at most 1 MiB. Input of concurrent calls to one pane is never
 // interleaved. baseline is the screen as it was just before the write: pass
-// it as WaitOutput's after to wait for what the input printed. Errors:
+// it as WaitOutput's after to wait for what the input printed; baseline
+// false leaves it out (taking it reads the whole screen, which a keystroke
+// from an attached client does not need). Errors:
 // invalid_params.input (neither or both of text and data), .data (not
 // base64), .size, conflict.pane_exited, conflict.pane_terminating,
 // timeout.input (data.written: bytes accepted) when the program does not
 // read within 5 s, unavailable.input_rate (data.retry_after_ms) past the
 // pane's input rate, nothing written (docs/limits.md).
-func (s *VarlinkInterface) SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string) error {
+func (s *VarlinkInterface) SendInput(ctx context.Context, c VarlinkCall, pane_ string, text_ *string, data_ *string, baseline_ *bool) error {
 	return c.ReplyMethodNotImplemented(ctx, "dev.signaltty.Mux.SendInput")
 }
 
@@ -4083,15 +4091,16 @@ func (s *VarlinkInterface) VarlinkDispatch(ctx context.Context, call varlink.Cal
 
 	case "SendInput":
 		var in struct {
-			Pane string  `json:"pane"`
-			Text *string `json:"text,omitempty"`
-			Data *string `json:"data,omitempty"`
+			Pane     string  `json:"pane"`
+			Text     *string `json:"text,omitempty"`
+			Data     *string `json:"data,omitempty"`
+			Baseline *bool   `json:"baseline,omitempty"`
 		}
 		err := call.GetParameters(&in)
 		if err != nil {
 			return call.ReplyInvalidParameter(ctx, "parameters")
 		}
-		return s.devsignalttymuxInterface.SendInput(ctx, VarlinkCall{call}, in.Pane, in.Text, in.Data)
+		return s.devsignalttymuxInterface.SendInput(ctx, VarlinkCall{call}, in.Pane, in.Text, in.Data, in.Baseline)
 
 	case "WaitOutput":
 		var in struct {
@@ -4762,13 +4771,15 @@ method GetPane(pane: string) -> (pane: Pane)
 # Writes input to a pane's PTY: exactly one of text (UTF-8) and data (base64
 # bytes), at most 1 MiB. Input of concurrent calls to one pane is never
 # interleaved. baseline is the screen as it was just before the write: pass
-# it as WaitOutput's after to wait for what the input printed. Errors:
+# it as WaitOutput's after to wait for what the input printed; baseline
+# false leaves it out (taking it reads the whole screen, which a keystroke
+# from an attached client does not need). Errors:
 # invalid_params.input (neither or both of text and data), .data (not
 # base64), .size, conflict.pane_exited, conflict.pane_terminating,
 # timeout.input (data.written: bytes accepted) when the program does not
 # read within 5 s, unavailable.input_rate (data.retry_after_ms) past the
 # pane's input rate, nothing written (docs/limits.md).
-method SendInput(pane: string, text: ?string, data: ?string) -> (written: int, baseline: ?OutputBaseline)
+method SendInput(pane: string, text: ?string, data: ?string, baseline: ?bool) -> (written: int, baseline: ?OutputBaseline)
 
 # The screen an output wait compares against (docs/rows.md, "Output
 # waits"): rows of epoch epoch before row (the screen's top row then) count
