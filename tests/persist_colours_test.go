@@ -97,10 +97,15 @@ func TestRestoredPaneKeepsItsColours(t *testing.T) {
 		}
 	}
 
-	// Saved, killed, restored: the tombstone's rows are the same lines.
+	// Saved, killed, restored: the tombstone's rows are the same lines. A
+	// save writes the tails before snapshot.json, so both are waited for.
 	harness.Eventually(t, 30*time.Second, "the coloured rows are saved", func() (bool, string) {
 		b, err := os.ReadFile(tailFile(d, p.ID))
 		return err == nil && strings.Contains(string(b), "colour-end-marker"), fmt.Sprint(err)
+	})
+	harness.Eventually(t, 30*time.Second, "the pane is in the saved snapshot", func() (bool, string) {
+		b, err := os.ReadFile(filepath.Join(stateDir(d), "snapshot.json"))
+		return err == nil && strings.Contains(string(b), p.ID), fmt.Sprint(err)
 	})
 	syscall.Kill(d.Pid(), syscall.SIGKILL)
 	d.WaitExit(t, 10*time.Second)
