@@ -119,7 +119,10 @@ func (m *MCP) CallWith(t testing.TB, p *mcp.CallToolParams) ToolResult {
 var (
 	normalizedKeys = map[string]bool{"run": true, "pane": true, "tab": true, "id": true, "key": true, "pid": true,
 		"started_at": true, "completed_at": true, "created_at": true, "exited_at": true, "duration_ms": true,
-		"active_pane": true, "active_tab": true, "uptime_ms": true, "seq": true, "tabs": true}
+		"active_pane": true, "active_tab": true, "uptime_ms": true, "seq": true, "tabs": true,
+		// A status's persistence changes when the daemon saves by itself
+		// (at most 2 s after a change) between the two requests.
+		"dirty": true, "last_saved_at": true, "last_bytes": true, "last_ms": true}
 	// Run keys of such pairs are "cli-N" and "mcp-N".
 	idPattern = regexp.MustCompile(`\b(r[0-9]+|pane_[A-Za-z0-9_-]+|tab_[A-Za-z0-9_-]+|(cli|mcp)-[0-9]+)\b`)
 )
