@@ -1,83 +1,27 @@
 package listdecode
 
 import (
-	"compress/gzip"
 	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
-
-	"github.com/signaltty/signaltty/varlink/devsignalttymux"
 )
 
-const replyFile = "listpanes-1000.json.gz"
-
-// reply is the ListPanes reply message, as the daemon sent it.
+// reply is Reply, failing tb when it cannot be read.
 func reply(tb testing.TB) []byte {
 	tb.Helper()
-	f, err := os.Open(filepath.Join("testdata", replyFile))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
+	b, err := Reply()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return b
 }
 
-// out is what the generated ListPanes_methods.Send decodes the parameters
-// into.
-type out struct {
-	Panes []devsignalttymux.Pane `json:"panes"`
-}
-
-// libraryReply is the varlink library's reply type (connection.go): the
-// parameters kept as raw bytes for a second decoding.
-type libraryReply struct {
-	Parameters *json.RawMessage `json:"parameters"`
-	Continues  bool             `json:"continues"`
-	Error      string           `json:"error"`
-}
-
-// oneReply is the whole message decoded in one pass into the generated type.
-type oneReply struct {
-	Parameters out    `json:"parameters"`
-	Continues  bool   `json:"continues"`
-	Error      string `json:"error"`
-}
-
-// decodeLibrary decodes as the varlink library and the generated binding
-// do: the message into libraryReply, then its parameters into out.
-func decodeLibrary(msg []byte) (out, error) {
-	var m libraryReply
-	var o out
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return o, err
-	}
-	err := json.Unmarshal(*m.Parameters, &o)
-	return o, err
-}
-
-func decodeOnePass(msg []byte) (out, error) {
-	var m oneReply
-	err := json.Unmarshal(msg, &m)
-	return m.Parameters, err
-}
-
 // TestDecodersAgree checks the reply holds 1,000 panes and that every
 // decoder gets the same from it as the library's way.
 func TestDecodersAgree(t *testing.T) {
 	msg := reply(t)
-	want, err := decodeLibrary(msg)
+	want, err := DecodeLibrary(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +41,8 @@ func TestDecodersAgree(t *testing.T) {
 
 // decoders are the one-pass decoders of the message into the generated
 // types, by benchmark name (v2_test.go adds encoding/json/v2's).
-var decoders = map[string]func([]byte) (out, error){
-	"v1-onepass": decodeOnePass,
+var decoders = map[string]func([]byte) (Out, error){
+	"v1-onepass": DecodeOnePass,
 }
 
 // BenchmarkListPanes1000 decodes the reply message of 1,000 panes (each
@@ -126,7 +70,7 @@ func BenchmarkListPanes1000(b *testing.B) {
 		b.SetBytes(int64(len(msg)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := decodeLibrary(msg); err != nil {
+			if _, err := DecodeLibrary(msg); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -135,7 +79,7 @@ func BenchmarkListPanes1000(b *testing.B) {
 		b.SetBytes(int64(len(msg)))
 		b.ReportAllocs()
 		for b.Loop() {
-			var m libraryReply
+			var m LibraryReply
 			if err := json.Unmarshal(msg, &m); err != nil {
 				b.Fatal(err)
 			}

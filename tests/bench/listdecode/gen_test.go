@@ -103,8 +103,8 @@ func TestWriteReply(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", replyFile), gz.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("testdata", ReplyFile), gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("wrote %s: %d bytes, %d gzipped", replyFile, len(msg), gz.Len())
+	t.Logf("wrote %s: %d bytes, %d gzipped", ReplyFile, len(msg), gz.Len())
 }

@@ -18,26 +18,26 @@ import (
 //     semantics: names matched without case, duplicates allowed, invalid
 //     UTF-8 kept), what a drop-in replacement of v1 would do.
 func init() {
-	decoders["v2-onepass"] = func(msg []byte) (out, error) {
-		var m oneReply
+	decoders["v2-onepass"] = func(msg []byte) (Out, error) {
+		var m OneReply
 		err := jsonv2.Unmarshal(msg, &m)
 		return m.Parameters, err
 	}
-	decoders["v2-library"] = func(msg []byte) (out, error) {
+	decoders["v2-library"] = func(msg []byte) (Out, error) {
 		var m struct {
 			Parameters jsontext.Value `json:"parameters"`
 			Continues  bool           `json:"continues"`
 			Error      string         `json:"error"`
 		}
-		var o out
+		var o Out
 		if err := jsonv2.Unmarshal(msg, &m); err != nil {
 			return o, err
 		}
 		err := jsonv2.Unmarshal(m.Parameters, &o)
 		return o, err
 	}
-	decoders["v2-v1options"] = func(msg []byte) (out, error) {
-		var m oneReply
+	decoders["v2-v1options"] = func(msg []byte) (Out, error) {
+		var m OneReply
 		err := jsonv2.Unmarshal(msg, &m, jsonv1.DefaultOptionsV1())
 		return m.Parameters, err
 	}
