@@ -424,6 +424,14 @@ func (p *Process) sweep(rc syscall.RawConn) (closed bool) {
 	return false
 }
 
+// writeLocked writes data to the Output, counts its bytes and takes the
+// chunks of it that came from the backlog off queued; p.writeMu is held.
+func (p *Process) writeLocked(data []byte, chunks int64) {
+	p.out.Write(data)
+	p.offset.Add(int64(len(data)))
+	p.queued.Add(-chunks)
+}
+
 // emulateHold, set only by tests, runs in the emulator between taking
 // chunks from the backlog and writing them.
 var emulateHold func()
@@ -436,8 +444,7 @@ var emulateHold func()
 func (p *Process) deliver(c chunk) {
 	if c.n <= inlineMax && p.queued.Load() == 0 && p.writeMu.TryLock() {
 		if p.queued.Load() == 0 {
-			p.out.Write(c.bytes())
-			p.offset.Add(int64(c.n))
+			p.writeLocked(c.bytes(), 0)
 			p.writeMu.Unlock()
 			readPool.Put(c.b)
 			return
@@ -494,9 +501,7 @@ func (p *Process) emulate() {
 			emulateHold()
 		}
 		p.writeMu.Lock()
-		p.out.Write(data)
-		p.offset.Add(int64(len(data)))
-		p.queued.Add(-n)
+		p.writeLocked(data, n)
 		p.writeMu.Unlock()
 		readPool.Put(first.b)
 		if joined != nil {
