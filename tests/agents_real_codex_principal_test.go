@@ -48,14 +48,16 @@ func workspacePanes(t *testing.T, d *harness.Daemon, ws string) []string {
 	return ids
 }
 
-// allowCodexMCPResults is allowCodexMCP for the n-th MCP call of a
-// conversation: it waits for a request carrying n tool results.
-func allowCodexMCPResults(t *testing.T, w *realWorld, pane, prompt string, n int) harness.ModelRequest {
+// allowCodexMCP waits until Codex sent the result of an MCP tool call
+// of the turn prompted with prompt, answering its question before the
+// call, when it asks (not for a read-only tool), with its first choice:
+// Allow (once). It returns that request.
+func allowCodexMCP(t *testing.T, w *realWorld, pane, prompt string) harness.ModelRequest {
 	t.Helper()
 	var got harness.ModelRequest
 	harness.Eventually(t, agentTimeout, "the MCP tool's result, or Codex asking before the call", func() (bool, string) {
 		for _, r := range w.model.Requests() {
-			if r.Prompted(prompt) && len(r.ToolResults()) >= n {
+			if len(r.ToolResultsAfter(prompt)) > 0 {
 				got = r
 				return true, ""
 			}
@@ -171,13 +173,11 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 	w.prompt(t, a.ID, "share-a0")
 	w.waitScreen(t, a.ID, "a answered")
 	panesA := workspacePanes(t, w.d, wsA)
-	calls := 0 // B's MCP calls so far: its conversation carries their results
 	call := func(k string) {
 		t.Helper()
 		w.prompt(t, b.ID, "share-"+k)
 		defer w.dumpOnFailure(t, b.ID)
-		calls++
-		r := allowCodexMCPResults(t, w, b.ID, "share-"+k, calls)
+		r := allowCodexMCP(t, w, b.ID, "share-"+k)
 		res := r.ToolResults()[len(r.ToolResults())-1]
 		unq := strings.ReplaceAll(res, `\"`, `"`)
 		switch m := regexp.MustCompile(`"run":"(r[0-9]+)"`).FindStringSubmatch(unq); {
@@ -212,7 +212,7 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 	if shared {
 		// A's own MCP server runs under the same app-server: denied too.
 		w.prompt(t, a.ID, "share-a1")
-		r := allowCodexMCPResults(t, w, a.ID, "share-a1", 1)
+		r := allowCodexMCP(t, w, a.ID, "share-a1")
 		res := strings.ReplaceAll(r.ToolResults()[len(r.ToolResults())-1], `\"`, `"`)
 		if !strings.Contains(res, "denied.shared_helper") || strings.Contains(res, "owner") {
 			t.Errorf("A's MCP run through the shared app-server was not denied.shared_helper:\n%s\n%s", res, psTree())

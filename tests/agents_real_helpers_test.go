@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -307,12 +308,20 @@ func (w *realWorld) workspace(t *testing.T, name string) string {
 // start spawns the agent in a new tab of workspace ws and waits for its UI.
 func (w *realWorld) start(t *testing.T, ws string, flags ...string) agentPane {
 	t.Helper()
+	p := w.spawn(t, ws, flags...)
+	w.waitReady(t, p.ID)
+	return p
+}
+
+// spawn spawns the agent in a new tab of workspace ws (waitReady waits
+// for its UI).
+func (w *realWorld) spawn(t *testing.T, ws string, flags ...string) agentPane {
+	t.Helper()
 	var r struct {
 		Pane agentPane `json:"pane"`
 	}
 	args := append([]string{"pane", "spawn", "--workspace", ws}, flags...)
 	w.d.JSON(t, &r, append(append(args, "--"), w.agent.command)...)
-	w.waitReady(t, r.Pane.ID)
 	return r.Pane
 }
 
@@ -416,9 +425,9 @@ func (w *realWorld) waitPane(t *testing.T, id, what string, cond func(agentPane)
 // name ("*/KIND": every check of that agent), each with what it waits for.
 // Remove an entry when its check passes.
 var realAgentGaps = map[string]string{
-	"TestRealAgentPermissionDialogBlocksThenClears/pi": "pi has no permission dialogs: its README (@mariozechner/pi-coding-agent 0.73.1) says \"No permission popups.\" (run it in a container, or build a confirmation flow as an extension); its bash tool runs without asking",
-	"TestRealAgentRunsInItsOwnWorkspaceThroughMCP/pi":  "pi has no MCP client: its README (@mariozechner/pi-coding-agent 0.73.1, \"No MCP.\") says to build CLI tools or an extension that adds MCP; pi reaches signaltty through its bash tool and the CLI (docs/mcp.md, \"Registering the server\")",
-	"TestRealAgentAPIErrorEndsTheTurnFailed/gemini":    "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
+	"TestRealAgentTurnsOfOneSession/pi/PermissionDialogBlocksThenClears": "pi has no permission dialogs: its README (@mariozechner/pi-coding-agent 0.73.1) says \"No permission popups.\" (run it in a container, or build a confirmation flow as an extension); its bash tool runs without asking",
+	"TestRealAgentTurnsOfOneSession/pi/RunsInItsOwnWorkspaceThroughMCP":  "pi has no MCP client: its README (@mariozechner/pi-coding-agent 0.73.1, \"No MCP.\") says to build CLI tools or an extension that adds MCP; pi reaches signaltty through its bash tool and the CLI (docs/mcp.md, \"Registering the server\")",
+	"TestRealAgentTurnsOfOneSession/gemini/APIErrorEndsTheTurnFailed":    "Gemini CLI 0.61 has no hook for a failed model call: an API error ends the turn with AfterAgent as any turn does (fireAfterAgentHookSafe in its bundle, prompt_response \"[no response text]\"; no error field), so the pane is done, not failed (docs/agents.md, \"Gemini CLI\")",
 }
 
 // forEachAgent runs test for each real agent kind as parallel subtests, in
@@ -427,21 +436,35 @@ var realAgentGaps = map[string]string{
 func forEachAgent(t *testing.T, kinds []string, test func(t *testing.T, kind string)) {
 	t.Helper()
 	t.Parallel()
-	for _, kind := range kinds {
+	for _, kind := range slowestFirst(kinds) {
 		t.Run(kind, func(t *testing.T) {
-			// SIGNALTTY_TEST_REAL_GAPS=1 runs the known gaps too.
-			if os.Getenv("SIGNALTTY_TEST_REAL_GAPS") != "1" {
-				if why, ok := realAgentGaps[t.Name()]; ok {
-					t.Skip("known gap: " + why)
-				}
-				if why, ok := realAgentGaps["*/"+kind]; ok {
-					t.Skip("known gap: " + why)
-				}
-			}
+			skipKnownGap(t, kind)
 			t.Parallel()
 			test(t, kind)
 		})
 	}
+}
+
+// agentsBySpeed is the real agents from the slowest to start and resume
+// (opencode: about 10 s of CPU a start) to the quickest.
+var agentsBySpeed = []string{"opencode", "gemini", "pi", "claude", "codex"}
+
+// slowestFirst is kinds in the order of agentsBySpeed: parallel subtests
+// take go test's -parallel slots in the order they are made, so the
+// slowest agents' tests start first and do not end the step alone.
+func slowestFirst(kinds []string) []string {
+	var out []string
+	for _, k := range agentsBySpeed {
+		if slices.Contains(kinds, k) {
+			out = append(out, k)
+		}
+	}
+	for _, k := range kinds {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // permissionDialogs is text each agent's permission dialog shows.
@@ -449,12 +472,13 @@ var permissionDialogs = []string{"Do you want to proceed?", "Would you like to r
 
 // approve waits until the agent either asks for permission (then answers
 // with Enter, its first choice: allow once, and waits until the dialog
-// closed) or sent a tool result without asking.
-func approve(t *testing.T, w *realWorld, pane string) {
+// closed) or sent a tool result of the turn prompted with prompt without
+// asking.
+func approve(t *testing.T, w *realWorld, pane, prompt string) {
 	t.Helper()
 	asked := false
 	harness.Eventually(t, agentTimeout, "a permission dialog or a tool result", func() (bool, string) {
-		if w.sentToolResult() {
+		if w.sentToolResult(prompt) {
 			return true, ""
 		}
 		c := w.d.Capture(t, pane)
@@ -467,7 +491,7 @@ func approve(t *testing.T, w *realWorld, pane string) {
 	w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
 	pressed := time.Now()
 	harness.Eventually(t, agentTimeout, "the answered permission dialog closes", func() (bool, string) {
-		if w.sentToolResult() {
+		if w.sentToolResult(prompt) {
 			return true, ""
 		}
 		c := w.d.Capture(t, pane)
@@ -485,10 +509,11 @@ func approve(t *testing.T, w *realWorld, pane string) {
 	})
 }
 
-// sentToolResult reports whether a request carried a tool's result.
-func (w *realWorld) sentToolResult() bool {
+// sentToolResult reports whether a request carried a tool's result in
+// the turn prompted with prompt.
+func (w *realWorld) sentToolResult(prompt string) bool {
 	for _, r := range w.model.Requests() {
-		if len(r.ToolResults()) > 0 {
+		if len(r.ToolResultsAfter(prompt)) > 0 {
 			return true
 		}
 	}

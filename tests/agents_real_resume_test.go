@@ -90,10 +90,24 @@ func (w *realWorld) waitSaved(t *testing.T, sids ...string) {
 // model with the old conversation.
 func (w *realWorld) resumeAndAsk(t *testing.T, pane, sid, oldPrompt, oldAnswer, next string, flags ...string) {
 	t.Helper()
+	w.resume(t, pane, sid, flags...)
+	w.askResumed(t, pane, oldPrompt, oldAnswer, next)
+}
+
+// resume checks pane is RESUMABLE with sid and resumes it (extra resume
+// flags), without waiting for the agent's UI (askResumed does).
+func (w *realWorld) resume(t *testing.T, pane, sid string, flags ...string) {
+	t.Helper()
 	if p := getAgentPane(t, w.d, pane); p.RestoreState != "RESUMABLE" || p.session() != sid {
 		t.Fatalf("pane after the restart: restore_state %s session %q, want RESUMABLE with %q", p.RestoreState, p.session(), sid)
 	}
 	w.d.JSON(t, nil, append([]string{"resume"}, append(flags, pane)...)...)
+}
+
+// askResumed waits for the UI of the agent resumed in pane and checks
+// that the next prompt reaches the model with the old conversation.
+func (w *realWorld) askResumed(t *testing.T, pane, oldPrompt, oldAnswer, next string) {
+	t.Helper()
 	w.waitReady(t, pane)
 	req := w.prompt(t, pane, next)
 	if !req.Prompted(oldPrompt) || !req.Said(oldAnswer) {
@@ -101,20 +115,92 @@ func (w *realWorld) resumeAndAsk(t *testing.T, pane, sid, oldPrompt, oldAnswer, 
 	}
 }
 
-// kill -9 of the daemon: the agent pane comes back RESUMABLE with its
-// session id, `resume` starts the agent's own resume, and the next prompt
-// reaches the model with the old conversation.
-func TestRealAgentResumesItsConversationAfterDaemonKill9(t *testing.T) {
+// kill -9 of the daemon with four panes of one agent: one in the
+// repository, two in worktrees of it, and a shell in a third worktree in
+// which the agent was started. Each comes back RESUMABLE with its own
+// session id; `resume` starts the agent's own resume (in the shell pane:
+// the shell again, with the agent's resume command typed into it); the
+// next prompt in each reaches the model with that pane's old conversation
+// and no other's; the shell pane's command is still the shell.
+//
+// Each pane works in a directory of its own: two Gemini CLI 0.61 sessions
+// in one project directory leave the first one's chat file without its
+// header, and `gemini --resume` then does not find it (docs/agents.md).
+func TestRealAgentPanesResumeTheirOwnConversationsAfterDaemonKill9(t *testing.T) {
 	forEachAgent(t, resumeAgents, func(t *testing.T, kind string) {
-		w := newRealWorld(t, kind, nil, harness.Say("before-4e1a", "answer before the crash"),
-			harness.Say("after-4e1a", "answer after the resume"))
-		ws := w.workspace(t, "proj")
-		p := w.start(t, ws)
-		sid := w.firstTurn(t, p.ID, "before-4e1a", "answer before the crash")
-		w.crashOnceSaved(t, sid)
+		worktrees := []string{"b1", "b2", "sh"}
+		names := append([]string{"proj"}, worktrees...)
+		w := newRealWorld(t, kind, worktrees)
+		for _, n := range names {
+			w.model.Script(harness.Say("first-"+n+"-c41d", "answer in "+n), harness.Say("again-"+n+"-c41d", "again in "+n))
+		}
+		panes, sids := map[string]string{}, map[string]string{}
+		// The agent's first start in its HOME sets that up (opencode's
+		// database): the others start after it, at once.
+		panes["proj"] = w.start(t, w.workspace(t, "proj")).ID
+		for _, b := range worktrees {
+			var r struct {
+				Workspace harness.Workspace `json:"workspace"`
+				Pane      agentPane         `json:"pane"`
+			}
+			w.d.JSON(t, &r, "workspace", "create", "--name", b, "--worktree", b, "--repo", w.repo)
+			if b != "sh" {
+				panes[b] = w.spawn(t, r.Workspace.ID).ID
+				continue
+			}
+			w.d.JSON(t, &r, "pane", "spawn", "--workspace", r.Workspace.ID, "--env", "PS1=$ ", "--", "bash", "--norc", "--noprofile", "-i")
+			panes[b] = r.Pane.ID
+			w.waitScreen(t, panes[b], "$")
+			w.d.Send(t, panes[b], w.agent.command+`\n`)
+		}
+		for _, b := range worktrees {
+			w.waitReady(t, panes[b])
+		}
+		w.waitPane(t, panes["sh"], "the shell pane promoted to "+kind, func(q agentPane) bool { return q.Agent != nil && q.Agent.Kind == kind })
+		for _, n := range names {
+			sids[n] = w.firstTurn(t, panes[n], "first-"+n+"-c41d", "answer in "+n)
+		}
+		seen := map[string]string{}
+		for _, n := range names {
+			if other, ok := seen[sids[n]]; ok {
+				t.Fatalf("the panes in %s and %s share the session id %s", other, n, sids[n])
+			}
+			seen[sids[n]] = n
+		}
+		all := make([]string, 0, len(names))
+		for _, n := range names {
+			all = append(all, sids[n])
+		}
+		w.crashOnceSaved(t, all...)
 		w.restart(t)
-		w.resumeAndAsk(t, p.ID, sid, "before-4e1a", "answer before the crash", "after-4e1a")
-		w.waitScreen(t, p.ID, "answer after the resume")
+		// Every resume starts at once; each pane is asked once its UI is up.
+		for _, n := range names {
+			w.resume(t, panes[n], sids[n])
+		}
+		for _, n := range names {
+			w.askResumed(t, panes[n], "first-"+n+"-c41d", "answer in "+n, "again-"+n+"-c41d")
+			w.waitScreen(t, panes[n], "again in "+n)
+		}
+		for _, r := range w.model.Requests() {
+			for _, n := range names {
+				if r.Prompted("again-"+n+"-c41d") && r.Answer != "side" {
+					for _, other := range names {
+						if other != n && r.Prompted("first-"+other+"-c41d") {
+							t.Errorf("the resumed session in %s carried the conversation of %s", n, other)
+						}
+					}
+				}
+			}
+		}
+		var g struct {
+			Pane struct {
+				Argv []string `json:"argv"`
+			} `json:"pane"`
+		}
+		w.d.JSON(t, &g, "pane", "get", "--pane", panes["sh"])
+		if len(g.Pane.Argv) == 0 || g.Pane.Argv[0] != "bash" {
+			t.Errorf("the resumed shell pane runs %q, want the shell", g.Pane.Argv)
+		}
 	})
 }
 
@@ -147,48 +233,6 @@ func TestRealAgentResumeTakesTheCredentialsWithEnv(t *testing.T) {
 	})
 }
 
-// Three panes of one agent in three worktrees of one repository each
-// resume their own session after kill -9 of the daemon.
-func TestRealAgentThreeWorktreesEachResumeTheirOwnSession(t *testing.T) {
-	forEachAgent(t, resumeAgents, func(t *testing.T, kind string) {
-		branches := []string{"b1", "b2", "b3"}
-		w := newRealWorld(t, kind, branches)
-		panes := map[string]string{}
-		sids := map[string]string{}
-		for _, b := range branches {
-			w.model.Script(harness.Say("first-"+b+"-c41d", "answer in "+b), harness.Say("again-"+b+"-c41d", "again in "+b))
-			var r struct {
-				Workspace harness.Workspace `json:"workspace"`
-			}
-			w.d.JSON(t, &r, "workspace", "create", "--name", b, "--worktree", b, "--repo", w.repo)
-			p := w.start(t, r.Workspace.ID)
-			panes[b] = p.ID
-		}
-		for _, b := range branches {
-			sids[b] = w.firstTurn(t, panes[b], "first-"+b+"-c41d", "answer in "+b)
-		}
-		if sids["b1"] == sids["b2"] || sids["b2"] == sids["b3"] || sids["b1"] == sids["b3"] {
-			t.Fatalf("three panes share a session id: %v", sids)
-		}
-		w.crashOnceSaved(t, sids["b1"], sids["b2"], sids["b3"])
-		w.restart(t)
-		for _, b := range branches {
-			w.resumeAndAsk(t, panes[b], sids[b], "first-"+b+"-c41d", "answer in "+b, "again-"+b+"-c41d")
-		}
-		for _, r := range w.model.Requests() {
-			for _, b := range branches {
-				if r.Prompted("again-"+b+"-c41d") && r.Answer != "side" {
-					for _, other := range branches {
-						if other != b && r.Prompted("first-"+other+"-c41d") {
-							t.Errorf("the resumed session of %s carried the conversation of %s", b, other)
-						}
-					}
-				}
-			}
-		}
-	})
-}
-
 // A workspace with auto-resume: after SIGTERM of the daemon the next
 // daemon resumes the agent pane by itself, and the next prompt reaches
 // the model with the old conversation.
@@ -214,40 +258,5 @@ func TestRealAgentAutoResumesAfterDaemonSIGTERM(t *testing.T) {
 			t.Errorf("the first prompt after the auto-resume did not carry the old conversation:\n%s", w.model.Dump())
 		}
 		w.waitScreen(t, p.ID, "answer after the auto-resume")
-	})
-}
-
-// A shell pane in which the agent was started: after kill -9 of the
-// daemon the pane is RESUMABLE with the agent's session, `resume` starts
-// the shell again and types the agent's resume command into it, the
-// conversation goes on, and the pane's command is still the shell.
-func TestRealAgentStartedInAShellPaneResumesIntoTheShell(t *testing.T) {
-	forEachAgent(t, resumeAgents, func(t *testing.T, kind string) {
-		w := newRealWorld(t, kind, nil, harness.Say("shell-before-9d3e", "answer in the shell"),
-			harness.Say("shell-after-9d3e", "answer after the shell resume"))
-		ws := w.workspace(t, "proj")
-		var r struct {
-			Pane agentPane `json:"pane"`
-		}
-		w.d.JSON(t, &r, "pane", "spawn", "--workspace", ws, "--env", "PS1=$ ", "--", "bash", "--norc", "--noprofile", "-i")
-		pane := r.Pane.ID
-		w.waitScreen(t, pane, "$")
-		w.d.Send(t, pane, w.agent.command+`\n`)
-		w.waitReady(t, pane)
-		w.waitPane(t, pane, "the shell pane promoted to "+kind, func(q agentPane) bool { return q.Agent != nil && q.Agent.Kind == kind })
-		sid := w.firstTurn(t, pane, "shell-before-9d3e", "answer in the shell")
-		w.crashOnceSaved(t, sid)
-		w.restart(t)
-		w.resumeAndAsk(t, pane, sid, "shell-before-9d3e", "answer in the shell", "shell-after-9d3e")
-		w.waitScreen(t, pane, "answer after the shell resume")
-		var g struct {
-			Pane struct {
-				Argv []string `json:"argv"`
-			} `json:"pane"`
-		}
-		w.d.JSON(t, &g, "pane", "get", "--pane", pane)
-		if len(g.Pane.Argv) == 0 || g.Pane.Argv[0] != "bash" {
-			t.Errorf("the resumed shell pane runs %q, want the shell", g.Pane.Argv)
-		}
 	})
 }

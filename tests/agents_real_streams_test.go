@@ -93,7 +93,7 @@ func recordAgentStream(t *testing.T, kind, dir string) {
 	time.Sleep(streamIdle)
 	phase("tool-call")
 	w.prompt(t, pane, "stream-tool")
-	approve(t, w, pane)
+	approve(t, w, pane, "stream-tool")
 	w.waitScreen(t, pane, "check-passed.")
 	phase("long-answer")
 	w.prompt(t, pane, "stream-answer")

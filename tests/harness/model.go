@@ -262,6 +262,22 @@ func (r ModelRequest) ToolResults() []string {
 	return out
 }
 
+// ToolResultsAfter is the text of every tool result that follows the
+// newest user message containing prompt: the results of that turn, not
+// of the turns before it in the conversation.
+func (r ModelRequest) ToolResultsAfter(prompt string) []string {
+	var out []string
+	for _, msg := range r.Messages {
+		switch {
+		case msg.Role == "user" && strings.Contains(msg.Text, prompt):
+			out = []string{}
+		case msg.ToolResult != "" && out != nil:
+			out = append(out, msg.ToolResult)
+		}
+	}
+	return out
+}
+
 func (m *ModelServer) logRequest(r ModelRequest) {
 	m.mu.Lock()
 	m.requests = append(m.requests, r)
