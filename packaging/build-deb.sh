@@ -16,6 +16,9 @@ mkdir "$work/signaltty"
 cd "$work/signaltty"
 cp -r packaging/debian debian
 go mod download
+# The user's Go build cache (content-addressed): a rebuild compiles only
+# what changed (debian/rules keeps a GOCACHE it is given).
+export GOCACHE=${GOCACHE:-$(go env GOCACHE)}
 dpkg-buildpackage -b -us -uc -Ppkg.signaltty.upstream-go >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
 cp "$work"/signaltty_*.deb "$OUT"/
 ls "$OUT"/signaltty_*.deb

@@ -17,6 +17,7 @@ type restarted struct {
 // the variables it lost (names only) and --env gives them again, for that
 // start only (never saved).
 func TestResumeEnvGivesCredentialsBackAndNamesWhatARestartLost(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -74,6 +75,7 @@ func TestResumeEnvGivesCredentialsBackAndNamesWhatARestartLost(t *testing.T) {
 // exits (a failed resume) the shell is still there and the pane's command
 // is still the shell.
 func TestShellPaneResumeKeepsTheShell(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")

@@ -34,6 +34,7 @@ func setupHome(t *testing.T, agent string, extra ...string) (string, harness.Res
 // Gemini CLI reads hook timeouts in milliseconds; its setup installs the
 // events that change a pane's lifecycle and attention.
 func TestAgentSetupGeminiWritesMillisecondTimeouts(t *testing.T) {
+	t.Parallel()
 	home, _ := setupHome(t, "gemini")
 	b, err := os.ReadFile(filepath.Join(home, ".gemini", "settings.json"))
 	if err != nil {
@@ -62,6 +63,7 @@ func TestAgentSetupGeminiWritesMillisecondTimeouts(t *testing.T) {
 // config.toml, merged into what is there (comments and other tables
 // kept) and valid TOML for Codex to read.
 func TestAgentSetupCodexTurnsOffTheSharedAppServer(t *testing.T) {
+	t.Parallel()
 	d := harness.Unstarted(t)
 	home := harness.TempDir(t)
 	codex := filepath.Join(home, ".codex")
@@ -173,6 +175,7 @@ func runNode(t *testing.T, node, dir, script string) {
 // finished before the next starts), skips subagent sessions and other
 // events.
 func TestAgentSetupOpencodePluginForwardsEventsInOrder(t *testing.T) {
+	t.Parallel()
 	node := needNode(t)
 	home, _ := setupHome(t, "opencode")
 	plugin := asModule(t, filepath.Join(home, ".config", "opencode", "plugin", "signaltty.js"))
@@ -215,6 +218,7 @@ await Promise.all(evs.map((event) => p.event({ event })));
 // model and the stop reason of a prompt's last answer, and gives the
 // session id only once pi has written the session file.
 func TestAgentSetupPiExtensionReportsASessionOnlyOnceWritten(t *testing.T) {
+	t.Parallel()
 	node := needNode(t)
 	home, _ := setupHome(t, "pi")
 	ext := asModule(t, filepath.Join(home, ".pi", "agent", "extensions", "signaltty.js"))
@@ -250,6 +254,7 @@ await on.session_shutdown({}, ctx);
 // first of its event, and the real Codex (when the test cache has one)
 // lists every one of them as trusted, with no warning.
 func TestAgentSetupCodexTrustsTheHooksItInstalls(t *testing.T) {
+	t.Parallel()
 	d := harness.Unstarted(t)
 	home := harness.TempDir(t)
 	codex := filepath.Join(home, ".codex")

@@ -19,6 +19,7 @@ import (
 // a restart with the agent's official command.
 
 func TestClaudeHooksDriveLifecycleAttentionAndMessages(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -93,6 +94,7 @@ func TestClaudeHooksDriveLifecycleAttentionAndMessages(t *testing.T) {
 }
 
 func TestCodexHookFindsItsPaneThroughProcessAncestry(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	w.d.CreateWorkspace(t, "proj")
 	p := w.spawnAgent(t, "proj", "codex", "--env", "FAKE_SESSION=019a-codex-thread", "--env", "CODEX_HOME=codex-home")
@@ -111,6 +113,7 @@ func TestCodexHookFindsItsPaneThroughProcessAncestry(t *testing.T) {
 }
 
 func TestHookNeverFailsTheAgent(t *testing.T) {
+	t.Parallel()
 	d := harness.Unstarted(t)
 	var env []string // without SIGNALTTY_NO_AUTOSTART: the hook itself must never start a daemon
 	for _, kv := range d.ClientEnv() {
@@ -144,6 +147,7 @@ func TestHookNeverFailsTheAgent(t *testing.T) {
 }
 
 func TestReportSessionRules(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -187,6 +191,7 @@ func TestReportSessionRules(t *testing.T) {
 }
 
 func TestResumeAfterRestartRunsTheOfficialCommandWithConfigEnvOnly(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -244,6 +249,7 @@ func TestResumeAfterRestartRunsTheOfficialCommandWithConfigEnvOnly(t *testing.T)
 }
 
 func TestResumeFailsVisiblyAndTheTombstoneStays(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -251,18 +257,22 @@ func TestResumeFailsVisiblyAndTheTombstoneStays(t *testing.T) {
 	d.JSON(t, nil, "report-session", "--pane", sh.ID, "--session", "s1", "--resume-argv", `["no-such-agent-4711","--resume","s1"]`)
 	w.restart(t)
 	d = w.d
-	e := d.Fail(t, "unavailable.spawn", 6, "resume", sh.ID)
-	_ = e
+	d.Fail(t, "unavailable.spawn", 6, "resume", sh.ID)
 	if p := getAgentPane(t, d, sh.ID); p.RestoreState != "RESUMABLE" || p.State != "exited" {
 		t.Errorf("after a failed resume: %+v", p)
 	}
 	if p := d.GetPane(t, sh.ID); strings.Join(p.Argv, " ") != "sleep 1000" {
 		t.Errorf("a failed resume changed the pane's command to %q", p.Argv)
 	}
-	d.Fail(t, "conflict.not_resumable", 5, "resume", d.Spawn(t, []string{"--workspace", "proj"}, "true").ID)
+	// A pane that exited without a session: exited first, so that the
+	// refusal is for having nothing to resume, not for being live.
+	plain := d.Spawn(t, []string{"--workspace", "proj"}, "true")
+	d.WaitExited(t, plain.ID)
+	d.Fail(t, "conflict.not_resumable", 5, "resume", plain.ID)
 }
 
 func TestConcurrentResumesExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -300,6 +310,7 @@ func TestConcurrentResumesExactlyOneWins(t *testing.T) {
 }
 
 func TestAutoResumeIsPerWorkspaceOffByDefaultAndOnlyOfficial(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "auto")
@@ -342,6 +353,7 @@ func TestAutoResumeIsPerWorkspaceOffByDefaultAndOnlyOfficial(t *testing.T) {
 }
 
 func TestAgentDataSurvivesFiveRestarts(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -401,6 +413,7 @@ func TestAgentDataSurvivesFiveRestarts(t *testing.T) {
 }
 
 func TestOSCNotificationsAndBellRaiseUnread(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "proj")
 	p := d.Spawn(t, []string{"--workspace", "proj"}, "sh", "-c",
@@ -428,6 +441,7 @@ func TestOSCNotificationsAndBellRaiseUnread(t *testing.T) {
 }
 
 func TestAgentSetupMergesHooksWithABackup(t *testing.T) {
+	t.Parallel()
 	d := harness.Unstarted(t)
 	home := harness.TempDir(t)
 	env := append(d.ClientEnv(), "HOME="+home)
@@ -469,6 +483,7 @@ func TestAgentSetupMergesHooksWithABackup(t *testing.T) {
 }
 
 func TestAShellRunningAnAgentIsPromotedWhenListed(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -523,6 +538,7 @@ func TestThreeAgentsComeBackAfterAHostShutdown(t *testing.T) {
 }
 
 func TestAssignedSessionAndAbsoluteLaunchPathWithoutLaunchFlags(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")
@@ -548,6 +564,7 @@ func TestAssignedSessionAndAbsoluteLaunchPathWithoutLaunchFlags(t *testing.T) {
 // The agent block of an older snapshot (no resume_source) is read, and the
 // next save writes it back instead of dropping it.
 func TestAnOlderAgentBlockSurvivesTheNextSave(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t)
 	d := w.d
 	d.CreateWorkspace(t, "proj")

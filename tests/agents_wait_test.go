@@ -13,6 +13,7 @@ import (
 )
 
 func TestPaneWaitOnAgentState(t *testing.T) {
+	t.Parallel()
 	harness.Varlinkctl(t)
 	dir := harness.TempDir(t)
 	d := harness.Start(t, harness.Options{Dir: dir})

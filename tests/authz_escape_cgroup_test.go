@@ -13,6 +13,7 @@ import (
 // never the owner nor another pane: its cgroup names its pane; and the
 // service's restart ends it (docs/security.md, "The pane mark").
 func TestAProcessThatLeftItsPaneIsNeverTheOwnerWithCgroupsAfterItsProgramExited(t *testing.T) {
+	t.Parallel()
 	m, ws, a, b, e, pid := cgroupEscapee(t)
 	// The pane's program exits on its own (a signal from outside the
 	// daemon is no termination of the daemon's).

@@ -99,6 +99,7 @@ func cgroupEscapee(t *testing.T) (m *harness.UserManager, ws string, a, b, e *ha
 }
 
 func TestAProcessThatLeftItsPaneStaysItsPaneWithCgroups(t *testing.T) {
+	t.Parallel()
 	m, ws, a, _, e, pid := cgroupEscapee(t)
 	var w harness.WhoAmI
 	e.JSON(t, &w, "whoami")

@@ -31,6 +31,7 @@ var wallClockAllowed = map[string]string{
 // system clock moves none of them. This test keeps it so: every time without
 // a monotonic reading in the daemon's code is listed with its reason.
 func TestDeadlinesUseTheMonotonicClock(t *testing.T) {
+	t.Parallel()
 	root := ".."
 	for _, dir := range []string{"service", "pty", "term", "snapshot", "logind", "varlink", "cmd/signalttyd", "journal", "cgroup", "gitws"} {
 		filepath.WalkDir(filepath.Join(root, dir), func(path string, e os.DirEntry, err error) error {

@@ -17,6 +17,7 @@ import (
 // a capture and to an attached client as before, and its next output
 // continues it.
 func TestIdlePaneShowsTheSameScreenAfterItsEmulatorIsReleased(t *testing.T) {
+	t.Parallel()
 	const delay = 200 * time.Millisecond
 	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_EMULATOR_RELEASE_MS=" + strconv.Itoa(int(delay/time.Millisecond))}})
 	d.CreateWorkspace(t, "w")
@@ -54,18 +55,17 @@ func TestIdlePaneShowsTheSameScreenAfterItsEmulatorIsReleased(t *testing.T) {
 // release off and with it on (after the panes idled past the delay), and a
 // tmux server's for the same N bash windows:
 //
-//	SIGNALTTY_MEASURE_PANES=1000 SIGNALTTY_TEST_RACE=0 go test -count=1 -run TestIdlePaneResidentSize -v ./tests/
+//	SIGNALTTY_MEASURE_PANES=1000 go test -count=1 -run TestIdlePaneResidentSize -v ./tests/
 func TestIdlePaneResidentSize(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("SIGNALTTY_MEASURE_PANES"))
 	if n == 0 {
 		t.Skip("a measurement: set SIGNALTTY_MEASURE_PANES (e.g. 1000)")
 	}
-	skipUnderRace(t)
 	// The delay outlasts spawning and waiting for every prompt, so that
 	// waiting (a capture rebuilds a released pane) releases nothing.
 	const delay = 60 * time.Second
 	for _, release := range []string{"0", strconv.Itoa(int(delay / time.Millisecond))} {
-		d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_EMULATOR_RELEASE_MS=" + release}})
+		d := harness.Start(t, harness.Options{WithoutRace: true, Env: []string{"SIGNALTTY_EMULATOR_RELEASE_MS=" + release}})
 		d.CreateWorkspace(t, "m")
 		base := procStatus(t, d.Pid(), "VmRSS")
 		c := d.Dial(t)

@@ -73,6 +73,7 @@ func journalSeqs(t *testing.T, dir string) map[int64]streamed {
 }
 
 func TestEventNumbersNeverRepeatAcrossKill9(t *testing.T) {
+	t.Parallel()
 	rounds, budget := 200, 90*time.Second
 	if testing.Short() {
 		rounds = 30
@@ -86,7 +87,7 @@ func TestEventNumbersNeverRepeatAcrossKill9(t *testing.T) {
 	began := time.Now()
 	done := 0
 	for ; done < rounds && time.Since(began) < budget; done++ {
-		d := harness.Start(t, harness.Options{Dir: dir})
+		d := harness.Start(t, harness.Options{Dir: dir, WithoutRace: true})
 		args := []string{"events", "--follow"}
 		cursor := last
 		if last >= 0 {
@@ -94,7 +95,7 @@ func TestEventNumbersNeverRepeatAcrossKill9(t *testing.T) {
 		}
 		sub := d.BackgroundCLI(t, args...)
 		sub.WaitBlocked(t) // the stream follows: the kill lands while it does
-		cli, env := harness.Bin(t, "signaltty"), d.ClientEnv()
+		cli, env := d.CLIProgram(), d.ClientEnv()
 		busy, first := make(chan struct{}), make(chan struct{})
 		go func() { // no t here: the daemon dies under these calls
 			defer close(busy)
@@ -179,6 +180,7 @@ func TestEventNumbersNeverRepeatAcrossKill9(t *testing.T) {
 // The CLI, varlinkctl and doctor show the journal: a replay from a cursor,
 // the refusals, the status.
 func TestEventsAfterCursorThroughCLIAndVarlinkctl(t *testing.T) {
+	t.Parallel()
 	harness.Varlinkctl(t)
 	dir := harness.TempDir(t)
 	d := harness.Start(t, harness.Options{Dir: dir})

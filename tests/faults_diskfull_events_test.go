@@ -110,6 +110,7 @@ func checkHistoryLost(t *testing.T, d *harness.Daemon, after, first, last int64)
 }
 
 func TestFullDiskDeliversEveryEventLiveAndRecordsTheGap(t *testing.T) {
+	t.Parallel()
 	dir := stateTmpfs(t, "4m")
 	d := harness.Start(t, harness.Options{Dir: dir, Env: oneSegmentPerBatch})
 	d.CreateWorkspace(t, "before")
@@ -173,6 +174,7 @@ func TestFullDiskDeliversEveryEventLiveAndRecordsTheGap(t *testing.T) {
 }
 
 func TestDaemonStartedOnAFullDiskJournalsAgainWhenSpaceReturns(t *testing.T) {
+	t.Parallel()
 	dir := stateTmpfs(t, "4m")
 	d := harness.Start(t, harness.Options{Dir: dir, Env: oneSegmentPerBatch})
 	d.CreateWorkspace(t, "before")
@@ -203,6 +205,7 @@ func TestDaemonStartedOnAFullDiskJournalsAgainWhenSpaceReturns(t *testing.T) {
 // disk (the sequence file needs space): the daemon serves without one,
 // opens it once space returns, and records what it published meanwhile.
 func TestDaemonWithoutAJournalOpensItWhenSpaceReturns(t *testing.T) {
+	t.Parallel()
 	dir := stateTmpfs(t, "4m")
 	filler := filepath.Join(dir, "state", "filler")
 	fill(t, filler)

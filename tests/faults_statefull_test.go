@@ -79,6 +79,7 @@ func snapshotPaneIDs(t *testing.T, dir string) map[string]bool {
 // snapshot stays loadable (a daemon started on a copy restores its panes as
 // tombstones), and once space returns the next save succeeds.
 func TestStateDirectoryFullDuringSave(t *testing.T) {
+	t.Parallel()
 	dir := stateTmpfs(t, "4m")
 	d := harness.Start(t, harness.Options{Dir: dir})
 	d.CreateWorkspace(t, "w")

@@ -17,6 +17,7 @@ import (
 // A pane whose process is stopped (SIGSTOP) when its termination starts
 // still ends: the daemon continues it and hangs it up, then kills it.
 func TestStoppedChildIsTerminated(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	p := d.Spawn(t, []string{"--workspace", "w"}, "sh", "-c", "echo ready; exec sleep 1000")
@@ -38,6 +39,7 @@ func TestStoppedChildIsTerminated(t *testing.T) {
 // A pane that floods output while it is killed ends, and the daemon keeps
 // answering meanwhile.
 func TestFloodingPaneIsKilled(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	p := d.Spawn(t, []string{"--workspace", "w"}, "yes", "flood-line-of-output")
@@ -55,6 +57,7 @@ func TestFloodingPaneIsKilled(t *testing.T) {
 // Clients that go away mid-stream (an event subscription) and mid-reply (a
 // capture they never read) leave no connection or descriptor behind.
 func TestClientDisconnectMidStreamAndMidReply(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	p := d.Spawn(t, []string{"--workspace", "w"}, "sh", "-c", "seq 1 5000; echo ready; exec sleep 1000")
@@ -91,6 +94,7 @@ func stopFor() time.Duration {
 // with it (no hang); after SIGCONT the daemon answers, the pane is live
 // and nothing it printed while the daemon was stopped is lost.
 func TestDaemonStoppedAndContinued(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	p := d.Spawn(t, []string{"--workspace", "w", "--env", "PS1=$ "}, "bash", "--norc", "--noprofile")

@@ -15,6 +15,7 @@ import (
 // invalid_params.<field>, data.path and data.reason), unknown fields
 // included, and nothing happens; the connection goes on serving.
 func TestMalformedParametersNameTheField(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	w := d.CreateWorkspace(t, "w")
 	c := d.DialUnix(t)
@@ -70,6 +71,7 @@ func TestMalformedParametersNameTheField(t *testing.T) {
 // A message that is not JSON gets invalid_params.json, then the connection
 // is closed; the daemon serves others.
 func TestInvalidJSONIsAnsweredBeforeTheConnectionCloses(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	for _, msg := range []string{`{"method":`, `not json`, "{\"method\":\"dev.signaltty.Server.GetStatus\"\xff", `{"method":1}`} {
 		c := d.DialUnix(t)
@@ -93,6 +95,7 @@ func TestInvalidJSONIsAnsweredBeforeTheConnectionCloses(t *testing.T) {
 // invalid_params.<that field> before the connection is closed, never
 // closed without a word (docs/errors.md, "Malformed requests").
 func TestWrongTypedEnvelopeFlagIsAnsweredByName(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	for _, tc := range []struct{ msg, field string }{
 		{`{"method":"dev.signaltty.Server.GetStatus","more":7}`, "more"},

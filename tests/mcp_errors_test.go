@@ -13,6 +13,7 @@ import (
 // A notification given a workspace and a pane of another workspace is
 // refused, not filed under the pane's workspace.
 func TestNotifyWithAnotherWorkspacesPaneIsRefused(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	a, b := d.CreateWorkspace(t, "a"), d.CreateWorkspace(t, "b")
 	p := d.Spawn(t, []string{"--workspace", a.ID}, "sleep", "60")
@@ -28,6 +29,7 @@ func TestNotifyWithAnotherWorkspacesPaneIsRefused(t *testing.T) {
 // Errors reach MCP callers naming the tool's parameters, not only the
 // CLI's flags.
 func TestMCPErrorsNameTheParametersOfTheTool(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil)
 	ws := d.CreateWorkspace(t, "live")
@@ -45,6 +47,7 @@ func TestMCPErrorsNameTheParametersOfTheTool(t *testing.T) {
 // Replayed across a daemon restart, the text output of events says where
 // the source changed.
 func TestEventsTextOutputPrintsTheSourceChangeOfARestart(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "before")
 	d.Stop(t)

@@ -31,6 +31,7 @@ func outputWaitTool(t *testing.T, m *harness.MCP, p *mcp.CallToolParams) outputW
 // An agent answers an interactive prompt with one pane_send_wait call and
 // drives a python3 REPL the same way.
 func TestMCPSendWaitAnswersAPromptAndDrivesAREPL(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil)
 	ws := d.CreateWorkspace(t, "mcp-prompt")
@@ -66,6 +67,7 @@ func TestMCPSendWaitAnswersAPromptAndDrivesAREPL(t *testing.T) {
 // so far and next, with progress on the way; calling again with its
 // baseline goes on and sees what came later.
 func TestMCPOutputWaitAtTheCapIsANormalResult(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	pc := &progressCounter{token: "out-1"}
 	m := d.StartMCPClient(t, nil, pc.options(), "--wait-cap-ms", "6000")
@@ -94,6 +96,7 @@ func TestMCPOutputWaitAtTheCapIsANormalResult(t *testing.T) {
 // pane_wait (agent states) at the MCP cap is a normal result too, whose
 // baseline continues the wait.
 func TestMCPPaneWaitAtTheCapIsANormalResult(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil, "--wait-cap-ms", "1500")
 	ws := d.CreateWorkspace(t, "mcp-pane-cap")

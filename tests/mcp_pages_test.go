@@ -94,6 +94,7 @@ func TestMCPCaptureOfALongHistoryIsPagedUnderTheCap(t *testing.T) {
 // A wait that ends first keeps its output_so_far under the budget the same
 // way, and so does pane_wait_output.
 func TestMCPRunResultsOverTheBudgetKeepTheLastRowsAndSayHowToReadTheRest(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil, "--wait-cap-ms", "20000")
 	w := d.CreateWorkspace(t, "big-tail")

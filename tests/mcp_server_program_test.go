@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 // started is the server, and it ends with status 0 when the client closes
 // its input.
 func TestMCPCommandBecomesTheServerProgram(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	cmd := exec.Command(harness.Bin(t, "signaltty"), "mcp")
 	cmd.Env = d.ClientEnv()
@@ -31,8 +31,7 @@ func TestMCPCommandBecomesTheServerProgram(t *testing.T) {
 	}
 	want := harness.Bin(t, "signaltty-mcp")
 	harness.Eventually(t, harness.CallTimeout, "signaltty mcp's process runs signaltty-mcp", func() (bool, string) {
-		exe, err := os.Readlink("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/exe")
-		return err == nil && exe == want, exe
+		return harness.Runs(cmd.Process.Pid, want)
 	})
 	in.Close()
 	done := make(chan error, 1)
@@ -53,6 +52,7 @@ func TestMCPCommandBecomesTheServerProgram(t *testing.T) {
 // with it fails unavailable (exit 6) and says where it looked, with
 // --json and on stderr.
 func TestCommandWithoutItsProgramFailsUnavailable(t *testing.T) {
+	t.Parallel()
 	dir := harness.TempDir(t)
 	cli := filepath.Join(dir, "signaltty")
 	b, err := os.ReadFile(harness.Bin(t, "signaltty"))

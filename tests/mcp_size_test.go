@@ -17,6 +17,7 @@ const makeLike = `i=0; while [ $i -lt 40 ]; do i=$((i+1)); echo "cc -O2 -c src/m
 // least 5× in a 200-column pane (docs/mcp.md, "Small results" has the
 // figures); <, > and & come as themselves.
 func TestMCPRunWaitOfMakeLikeOutputIsSmall(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil, "--wait-cap-ms", "20000")
 	ws := d.CreateWorkspace(t, "size")

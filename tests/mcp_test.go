@@ -150,6 +150,7 @@ func argvJSON(argv ...string) string {
 }
 
 func TestMCPRunResultsEqualTheCLIs(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil, "--wait-cap-ms", fmt.Sprint(mcpWaitCap))
 	ws := d.CreateWorkspace(t, "mcp")
@@ -230,6 +231,7 @@ func runOf(t *testing.T, m *harness.MCP, key string) string {
 }
 
 func TestMCPPaneResultsEqualTheCLIs(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil)
 	ws := d.CreateWorkspace(t, "panes")
@@ -272,6 +274,7 @@ func TestMCPPaneResultsEqualTheCLIs(t *testing.T) {
 }
 
 func TestMCPToolSchemasAreTheGeneratedOnes(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil)
 	res, err := m.Session.ListTools(t.Context(), nil)
@@ -315,6 +318,7 @@ func TestMCPToolSchemasAreTheGeneratedOnes(t *testing.T) {
 }
 
 func TestMCPRunWaitWithoutTimeoutEndsAtTheCapAsANormalResult(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil, "--wait-cap-ms", fmt.Sprint(mcpWaitCap))
 	ws := d.CreateWorkspace(t, "cap")
@@ -348,6 +352,7 @@ func TestMCPRunWaitWithoutTimeoutEndsAtTheCapAsANormalResult(t *testing.T) {
 }
 
 func TestMCPArgumentsTheSchemaRejectsAreInvalidParams(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil)
 	for _, args := range []map[string]any{
@@ -373,6 +378,7 @@ func cliRunOf(t *testing.T, d *harness.Daemon, key string) string {
 }
 
 func TestSkillPrintsTheGeneratedGuide(t *testing.T) {
+	t.Parallel()
 	d := harness.Unstarted(t)
 	r := d.CLI(t, "skill")
 	if r.Code != 0 || r.Stdout != mcpschema.Skill() {
@@ -425,6 +431,7 @@ func field(t *testing.T, r harness.ToolResult, name string) string {
 
 // The run/wait conformance cases that need no seams, each through both.
 func TestMCPRunConformanceCasesEqualTheCLIs(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	m := d.StartMCP(t, nil, "--wait-cap-ms", fmt.Sprint(mcpWaitCap))
 	ws := d.CreateWorkspace(t, "conformance")
@@ -564,6 +571,7 @@ func TestMCPRunConformanceCasesEqualTheCLIs(t *testing.T) {
 // the identical request gets the same run, reused, and the command ran once
 // (conformance case 15 through MCP).
 func TestMCPRunRepeatedAfterAnAbandonedCallIsReused(t *testing.T) {
+	t.Parallel()
 	d, hooks := harness.StartHooks(t)
 	m := d.StartMCP(t, nil)
 	ws := d.CreateWorkspace(t, "abandoned")

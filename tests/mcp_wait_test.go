@@ -56,6 +56,7 @@ type waitResult struct {
 // (at least two in 12 s, each larger than the one before), then a normal
 // result with the run as it is now.
 func TestMCPWaitOverTheCapSendsProgressAndTheRunSoFar(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	pc := &progressCounter{token: "wait-1"}
 	m := d.StartMCPClient(t, nil, pc.options(), "--wait-cap-ms", "12000")
@@ -88,6 +89,7 @@ func TestMCPWaitOverTheCapSendsProgressAndTheRunSoFar(t *testing.T) {
 // (default 20 s; 300 for the five-minute run of docs/mcp.md, "Long waits",
 // with SIGNALTTY_TEST_LONG_RUN_CAP_MS 110000 for the default cap).
 func TestMCPLongRunIsFollowedToItsEndThroughRepeatedWaits(t *testing.T) {
+	t.Parallel()
 	secs, capMs := 20, 6000
 	if v, err := strconv.Atoi(os.Getenv("SIGNALTTY_TEST_LONG_RUN_S")); err == nil && v > 0 {
 		secs = v

@@ -41,6 +41,7 @@ func (w outputWait) matchedLine(t *testing.T) string {
 // A python3 REPL driven with one send-and-wait per expression: each
 // answer comes back as the changed rows, the answer's row is the match.
 func TestOutputWaitDrivesAPythonREPL(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
@@ -73,6 +74,7 @@ func TestOutputWaitDrivesAPythonREPL(t *testing.T) {
 // A read -p prompt answered with one send-and-wait call; the CLI prints the
 // changed rows.
 func TestOutputWaitAnswersAPromptInOneCall(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "prompt")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "bash", "--norc", "--noprofile", "-c", `read -r -p "Your name? " n; echo "Hello, $n!"; exec sleep 600`)
@@ -90,6 +92,7 @@ func TestOutputWaitAnswersAPromptInOneCall(t *testing.T) {
 // A screen that stopped changing ends a quiet wait; after the baseline of
 // the wait before it, no row changed.
 func TestOutputWaitEndsOnAQuietScreen(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "quiet")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "sh", "-c", "echo one; echo two; exec sleep 600")
@@ -113,6 +116,7 @@ func TestOutputWaitEndsOnAQuietScreen(t *testing.T) {
 // The program's exit ends a wait for a match that never comes, with its
 // status and its last rows.
 func TestOutputWaitEndsWhenTheProgramExits(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "exit")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "sh", "-c", "read x; echo bye; exit 3")
@@ -131,6 +135,7 @@ func TestOutputWaitEndsWhenTheProgramExits(t *testing.T) {
 // A wait that nothing ends within its timeout is a normal reply with
 // outcome timeout (exit status 7 from the CLI).
 func TestOutputWaitTimeoutIsANormalReply(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "timeout")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "cat")
@@ -143,6 +148,7 @@ func TestOutputWaitTimeoutIsANormalReply(t *testing.T) {
 
 // Bad parameters fail with their code before anything is written.
 func TestOutputWaitBadParamsFailBeforeWriting(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "bad")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "cat")
@@ -162,6 +168,7 @@ func TestOutputWaitBadParamsFailBeforeWriting(t *testing.T) {
 // Output longer than the screen: rows that scrolled into history keep
 // their numbers, so the next wait returns only the rows its input caused.
 func TestOutputWaitReturnsOnlyNewRowsAfterScrolling(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "scroll")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "sh", "-c", `seq 1 100; read x; seq 101 130; echo end; exec sleep 600`)
@@ -180,6 +187,7 @@ func TestOutputWaitReturnsOnlyNewRowsAfterScrolling(t *testing.T) {
 // Clearing the history (ESC[3J, as clear does) starts a new epoch: every
 // row of it counts as changed.
 func TestOutputWaitAfterTheHistoryWasClearedSeesTheNewRows(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "clear")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "sh", "-c", `echo old; read x; printf '\033[H\033[2J\033[3J'; echo new; exec sleep 600`)
@@ -195,6 +203,7 @@ func TestOutputWaitAfterTheHistoryWasClearedSeesTheNewRows(t *testing.T) {
 // SendInput's reply carries the screen's baseline unless baseline is
 // false (an attached client's keystrokes); the input is written either way.
 func TestSendInputLeavesOutTheBaselineWhenAskedTo(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "keys")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "cat")

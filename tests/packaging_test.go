@@ -47,6 +47,7 @@ func mesonInstalled(t *testing.T) []string {
 // debian/signaltty.install and every line there matches something
 // (dh_missing would fail the build otherwise, or a file would be lost).
 func TestDebianInstallListIsMesons(t *testing.T) {
+	t.Parallel()
 	files := mesonInstalled(t)
 	b, err := os.ReadFile(filepath.Join(harness.ModuleRoot(t), "packaging", "debian", "signaltty.install"))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // varlinkctl: the selected members of each listed pane, and the whole
 // ListPanes records left as they were.
 func TestPaneListFieldsGivesOnlyTheNamedFieldsViaCLIAndVarlinkctl(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "fields")
 	other := d.CreateWorkspace(t, "other")

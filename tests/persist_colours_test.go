@@ -68,6 +68,7 @@ func sameStyledRow(a, b string, cols int) string {
 // are the same lines, attach draws the tombstone's screen in them, and a
 // relaunch keeps them so.
 func TestRestoredPaneKeepsItsColours(t *testing.T) {
+	t.Parallel()
 	harness.NeedTmux(t)
 	out := colouredOutput()
 	file := filepath.Join(harness.TempDir(t), "coloured.txt")

@@ -30,6 +30,7 @@ func inode(path string) uint64 {
 // tails of panes that printed are rewritten, and a line on a pane's screen
 // is in its restored rows after the daemon is killed with SIGKILL.
 func TestPaneOutputSurvivesADaemonCrash(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_SAVE_OUTPUT_INTERVAL_MS=1000"}})
 	d.CreateWorkspace(t, "w")
 	sh := d.Spawn(t, []string{"--workspace", "w", "--env", "PS1=$ "}, "bash", "--norc", "--noprofile")

@@ -76,6 +76,7 @@ func grepTree(t *testing.T, dir, s string) {
 }
 
 func TestRestartRestoresTombstones(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "proj")
 	sh := d.Spawn(t, []string{"--workspace", "proj", "--env", "PS1=$ ", "--env", "GITHUB_TOKEN=canary-gh-5150", "--env", "LANG=C.UTF-8",
@@ -186,6 +187,7 @@ func TestRestartRestoresTombstones(t *testing.T) {
 }
 
 func TestCorruptAndFutureSnapshots(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, content string }{
 		{"garbage", "{not json"},
 		{"truncated", `{"snapshot_version":1,"server":{"version":"0.1.0"},"workspaces":[{"id":"ws_1","na`},
@@ -232,6 +234,7 @@ func TestCorruptAndFutureSnapshots(t *testing.T) {
 }
 
 func TestSaveFailureKeepsRunningAndRetries(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	d.JSON(t, &struct{}{}, "save")
@@ -262,6 +265,7 @@ func TestSaveFailureKeepsRunningAndRetries(t *testing.T) {
 }
 
 func TestSnapshotListAndRestore(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "saved")
 	p := d.Spawn(t, []string{"--workspace", "saved"}, "sleep", "1000")
@@ -307,6 +311,7 @@ func TestSnapshotListAndRestore(t *testing.T) {
 // and checks every start finds the previous or the new snapshot, never a
 // corrupt or empty one.
 func TestKill9WhileSaving(t *testing.T) {
+	t.Parallel()
 	iterations := 100
 	if testing.Short() {
 		iterations = 20
@@ -315,7 +320,7 @@ func TestKill9WhileSaving(t *testing.T) {
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	prev := 0
 	for i := 0; i < iterations; i++ {
-		d := harness.Start(t, harness.Options{Dir: dir})
+		d := harness.Start(t, harness.Options{Dir: dir, WithoutRace: true})
 		st := d.Status(t)
 		p := statusPersistence(t, d)
 		if i > 0 && (p.RestoredFrom != "snapshot.json" || st.Workspaces < prev) {
@@ -326,7 +331,7 @@ func TestKill9WhileSaving(t *testing.T) {
 		d.JSON(t, &struct{}{}, "save")
 		prev++ // this one is on disk now
 		// More changes and saves in flight, then SIGKILL at a random moment.
-		cli, env := harness.Bin(t, "signaltty"), d.ClientEnv()
+		cli, env := d.CLIProgram(), d.ClientEnv()
 		busy := make(chan struct{})
 		go func() { // no t here: the daemon dies under these calls
 			defer close(busy)

@@ -54,18 +54,21 @@ func checkRemoteRun(t *testing.T, d *harness.Daemon, env []string) {
 }
 
 func TestRemoteCLIOverSSHExec(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	s := harness.StartSSHD(t, false)
 	checkRemoteRun(t, d, s.RemoteEnv(d, s.ExecAddress(t, d)))
 }
 
 func TestRemoteCLIOverSSHUnix(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	s := harness.StartSSHD(t, true)
 	checkRemoteRun(t, d, s.RemoteEnv(d, s.UnixAddress(d)))
 }
 
 func TestRemoteMCPServerOverSSH(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	s := harness.StartSSHD(t, true)
 	for i, addr := range []string{s.ExecAddress(t, d), s.UnixAddress(d)} {
@@ -89,6 +92,7 @@ func TestRemoteMCPServerOverSSH(t *testing.T) {
 }
 
 func TestRemoteSSHFailureIsUnavailableTransport(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	s := harness.StartSSHD(t, false)
 	for _, addr := range []string{
@@ -108,6 +112,7 @@ func TestRemoteSSHFailureIsUnavailableTransport(t *testing.T) {
 }
 
 func TestVarlinkctlReachesTheBridgeOverSSHExec(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	s := harness.StartSSHD(t, false)
 	env := append(d.ClientEnv(), s.SSHEnv...)
@@ -118,6 +123,7 @@ func TestVarlinkctlReachesTheBridgeOverSSHExec(t *testing.T) {
 }
 
 func TestRemoteSSHUnixWithAnOldClientIsUnavailableTransport(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	dir := harness.TempDir(t)
 	old := dir + "/ssh"
@@ -135,6 +141,7 @@ func TestRemoteSSHUnixWithAnOldClientIsUnavailableTransport(t *testing.T) {
 // Attach through ssh-unix: (docs/remote.md): the attached client shows the
 // remote pane, typed keys reach it, the detach key leaves it running.
 func TestRemoteAttachOverSSHUnix(t *testing.T) {
+	t.Parallel()
 	harness.NeedTmux(t)
 	d := harness.Start(t)
 	s := harness.StartSSHD(t, true)

@@ -14,6 +14,7 @@ import (
 // unknown, never expired, and status and doctor count only the runs that
 // started. An id whose run started and was evicted reads as expired.
 func TestFailedRunStartsLeaveUnknownIDsAndAreNotCounted(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "runs")
 	cli := harness.CLIOf(d)

@@ -14,6 +14,7 @@ import (
 // Run keys and records end with every daemon: a client naming the source it
 // got them from must not reach another daemon's run.
 func TestRunSourceGuardOnEveryVerb(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "src")
 	var st struct {
@@ -37,6 +38,7 @@ func TestRunSourceGuardOnEveryVerb(t *testing.T) {
 // naming another run, and new runs get ids above every earlier one
 // (docs/run-wait.md, "Run ids and source").
 func TestRunIDsNeverRepeatAfterKill9(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "ids")
 	earlier := map[string]bool{}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRunTabsNeverBecomeActiveAndAreMarked(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "tabs")
 	user := d.Spawn(t, []string{"--workspace", "tabs"}, "sleep", "100")
@@ -49,6 +50,7 @@ func TestRunTabsNeverBecomeActiveAndAreMarked(t *testing.T) {
 // With run.remove_panes on, a run's exited pane goes with its evicted
 // record, and the run tab it empties with it; the user's tab stays.
 func TestRunPanesRemovedWithTheirRecords(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "tidy")
 	user := d.Spawn(t, []string{"--workspace", "tidy"}, "sleep", "100")

@@ -38,6 +38,7 @@ func (r settingsReply) origin(name string) string {
 }
 
 func TestSettingsSurviveRestartAndEnvironmentOverrides(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	file := filepath.Join(d.Home, ".config", "signaltty", "settings.conf")
 	var cfg settingsReply

@@ -76,6 +76,7 @@ func restoreSnapshot(t *testing.T, d *harness.Daemon, name string) restoreReply 
 // the rows they had, in their capture, their history tail and above the
 // output of a relaunch.
 func TestSnapshotRestoreKeepsRowsBothWays(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "first")
 	p1 := d.Spawn(t, []string{"--workspace", "first"}, "sh", "-c", "echo first-row-one; echo first-row-two")
@@ -115,6 +116,7 @@ func TestSnapshotRestoreKeepsRowsBothWays(t *testing.T) {
 // Restoring a copy that kept no rows (one older than the newest copies that
 // keep them) rebuilds its panes without rows and says so.
 func TestSnapshotRestoreOfACopyWithoutRowsSaysSo(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	p := d.Spawn(t, []string{"--workspace", "w"}, "sh", "-c", "echo only-row")
@@ -140,6 +142,7 @@ func TestSnapshotRestoreOfACopyWithoutRowsSaysSo(t *testing.T) {
 // doctor tells a restore at start from one made while running: when, from
 // which copy, and where the state it replaced is kept.
 func TestDoctorTellsARuntimeRestoreFromTheStartOne(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	d.CreateWorkspace(t, "w")
 	d.JSON(t, &struct{}{}, "save")

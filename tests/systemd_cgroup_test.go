@@ -118,6 +118,7 @@ func escapeScript(file, rest string) string {
 }
 
 func TestPaneCgroupsUnderAUserManager(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManager(t)
 	cg := managerCgroups(t, m)
 	if cg.Mode != "delegated" {
@@ -260,6 +261,7 @@ func TestPaneCgroupsUnderAUserManager(t *testing.T) {
 // TestCgroupsOffWithoutSystemd: a daemon started by hand works as before
 // and says why panes share its cgroup.
 func TestCgroupsOffWithoutSystemd(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	var st struct {
 		Status struct {

@@ -20,6 +20,7 @@ func busctl(t *testing.T, m *harness.UserManager, address string, args ...string
 }
 
 func TestDBusNameActivatedAndFollowed(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/bin/busctl"); err != nil {
 		t.Skip("needs busctl (systemd)")
 	}
@@ -124,6 +125,7 @@ func waitSignal(t *testing.T, sigs <-chan *dbus.Signal, what string, match func(
 // neither on a session bus (which refuses its connection) nor on a bus
 // that lets it connect (signalttyd refuses the call).
 func TestDBusOtherUsersRefused(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/bin/setpriv"); err != nil {
 		t.Skip("needs setpriv (util-linux)")
 	}
@@ -163,6 +165,7 @@ func (n *notifications) Notify(app string, replaces uint32, icon, summary, body 
 // run that fails is shown through org.freedesktop.Notifications (here a
 // recording service on the private bus); one that succeeds is not.
 func TestDesktopNotificationOfAFailedRun(t *testing.T) {
+	t.Parallel()
 	dir := harness.TempDir(t)
 	bus := harness.PrepareSessionBus(t, dir, false)
 	m := harness.StartUserManagerIn(t, dir)

@@ -21,6 +21,7 @@ import (
 // outside the manager. Only a unit the manager does not know means "no
 // user manager".
 func TestUnloadableSocketUnitIsAClearErrorNotAnUnmanagedDaemon(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		set  func(t *testing.T, m *harness.UserManager)
@@ -73,6 +74,7 @@ func TestUnloadableSocketUnitIsAClearErrorNotAnUnmanagedDaemon(t *testing.T) {
 // to reset it, instead of starting the socket again into a lost
 // connection. After the reset the next call reaches a daemon.
 func TestTrippedStartLimitIsNamedWithItsReset(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManager(t)
 	// A small, slow limit: 3 starts within 5 minutes, whatever the load.
 	dropIn := filepath.Join(m.Units, "signaltty.service.d")
@@ -142,6 +144,7 @@ func TestTrippedStartLimitIsNamedWithItsReset(t *testing.T) {
 // main process restarts the service by itself (Restart=on-failure), with
 // no client call in between.
 func TestKilledDaemonIsStartedAgainByTheManager(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManager(t)
 	if r := m.CLI(t, "status"); r.Code != 0 {
 		t.Fatalf("status:\n%s", r)
@@ -169,6 +172,7 @@ func TestKilledDaemonIsStartedAgainByTheManager(t *testing.T) {
 // the goroutine dump of SIGQUIT, as of a panic) reaches the journal at
 // priority err, while the daemon's info lines stay info.
 func TestCrashDumpIsAnErrorInTheJournal(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManagerIn(t, harness.TempDir(t), harness.WithJournal)
 	// The dump is the crash itself: no restart to wait for.
 	dropIn := filepath.Join(m.Units, "signaltty.service.d")
@@ -196,6 +200,7 @@ func TestCrashDumpIsAnErrorInTheJournal(t *testing.T) {
 // TestNoSessionBusIsLogged: a daemon under a user manager without a session
 // bus says in its log and in doctor that it is not on D-Bus and why.
 func TestNoSessionBusIsLogged(t *testing.T) {
+	t.Parallel()
 	// Where dbus-user-session is installed, the manager would start its
 	// dbus.socket: masked here, in the manager's own directory.
 	dir := harness.TempDir(t)

@@ -13,6 +13,7 @@ import (
 // live panes or runs exits cleanly; the socket stays and the next CLI call
 // starts it again (docs/systemd.md, "Idle exit").
 func TestIdleExitOfASocketActivatedDaemon(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManager(t)
 	dropIn := filepath.Join(m.Units, "signaltty.service.d")
 	if err := os.MkdirAll(dropIn, 0o755); err != nil {

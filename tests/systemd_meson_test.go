@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +18,7 @@ import (
 // user would: `systemctl --user enable --now signaltty.socket`, a CLI call
 // that activates the installed daemon, and a D-Bus call.
 func TestMesonInstallUnderAUserManager(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/bin/meson"); err != nil {
 		t.Skip("needs meson (Debian package meson)")
 	}
@@ -60,7 +60,7 @@ func TestMesonInstallUnderAUserManager(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stdout, `"socket_activated":true`) {
 		t.Fatalf("the installed CLI's first call must activate the installed daemon:\n%s", r)
 	}
-	if exe, _ := os.Readlink("/proc/" + strconv.Itoa(m.MainPID(t)) + "/exe"); exe != filepath.Join(prefix, "bin", "signalttyd") {
+	if ok, exe := harness.Runs(m.MainPID(t), filepath.Join(prefix, "bin", "signalttyd")); !ok {
 		t.Fatalf("signaltty.service runs %s, want the installed signalttyd", exe)
 	}
 	// `signaltty attach --tab` runs the tab view meson installed there too:
@@ -91,6 +91,7 @@ func TestMesonInstallUnderAUserManager(t *testing.T) {
 // manager's search path ($XDG_DATA_HOME/systemd/user), not into
 // ~/.local/lib/systemd/user, which no user manager reads.
 func TestMesonHomePrefixInstallsUnitsWhereTheUserManagerLooks(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/bin/meson"); err != nil {
 		t.Skip("needs meson (Debian package meson)")
 	}

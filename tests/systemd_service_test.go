@@ -13,6 +13,7 @@ import (
 // leaves no pane process, and the next start restores the panes as
 // tombstones.
 func TestServiceUnderAUserManager(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManager(t)
 	var ws struct {
 		Workspace struct {

@@ -16,6 +16,7 @@ import (
 // wedged through the test hook, systemd kills it and starts it again
 // (Restart=on-failure covers it), and the CLI reaches the new one.
 func TestWatchdogRestartsAWedgedDaemon(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManager(t)
 	hooks := harness.TempDir(t)
 	dropIn := filepath.Join(m.Units, "signaltty.service.d")

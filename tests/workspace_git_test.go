@@ -132,6 +132,7 @@ func listWs(t *testing.T, d *harness.Daemon) map[string]gitWorkspace {
 }
 
 func TestWorkspaceGitStateOfCheckouts(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	repo := makeRepo(t)
 	head := gitIn(t, repo, "rev-parse", "HEAD")
@@ -193,6 +194,7 @@ func TestWorkspaceGitStateOfCheckouts(t *testing.T) {
 }
 
 func TestWorkspaceWithoutGitProgramHasNoGitState(t *testing.T) {
+	t.Parallel()
 	repo := makeRepo(t)
 	noGit := harness.TempDir(t) // an empty PATH directory: no git to be found
 	d := harness.Start(t, harness.Options{Env: []string{"PATH=" + noGit}})
@@ -207,6 +209,7 @@ func TestWorkspaceWithoutGitProgramHasNoGitState(t *testing.T) {
 }
 
 func TestWorktreeWorkspaceForNewAndExistingBranch(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	repo := makeRepo(t)
 	first := gitIn(t, repo, "rev-parse", "HEAD")
@@ -251,6 +254,7 @@ func TestWorktreeWorkspaceForNewAndExistingBranch(t *testing.T) {
 }
 
 func TestWorktreeRootIsConfigurable(t *testing.T) {
+	t.Parallel()
 	root := harness.TempDir(t)
 	d := harness.Start(t, harness.Options{Env: []string{"SIGNALTTY_WORKTREE_ROOT=" + root}})
 	repo := makeRepo(t)
@@ -261,6 +265,7 @@ func TestWorktreeRootIsConfigurable(t *testing.T) {
 }
 
 func TestWorktreeErrorsLeaveNothingBehind(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	repo := makeRepo(t)
 	gitIn(t, repo, "branch", "taken")
@@ -307,6 +312,7 @@ func TestWorktreeErrorsLeaveNothingBehind(t *testing.T) {
 }
 
 func TestRemovingWorkspaceKeepsWorktree(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	repo := makeRepo(t)
 	w, p := createWs(t, d, "--worktree", "keep", "--repo", repo, "--", "sleep", "100")
@@ -355,6 +361,7 @@ func TestRemovingWorkspaceKeepsWorktree(t *testing.T) {
 }
 
 func TestRestartRecoversWorktreeAssociation(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	repo := makeRepo(t)
 	kept, _ := createWs(t, d, "--worktree", "kept", "--repo", repo, "--", "sleep", "100")
@@ -435,6 +442,7 @@ func TestRestartRecoversWorktreeAssociation(t *testing.T) {
 // TestThreeAgentsInThreeWorktrees is the new user's path: one command per
 // agent, each in its own worktree of one repository.
 func TestThreeAgentsInThreeWorktrees(t *testing.T) {
+	t.Parallel()
 	d := harness.Start(t)
 	repo := makeRepo(t)
 	agent := `echo "agent on $(git branch --show-current) in $(basename "$(pwd)")"; exec sleep 100`

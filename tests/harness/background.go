@@ -65,7 +65,7 @@ func StartBackground(t testing.TB, env []string, name string, args ...string) *B
 // BackgroundCLI runs `signaltty --json args…` in the background.
 func (d *Daemon) BackgroundCLI(t testing.TB, args ...string) *Background {
 	t.Helper()
-	p := StartBackground(t, d.ClientEnv(), Bin(t, "signaltty"), append([]string{"--json"}, args...)...)
+	p := StartBackground(t, d.ClientEnv(), d.cli, append([]string{"--json"}, args...)...)
 	p.Via = "cli"
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -20,6 +21,17 @@ const module = "github.com/signaltty/signaltty"
 // by Main.
 var binDir string
 
+// plainDir holds signalttyd and signaltty built without the race
+// detector, for Options.WithoutRace: binDir when SIGNALTTY_TEST_RACE is not
+// 1, SIGNALTTY_TEST_PLAIN_BIN=DIR (tests/run builds both), or else a
+// directory they are built into on first use (plainBuild, removed by Main).
+var (
+	plainOnce  sync.Once
+	plainDir   string
+	plainErr   error
+	plainBuild string
+)
+
 // Main builds the programs into a temporary directory, runs the tests and
 // removes the directory. A build failure fails the whole test binary with
 // the compiler's output (it never skips).
@@ -28,12 +40,28 @@ var binDir string
 // SIGNALTTY_TEST_BIN=DIR uses the four programs already built in DIR
 // instead (tests/run builds them once for all its steps; DIR must hold
 // the build SIGNALTTY_TEST_RACE asks for); DIR is left in place.
+// SIGNALTTY_TEST_PLAIN_BIN=DIR holds signalttyd and signaltty built
+// without -race, for the tests that ask for them (Options.WithoutRace).
 func Main(m *testing.M) {
-	os.Exit(mainCode(m))
+	code := mainCode(m)
+	if plainBuild != "" {
+		os.RemoveAll(plainBuild)
+	}
+	os.Exit(code)
 }
 
 func mainCode(m *testing.M) int {
 	flag.Parse() // for testing.Verbose and testing.Short
+	if dir := os.Getenv("SIGNALTTY_TEST_PLAIN_BIN"); dir != "" {
+		for _, b := range []string{"signalttyd", "signaltty"} {
+			if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+				fmt.Fprintln(os.Stderr, "harness: SIGNALTTY_TEST_PLAIN_BIN:", err)
+				return 1
+			}
+		}
+		plainDir = dir
+		plainOnce.Do(func() {})
+	}
 	if dir := os.Getenv("SIGNALTTY_TEST_BIN"); dir != "" {
 		for _, b := range []string{"signalttyd", "signaltty", "signaltty-mcp", "signaltty-attach"} {
 			if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
@@ -63,32 +91,65 @@ func mainCode(m *testing.M) int {
 }
 
 func build(dir string) error {
+	progs := []string{"signalttyd", "signaltty", "signaltty-mcp", "signaltty-attach"}
+	return buildPrograms(dir, os.Getenv("SIGNALTTY_TEST_RACE") == "1", progs...)
+}
+
+// buildPrograms builds the named programs of cmd/ into dir, with the race
+// detector when race is set.
+func buildPrograms(dir string, race bool, progs ...string) error {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	args := []string{"build", "-o", dir + string(os.PathSeparator)}
-	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
+	if race {
 		args = append(args, "-race")
 	}
-	args = append(args, module+"/cmd/signalttyd", module+"/cmd/signaltty", module+"/cmd/signaltty-mcp", module+"/cmd/signaltty-attach")
+	for _, p := range progs {
+		args = append(args, module+"/cmd/"+p)
+	}
 	cmd := exec.Command(goBin, args...)
 	// Static, as meson.build builds them (no dynamic loader at every CLI
 	// start), except with the race detector, which needs cgo.
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if os.Getenv("SIGNALTTY_TEST_RACE") == "1" {
+	if race {
 		cmd.Env = append(cmd.Env, "CGO_ENABLED=1")
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", goBin, strings.Join(args, " "), err, out)
 	}
-	for _, b := range []string{"signalttyd", "signaltty", "signaltty-mcp", "signaltty-attach"} {
+	for _, b := range progs {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// plainProgram returns the path of signalttyd or signaltty built without
+// the race detector (see plainDir); a build failure fails t.
+func plainProgram(t testing.TB, name string) string {
+	t.Helper()
+	if os.Getenv("SIGNALTTY_TEST_RACE") != "1" {
+		return Bin(t, name)
+	}
+	plainOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "signaltty-e2e-plain-")
+		if err != nil {
+			plainErr = err
+			return
+		}
+		plainBuild = dir
+		if plainErr = buildPrograms(dir, false, "signalttyd", "signaltty"); plainErr == nil {
+			plainDir = dir
+		}
+	})
+	if plainErr != nil {
+		t.Fatalf("harness: building signalttyd and signaltty without -race: %v", plainErr)
+	}
+	return filepath.Join(plainDir, name)
 }
 
 // Bin returns the path of a built program ("signalttyd", "signaltty" or

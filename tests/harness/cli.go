@@ -69,7 +69,7 @@ func RunTimeout(t testing.TB, timeout time.Duration, env []string, name string, 
 // CLI runs signaltty with args against the daemon (SIGNALTTY_NO_AUTOSTART=1).
 func (d *Daemon) CLI(t testing.TB, args ...string) Result {
 	t.Helper()
-	r := Run(t, d.ClientEnv(), Bin(t, "signaltty"), args...)
+	r := Run(t, d.ClientEnv(), d.cli, args...)
 	d.record("signaltty %s → exit %d stdout=%q stderr=%q", quoteArgs(args), r.Code, clip(r.Stdout), clip(r.Stderr))
 	return r
 }

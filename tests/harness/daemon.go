@@ -35,6 +35,13 @@ type Options struct {
 	// Dir is the daemon's private directory (runtime, state, home); a new
 	// temporary one when empty. Two daemons given the same Dir use the same socket.
 	Dir string
+	// WithoutRace runs a signalttyd, and has the CLI calls made through
+	// this Daemon run a signaltty, built without the race detector, even
+	// with SIGNALTTY_TEST_RACE=1: for tests of the daemon's resident size
+	// (the detector's shadow memory is never handed back), of volumes and
+	// of loops of hundreds of starts that the detector makes take minutes
+	// on a loaded machine.
+	WithoutRace bool
 }
 
 // Daemon is one running signalttyd with a private runtime directory,
@@ -45,6 +52,8 @@ type Daemon struct {
 	Address string // "unix:" + Socket
 	Home    string
 
+	bin     string // the signalttyd it runs
+	cli     string // the signaltty its CLI calls run (CLIProgram)
 	cmd     *exec.Cmd
 	stderr  *syncBuffer
 	done    chan struct{} // closed when the process was waited for
@@ -81,7 +90,10 @@ func prepare(t testing.TB, o Options) *Daemon {
 	if dir == "" {
 		dir = TempDir(t)
 	}
-	d := &Daemon{Dir: dir, stderr: &syncBuffer{}, extraEnv: o.Env}
+	d := &Daemon{Dir: dir, stderr: &syncBuffer{}, extraEnv: o.Env, bin: Bin(t, "signalttyd"), cli: Bin(t, "signaltty")}
+	if o.WithoutRace {
+		d.bin, d.cli = plainProgram(t, "signalttyd"), plainProgram(t, "signaltty")
+	}
 	d.Socket = filepath.Join(dir, "run", "signaltty", "dev.signaltty")
 	if len(d.Socket) >= 108 {
 		t.Fatalf("harness: socket path %q is too long for a unix socket", d.Socket)
@@ -162,9 +174,13 @@ func (d *Daemon) ClientEnv() []string {
 	)
 }
 
+// CLIProgram is the path of the signaltty that d's CLI calls run (built
+// without -race for Options.WithoutRace).
+func (d *Daemon) CLIProgram() string { return d.cli }
+
 func (d *Daemon) launch(t testing.TB) {
 	t.Helper()
-	cmd := exec.Command(Bin(t, "signalttyd"))
+	cmd := exec.Command(d.bin)
 	cmd.Env = d.DaemonEnv()
 	cmd.Dir = d.Home
 	cmd.Stdout = d.stderr
