@@ -12,7 +12,8 @@
 #   1. as root: the set-up block of README.md ("As root"), then ./tests/run,
 #   2. as a user (uid 1000 without sudo, added inside the copy only): the
 #      block again by root (the packages are installed by root), then
-#      ./tests/run as the user.
+#      ./tests/run as the user, with the runtime directory /run/user/1000
+#      that logind makes at a login.
 # It fails when a run fails, or when the user's run skipped a test that the
 # root run did not skip for any reason other than needing root (so the
 # user's reduced set is exactly the root-only tests, which its summary
@@ -119,20 +120,29 @@ go version || exit 1
 [ -z "$setup_only" ] || exit 0
 ./tests/run "\$@"
 USER
+  # The runtime directory logind makes for a user's login (pam_systemd),
+  # and the XDG_RUNTIME_DIR it sets.
+  install -d -m 0700 -o tester -g tester /run/user/1000
   setpriv --reuid=tester --regid=tester --init-groups env -i HOME=/home/tester USER=tester LOGNAME=tester \
-    PATH="\$PATH" LANG=C.UTF-8 TERM=dumb SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips \
+    XDG_RUNTIME_DIR=/run/user/1000 PATH="\$PATH" LANG=C.UTF-8 TERM=dumb SIGNALTTY_TEST_SKIPS=/src/signaltty/.fresh-skips \
     bash /run-user.sh ${args[*]@Q}
 fi
 INNER
   echo "fresh-machine.sh: run as $who in $R (log: $OUT/$who.log)"
   # A private mount and PID namespace: the proc, dev, sys and tmp mounts, and
   # every process the run leaves, end with it (--kill-child: also when
-  # unshare itself is ended, as the trap below does).
+  # unshare itself is ended, as the trap below does). The copy becomes the
+  # namespace's root file system (bound onto itself, then pivot_root), as
+  # on a machine, not a chroot: the harness's `unshare --propagation
+  # private` (a private user manager, a private logind) fails with EINVAL
+  # where / is not a mount point, and the kernel refuses a new user
+  # namespace (Codex's bubblewrap sandbox) to a chrooted process.
   unshare --mount --propagation private --pid --fork --kill-child sh -c '
     R=$1
-    mount -n -t proc proc "$R/proc" && mount -n --rbind /dev "$R/dev" && mount -n --rbind /sys "$R/sys" &&
+    mount -n --bind "$R" "$R" && mount -n -t proc proc "$R/proc" && mount -n --rbind /dev "$R/dev" && mount -n --rbind /sys "$R/sys" &&
     mount -n -t tmpfs -o mode=755 tmpfs "$R/run" && mount -n -t tmpfs -o mode=1777 tmpfs "$R/tmp" || exit 1
-    exec chroot "$R" env -i TERM=dumb bash /run-inside.sh' sh "$R" >"$OUT/$who.log" 2>&1 </dev/null &
+    cd "$R" && mkdir -p .host && pivot_root . .host && cd / && umount -n -l /.host && rmdir /.host || exit 1
+    exec env -i TERM=dumb bash /run-inside.sh' sh "$R" >"$OUT/$who.log" 2>&1 </dev/null &
   inner=$!
   wait "$inner"
   local rc=$?

@@ -40,10 +40,12 @@ func run(t *testing.T, d *harness.Daemon, pane, cmdline, want string) harness.Ca
 // ws returns the spawn target flags for a new tab in workspace w.
 func ws(w harness.Workspace) []string { return []string{"--workspace", w.ID} }
 
-// sleeper spawns `sleep 100` in a new tab of w.
+// sleeper spawns `sleep 100000` in a new tab of w: a pane that stays live
+// for as long as any test runs (a loaded machine took over 100 s through
+// the bad-input cases); the daemon's stop ends it with the test.
 func sleeper(t *testing.T, d *harness.Daemon, w harness.Workspace) harness.Pane {
 	t.Helper()
-	return d.Spawn(t, ws(w), "sleep", "100")
+	return d.Spawn(t, ws(w), "sleep", "100000")
 }
 
 // checkGone requires every pid to be gone right now (the daemon replies to

@@ -103,10 +103,11 @@ func TestLogindShutdownSavesLivePanes(t *testing.T) {
 		t.Fatalf("PrepareForShutdown signals %+v, want true then false", watch.Events())
 	}
 	// logind goes on (StartUnit, refused, then false) as soon as the last
-	// delay inhibitor is closed, or when its delay runs out.
+	// delay inhibitor is closed, or when its delay runs out: a gap as long
+	// as the delay, or logind's own word, says it had to wait it out.
 	gap := end.At.Sub(start.At)
 	t.Logf("PrepareForShutdown(true) -> (false): %v (logind's delay %d s)", gap, l.Delay)
-	if gap >= time.Duration(l.Delay)*time.Second/2 || strings.Contains(l.Log(), "inhibitor timeout is reached") {
+	if gap >= time.Duration(l.Delay)*time.Second || strings.Contains(l.Log(), "inhibitor timeout is reached") {
 		t.Errorf("logind waited %v for the daemon (delay %d s); logind.log:\n%s", gap, l.Delay, l.Log())
 	}
 	if code := d.WaitExit(t, harness.StopTimeout); code != 0 {
@@ -238,14 +239,12 @@ func TestLogindRestartRetakesInhibitor(t *testing.T) {
 	d.WaitLogind(t, harness.PollTimeout, "the monitor notices logind left", func(s harness.LogindReport) bool {
 		return s.State == "backoff" && !s.Holding && s.LastError != nil && strings.Contains(*s.LastError, "left the system bus")
 	})
-	restarted := time.Now()
 	l.Start(t, false)
 	l.WaitInhibitor(t, d.Pid(), harness.PollTimeout)
-	took := time.Since(restarted)
-	t.Logf("inhibitor held again %v after logind was started again", took)
-	if took > 3*time.Second { // the first retry is due after 1 s; the name's reappearance is quicker
-		t.Errorf("the inhibitor was taken again only after %v", took)
-	}
+	// Taken on the name's reappearance, not by a retry that happened to
+	// come after it (the monitor logs this only when the new owner's
+	// NameOwnerChanged finds no inhibitor taken from it yet).
+	lgLogHas(t, d, "logind appeared on the bus; taking the inhibitor again")
 	after := d.WaitLogind(t, harness.PollTimeout, "holding again", func(s harness.LogindReport) bool { return s.Holding })
 	if after.Inhibits != before.Inhibits+1 || after.Owner == nil || before.Owner == nil || *after.Owner == *before.Owner {
 		t.Errorf("status before %+v, after %+v: want one more inhibitor from a new owner", before, after)
@@ -320,11 +319,13 @@ func TestLogindInhibitRefused(t *testing.T) {
 	if err != nil || time.Until(next) > 70*time.Second {
 		t.Errorf("next_retry_at %q: %v", *st.NextRetryAt, err)
 	}
-	r := d.CLI(t, "doctor")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "logind shutdown monitor: backoff") || !strings.Contains(r.Stdout, "AccessDenied") ||
-		!strings.Contains(r.Stdout, "! ") {
-		t.Errorf("doctor in backoff:\n%s", r)
-	}
+	// The monitor goes on retrying (connecting, then backoff again, each
+	// wait longer): a loaded machine's doctor can land on a retry.
+	harness.Eventually(t, harness.PollTimeout, "doctor in backoff", func() (bool, string) {
+		r := d.CLI(t, "doctor")
+		return r.Code == 0 && strings.Contains(r.Stdout, "logind shutdown monitor: backoff") && strings.Contains(r.Stdout, "AccessDenied") &&
+			strings.Contains(r.Stdout, "! "), r.String()
+	})
 	harness.Eventually(t, 3*harness.PollTimeout, "three refused Inhibit calls", func() (bool, string) {
 		return len(f.InhibitCalls()) >= 3, fmt.Sprint(f.InhibitCalls())
 	})
@@ -344,7 +345,7 @@ func TestLogindInhibitRefused(t *testing.T) {
 	if !st.Holding || st.Inhibits != 1 || st.InhibitDelayMs == nil || *st.InhibitDelayMs != 5000 {
 		t.Errorf("status after acceptance: %+v", st)
 	}
-	r = d.CLI(t, "doctor")
+	r := d.CLI(t, "doctor")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "logind shutdown monitor: holding") {
 		t.Errorf("doctor while holding:\n%s", r)
 	}
@@ -432,7 +433,7 @@ func TestLogindSaveFailureStillReleases(t *testing.T) {
 	end := watch.Wait(t, 2, time.Duration(l.Delay)*time.Second+harness.PollTimeout)
 	gap := end.At.Sub(start.At)
 	t.Logf("PrepareForShutdown(true) -> (false) with a failing save: %v", gap)
-	if gap >= time.Duration(l.Delay)*time.Second/2 || strings.Contains(l.Log(), "inhibitor timeout is reached") {
+	if gap >= time.Duration(l.Delay)*time.Second || strings.Contains(l.Log(), "inhibitor timeout is reached") {
 		t.Errorf("logind waited %v; logind.log:\n%s", gap, l.Log())
 	}
 	if code := d.WaitExit(t, harness.StopTimeout); code != 0 {
@@ -703,12 +704,14 @@ func lgStatFD(pid, n int) (lgFileID, bool) {
 }
 
 // lgInhibitorFDs returns the daemon's descriptors of the inhibitor FIFOs
-// logind holds open (/run/systemd/inhibit/<id>.ref in its namespace).
+// logind holds open (/run/systemd/inhibit/<id>.ref in its namespace; the
+// link names it from that namespace's root, which under a chroot such as
+// tests/fresh-machine.sh's is not this process's: matched as a part).
 func lgInhibitorFDs(t *testing.T, daemon, logind int) map[int]lgFileID {
 	t.Helper()
 	refs := map[lgFileID]bool{}
 	for n, target := range harness.FDs(t, logind) {
-		if strings.HasPrefix(target, "/run/systemd/inhibit/") && strings.HasSuffix(target, ".ref") {
+		if isInhibitorRef(target) {
 			if id, ok := lgStatFD(logind, n); ok {
 				refs[id] = true
 			}
@@ -723,13 +726,20 @@ func lgInhibitorFDs(t *testing.T, daemon, logind int) map[int]lgFileID {
 	return out
 }
 
+// isInhibitorRef reports whether a descriptor's link names a logind
+// inhibitor FIFO (…/run/systemd/inhibit/<id>.ref, " (deleted)" once logind
+// removed it).
+func isInhibitorRef(target string) bool {
+	return strings.Contains(target, "/run/systemd/inhibit/") && strings.Contains(target, ".ref")
+}
+
 // lgRefFDs counts the daemon's descriptors that look like logind inhibitor
 // FIFOs, of any logind.
 func lgRefFDs(t *testing.T, pid int) int {
 	t.Helper()
 	n := 0
 	for _, target := range harness.FDs(t, pid) {
-		if strings.Contains(target, "/run/systemd/inhibit/") && strings.Contains(target, ".ref") {
+		if isInhibitorRef(target) {
 			n++
 		}
 	}

@@ -40,7 +40,7 @@ func TestRunActiveLimit(t *testing.T) {
 			keys := make([]string, n)
 			for j := range procs {
 				keys[j] = fmt.Sprintf("lim-%s-%02d", round, j)
-				spec := harness.ShellSpec(keys[j], ws, "echo "+keys[j]+"; "+harness.Mark(dir, keys[j])+"; exec sleep 30")
+				spec := harness.ShellSpec(keys[j], ws, "echo "+keys[j]+"; "+harness.Mark(dir, keys[j])+"; exec sleep 100000")
 				procs[j] = tr.BackgroundStart(t, spec)
 			}
 			var ok []harness.RunStart
@@ -104,7 +104,7 @@ func TestRunActiveLimit(t *testing.T) {
 				}
 			}
 			if refused != "" && len(ok) > 0 {
-				spec := harness.ShellSpec(refused, ws, "echo "+refused+"; "+harness.Mark(dir, refused)+"; exec sleep 30")
+				spec := harness.ShellSpec(refused, ws, "echo "+refused+"; "+harness.Mark(dir, refused)+"; exec sleep 100000")
 				harness.WantError(t, tr.Start(t, spec), "unavailable.run_limit", nil)
 				r := tr.Cancel(t, ok[0].Run, "", harness.Ptr(200))
 				if r.Err != nil {

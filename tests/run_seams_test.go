@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/signaltty/signaltty/tests/harness"
 )
@@ -25,11 +24,9 @@ func TestRunProductionDaemonHasNoTestSeams(t *testing.T) {
 		for _, phase := range []string{"before", "after"} {
 			harness.Touch(t, filepath.Join(hooks, "barrier-"+phase+"-"+key))
 		}
-		start := time.Now()
+		// A daemon that honoured the barriers would hold this start until
+		// they are gone (never): the reached- files say which it stopped at.
 		st := tr.MustStart(t, harness.ShellSpec(key, ws, "exec sleep 100"))
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("the start took %v", took)
-		}
 		for _, phase := range []string{"before", "after"} {
 			if harness.Exists(filepath.Join(hooks, "reached-"+phase+"-"+key)) {
 				t.Errorf("the production daemon reached a test barrier (%s)", phase)

@@ -156,25 +156,29 @@ func (w *world) reset(t *testing.T) {
 // TestAutostartAndSocketActivationAgree runs every ordered pair of steps
 // (unit start/stop/restart, SIGKILL of the daemon, a hand-started daemon,
 // CLI calls) and checks after each step that the CLI reaches exactly one
-// daemon or fails at once naming the daemon in the way.
+// daemon or fails at once naming the daemon in the way. The pairs that
+// begin with one step are a subtest with a user manager of its own, in
+// parallel with the others.
 func TestAutostartAndSocketActivationAgree(t *testing.T) {
-	m := harness.StartUserManager(t)
-	w := &world{m: m}
-	var slowest time.Duration
-	steps := autostartSteps
-	for _, a := range steps {
-		for _, b := range steps {
-			if testing.Short() && a.name > b.name {
-				continue
+	t.Parallel()
+	for _, a := range autostartSteps {
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			w := &world{m: harness.StartUserManager(t)}
+			var slowest time.Duration
+			for _, b := range autostartSteps {
+				if testing.Short() && a.name > b.name {
+					continue
+				}
+				w.reset(t)
+				a.do(t, w)
+				checkOneDaemon(t, w, a.name, &slowest)
+				b.do(t, w)
+				checkOneDaemon(t, w, a.name+", then "+b.name, &slowest)
 			}
-			w.reset(t)
-			a.do(t, w)
-			checkOneDaemon(t, w, a.name, &slowest)
-			b.do(t, w)
-			checkOneDaemon(t, w, a.name+", then "+b.name, &slowest)
-		}
+			t.Logf("slowest CLI call after a step: %v", slowest)
+		})
 	}
-	t.Logf("slowest CLI call after a step: %v", slowest)
 }
 
 // TestUnmanagedDaemonKeepsTheSocketUnitsPath is the case first found: a
@@ -183,6 +187,7 @@ func TestAutostartAndSocketActivationAgree(t *testing.T) {
 // not remove the socket unit's file, and the CLI must name the daemon in
 // the way instead of hanging.
 func TestUnmanagedDaemonKeepsTheSocketUnitsPath(t *testing.T) {
+	t.Parallel()
 	m := harness.StartUserManager(t)
 	w := &world{m: m}
 	w.unmanaged = m.StartUnmanaged(t)

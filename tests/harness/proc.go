@@ -177,3 +177,19 @@ func DaemonsFor(address string) []int {
 	}
 	return out
 }
+
+// Runs reports whether process pid runs the program at path, and the path
+// /proc/<pid>/exe names (for messages). It compares the files, not the
+// names: a process in another mount namespace under a chroot (a private
+// user manager inside tests/fresh-machine.sh's root) has an exe link that
+// names its file from that namespace's root.
+func Runs(pid int, path string) (bool, string) {
+	link := fmt.Sprintf("/proc/%d/exe", pid)
+	name, _ := os.Readlink(link)
+	got, err := os.Stat(link)
+	if err != nil {
+		return false, name
+	}
+	want, err := os.Stat(path)
+	return err == nil && os.SameFile(got, want), name
+}

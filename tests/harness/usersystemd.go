@@ -220,7 +220,7 @@ func (m *UserManager) Daemons() []int {
 		if err != nil {
 			continue
 		}
-		if p, err := os.Readlink("/proc/" + e.Name() + "/exe"); err != nil || p != exe {
+		if ok, _ := Runs(pid, exe); !ok {
 			continue
 		}
 		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
