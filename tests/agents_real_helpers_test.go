@@ -20,19 +20,24 @@ import (
 // 127.0.0.1. Each test has its own daemon, HOME and model server, so the
 // tests run in parallel; each agent step has its own deadline.
 
-// agentTimeout bounds one step of a real agent (start-up, a turn): they
-// are programs of hundreds of megabytes on a busy machine.
-const agentTimeout = 60 * time.Second
+// agentTimeout bounds one step of a real agent (a turn, a screen, an
+// event), and agentStartTimeout its start-up and its first request: they
+// are programs of hundreds of megabytes, several starting at once beside
+// the other tests on two cores. The bounds only keep a hung agent from
+// holding the run; a step takes seconds on an idle machine.
+const (
+	agentTimeout      = 2 * time.Minute
+	agentStartTimeout = 3 * time.Minute
+)
 
 // realAgent is how one real agent is pointed at the scripted model.
 type realAgent struct {
 	kind    string // the agent kind signaltty gives its pane
 	command string // its command in the agents' bin directory
 	// ready is text its screen shows once it waits for a prompt, within
-	// startTimeout (agentTimeout when 0), which also bounds the wait for
-	// a prompt's request (an agent may set up more at its first prompt).
-	ready        string
-	startTimeout time.Duration
+	// agentStartTimeout, which also bounds the wait for a prompt's
+	// request (an agent may set up more at its first prompt).
+	ready string
 	// shell names the agent's shell tool ("|"-separated alternatives, see
 	// harness.Step) and shellInput its arguments for a command line.
 	shell      string
@@ -99,9 +104,8 @@ var realAgents = map[string]realAgent{
 		// before it draws anything, and its first prompt starts its file
 		// tracking and shell before the request: on a busy machine each
 		// takes over a minute.
-		startTimeout: 3 * time.Minute,
-		logs:         ".local/share/opencode/log/*.log",
-		env:          []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"},
+		logs: ".local/share/opencode/log/*.log",
+		env:  []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"},
 	},
 	"pi": {
 		kind: "pi", command: "pi", ready: "escape interrupt", hooks: true,
@@ -329,21 +333,13 @@ func (w *realWorld) spawn(t *testing.T, ws string, flags ...string) agentPane {
 // start-up dialogs on the way.
 func (w *realWorld) waitReady(t *testing.T, pane string) {
 	t.Helper()
-	harness.Eventually(t, w.startTimeout(), fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
+	harness.Eventually(t, agentStartTimeout, fmt.Sprintf("%s shows %q", w.agent.kind, w.agent.ready), func() (bool, string) {
 		c := w.d.Capture(t, pane)
 		if w.answerDialog(t, pane, c) {
 			return false, c.Dump()
 		}
 		return c.Contains(w.agent.ready), c.Dump()
 	})
-}
-
-// startTimeout bounds the agent's start-up and the request of a prompt.
-func (w *realWorld) startTimeout() time.Duration {
-	if w.agent.startTimeout != 0 {
-		return w.agent.startTimeout
-	}
-	return agentTimeout
 }
 
 // answerDialog answers the start-up dialog the screen shows, if any, and
@@ -396,7 +392,7 @@ func (w *realWorld) prompt(t *testing.T, pane, text string) harness.ModelRequest
 	// machine) can drop the Enter and leave the prompt typed in its input:
 	// while no request carries it and the screen still shows it, press
 	// Enter again every 20 s.
-	for end := time.Now().Add(w.startTimeout()); time.Until(end) > 20*time.Second; {
+	for end := time.Now().Add(agentStartTimeout); time.Until(end) > 20*time.Second; {
 		if r, ok := w.model.Await(20*time.Second, prompted); ok {
 			return r
 		}
@@ -406,7 +402,7 @@ func (w *realWorld) prompt(t *testing.T, pane, text string) harness.ModelRequest
 		t.Logf("%s: no request carries %q 20 s after Enter, and the screen still shows it: pressing Enter again", w.agent.kind, text)
 		w.d.JSON(t, nil, "pane", "send", "--pane", pane, "--key", "Enter")
 	}
-	return w.model.WaitRequest(t, w.startTimeout(), "with the prompt "+text, prompted)
+	return w.model.WaitRequest(t, agentStartTimeout, "with the prompt "+text, prompted)
 }
 
 // waitPane polls the pane until cond holds (agentTimeout).
