@@ -103,7 +103,7 @@ var realAgents = map[string]realAgent{
 		// Its first start in a new HOME creates and migrates its database
 		// before it draws anything, and its first prompt starts its file
 		// tracking and shell before the request: on a busy machine each
-		// takes over a minute.
+		// takes over a minute, within agentStartTimeout.
 		logs: ".local/share/opencode/log/*.log",
 		env:  []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"},
 	},
