@@ -139,7 +139,9 @@ func TestOutputWaitTimeoutIsANormalReply(t *testing.T) {
 	d := harness.Start(t)
 	ws := d.CreateWorkspace(t, "timeout")
 	p := d.Spawn(t, []string{"--workspace", ws.ID}, "cat")
-	r := d.CLI(t, "--json", "pane", "wait", "--pane", p.ID, "--send", `partial\n`, "--match", "^never$", "--timeout-ms", "300")
+	d.Send(t, p.ID, `partial\n`)
+	d.WaitLine(t, p.ID, "partial")
+	r := d.CLI(t, "--json", "pane", "wait", "--pane", p.ID, "--match", "^never$", "--after", fromStart, "--timeout-ms", "300")
 	var w outputWait
 	if r.Code != 7 || json.Unmarshal([]byte(r.Stdout), &w) != nil || w.Outcome != "timeout" || !slices.Contains(w.Lines, "partial") {
 		t.Fatalf("want exit 7 and the rows so far:\n%s", r)

@@ -18,12 +18,14 @@ import (
 	vl "github.com/varlink/go/varlink"
 )
 
-// Deadlines. The machine running the suite may be small and busy: these are
-// upper bounds for polling, never sleeps.
+// Deadlines. The machine running the suite may be small and busy (two
+// cores, a dozen tests at once, daemons built with -race): these are upper
+// bounds that only keep a hung test from holding the run, never sleeps,
+// and a condition that holds ends the wait at once.
 const (
-	ReadyTimeout = 20 * time.Second // daemon start until it answers
-	StopTimeout  = 30 * time.Second // SIGTERM until exit (panes get 2 s grace)
-	PollTimeout  = 10 * time.Second // default for "wait until X"
+	ReadyTimeout = 60 * time.Second // daemon start until it answers
+	StopTimeout  = 60 * time.Second // SIGTERM until exit (panes get 2 s grace)
+	PollTimeout  = 30 * time.Second // default for "wait until X"
 	CallTimeout  = 60 * time.Second // one CLI or varlinkctl run
 )
 
