@@ -268,7 +268,6 @@ func codexTwoPanesRun(t *testing.T, kind string, shared bool) {
 	}
 	w.crashOnceSaved(t, sid)
 	w.restart(t)
-	w.d.JSON(t, nil, "resume", b.ID)
-	w.waitReady(t, b.ID)
+	w.resume(t, b.ID, sid)
 	call("s3")
 }

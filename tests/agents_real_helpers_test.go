@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -309,16 +310,36 @@ func (w *realWorld) workspace(t *testing.T, name string) string {
 	return r.Workspace.ID
 }
 
-// start spawns the agent in a new tab of workspace ws and waits for its UI.
+// agentStartSlots holds one token for each real agent starting up (from
+// its spawn, resume or restart until its UI waits for a prompt), in all
+// the real-agent tests of this process: a start is seconds of CPU (about
+// 10 s for opencode), and a dozen at once on two cores left each starved
+// past its deadline. Turns cost the agents little; only starts queue.
+var agentStartSlots = make(chan struct{}, 2)
+
+// startSlot waits for a free start-up slot and returns what gives it
+// back (idempotent; call it with defer too, so that a failed start does
+// not keep it). agentStartTimeout counts from here, not from the queue.
+func startSlot(t *testing.T) (release func()) {
+	t.Helper()
+	agentStartSlots <- struct{}{}
+	var once sync.Once
+	return func() { once.Do(func() { <-agentStartSlots }) }
+}
+
+// start spawns the agent in a new tab of workspace ws and waits for its
+// UI, in a start-up slot.
 func (w *realWorld) start(t *testing.T, ws string, flags ...string) agentPane {
 	t.Helper()
+	release := startSlot(t)
+	defer release()
 	p := w.spawn(t, ws, flags...)
 	w.waitReady(t, p.ID)
 	return p
 }
 
 // spawn spawns the agent in a new tab of workspace ws (waitReady waits
-// for its UI).
+// for its UI; the caller holds a startSlot).
 func (w *realWorld) spawn(t *testing.T, ws string, flags ...string) agentPane {
 	t.Helper()
 	var r struct {

@@ -94,21 +94,23 @@ func (w *realWorld) resumeAndAsk(t *testing.T, pane, sid, oldPrompt, oldAnswer, 
 	w.askResumed(t, pane, oldPrompt, oldAnswer, next)
 }
 
-// resume checks pane is RESUMABLE with sid and resumes it (extra resume
-// flags), without waiting for the agent's UI (askResumed does).
+// resume checks pane is RESUMABLE with sid, resumes it (extra resume
+// flags) and waits for the agent's UI, in a start-up slot.
 func (w *realWorld) resume(t *testing.T, pane, sid string, flags ...string) {
 	t.Helper()
 	if p := getAgentPane(t, w.d, pane); p.RestoreState != "RESUMABLE" || p.session() != sid {
 		t.Fatalf("pane after the restart: restore_state %s session %q, want RESUMABLE with %q", p.RestoreState, p.session(), sid)
 	}
+	release := startSlot(t)
+	defer release()
 	w.d.JSON(t, nil, append([]string{"resume"}, append(flags, pane)...)...)
+	w.waitReady(t, pane)
 }
 
-// askResumed waits for the UI of the agent resumed in pane and checks
-// that the next prompt reaches the model with the old conversation.
+// askResumed checks that the next prompt to the agent resumed in pane
+// reaches the model with the old conversation.
 func (w *realWorld) askResumed(t *testing.T, pane, oldPrompt, oldAnswer, next string) {
 	t.Helper()
-	w.waitReady(t, pane)
 	req := w.prompt(t, pane, next)
 	if !req.Prompted(oldPrompt) || !req.Said(oldAnswer) {
 		t.Errorf("the first prompt after the resume did not carry the old conversation (%q, %q):\n%s", oldPrompt, oldAnswer, w.model.Dump())
@@ -135,8 +137,8 @@ func TestRealAgentPanesResumeTheirOwnConversationsAfterDaemonKill9(t *testing.T)
 			w.model.Script(harness.Say("first-"+n+"-c41d", "answer in "+n), harness.Say("again-"+n+"-c41d", "again in "+n))
 		}
 		panes, sids := map[string]string{}, map[string]string{}
-		// The agent's first start in its HOME sets that up (opencode's
-		// database): the others start after it, at once.
+		// One start at a time (startSlot): the first in the agent's HOME
+		// also sets that up (opencode's database).
 		panes["proj"] = w.start(t, w.workspace(t, "proj")).ID
 		for _, b := range worktrees {
 			var r struct {
@@ -145,16 +147,16 @@ func TestRealAgentPanesResumeTheirOwnConversationsAfterDaemonKill9(t *testing.T)
 			}
 			w.d.JSON(t, &r, "workspace", "create", "--name", b, "--worktree", b, "--repo", w.repo)
 			if b != "sh" {
-				panes[b] = w.spawn(t, r.Workspace.ID).ID
+				panes[b] = w.start(t, r.Workspace.ID).ID
 				continue
 			}
 			w.d.JSON(t, &r, "pane", "spawn", "--workspace", r.Workspace.ID, "--env", "PS1=$ ", "--", "bash", "--norc", "--noprofile", "-i")
 			panes[b] = r.Pane.ID
 			w.waitScreen(t, panes[b], "$")
+			release := startSlot(t)
 			w.d.Send(t, panes[b], w.agent.command+`\n`)
-		}
-		for _, b := range worktrees {
 			w.waitReady(t, panes[b])
+			release()
 		}
 		w.waitPane(t, panes["sh"], "the shell pane promoted to "+kind, func(q agentPane) bool { return q.Agent != nil && q.Agent.Kind == kind })
 		for _, n := range names {
@@ -173,7 +175,6 @@ func TestRealAgentPanesResumeTheirOwnConversationsAfterDaemonKill9(t *testing.T)
 		}
 		w.crashOnceSaved(t, all...)
 		w.restart(t)
-		// Every resume starts at once; each pane is asked once its UI is up.
 		for _, n := range names {
 			w.resume(t, panes[n], sids[n])
 		}
@@ -245,6 +246,9 @@ func TestRealAgentAutoResumesAfterDaemonSIGTERM(t *testing.T) {
 		p := w.start(t, ws)
 		sid := w.firstTurn(t, p.ID, "term-before-2b6f", "answer before the stop")
 		w.d.Stop(t)
+		// The new daemon starts the agent's resume by itself.
+		release := startSlot(t)
+		defer release()
 		w.restart(t)
 		got := w.waitPane(t, p.ID, "the pane auto-resumed (LIVE) with its session", func(q agentPane) bool {
 			return q.RestoreState == "LIVE" && q.session() == sid
@@ -253,6 +257,7 @@ func TestRealAgentAutoResumesAfterDaemonSIGTERM(t *testing.T) {
 			t.Fatalf("auto-resumed pane without a resume command: %+v", got)
 		}
 		w.waitReady(t, p.ID)
+		release()
 		req := w.prompt(t, p.ID, "term-after-2b6f")
 		if !req.Prompted("term-before-2b6f") || !req.Said("answer before the stop") {
 			t.Errorf("the first prompt after the auto-resume did not carry the old conversation:\n%s", w.model.Dump())

@@ -81,6 +81,8 @@ func recordAgentStream(t *testing.T, kind, dir string) {
 	var r struct {
 		Pane agentPane `json:"pane"`
 	}
+	release := startSlot(t)
+	defer release()
 	w.d.JSON(t, &r, "pane", "spawn", "--workspace", ws, "--cols", streamSize[0], "--rows", streamSize[1], "--",
 		"script", "-q", "-f", "-T", timing, "-O", data, "-c", a.command)
 	pane := r.Pane.ID
@@ -89,6 +91,7 @@ func recordAgentStream(t *testing.T, kind, dir string) {
 	phase := func(name string) { fmt.Fprintf(&phases, "%.3f %s\n", time.Since(t0).Seconds(), name) }
 	phase("start")
 	w.waitReady(t, pane)
+	release()
 	phase("idle")
 	time.Sleep(streamIdle)
 	phase("tool-call")
